@@ -1,0 +1,36 @@
+//! Typed column values. Every MySQL type family maps to exactly one variant, so consumers never
+//! parse MySQL text. Temporal values keep MySQL's own ranges (zero dates, TIME beyond 24 h).
+
+/// A decoded column value.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    /// SQL NULL.
+    Null,
+    /// TINYINT..BIGINT (signed), YEAR.
+    Int(i64),
+    /// TINYINT..BIGINT UNSIGNED (BIGINT UNSIGNED needs the full u64 range).
+    UInt(u64),
+    /// FLOAT and DOUBLE (FLOAT widened to f64 exactly).
+    Float(f64),
+    /// DECIMAL(p,s) as its exact decimal text, e.g. "-12.340" (scale kept).
+    Decimal(String),
+    /// Text types (CHAR, VARCHAR, TEXT, ENUM, SET, JSON) as UTF-8.
+    String(String),
+    /// Binary types (BINARY, VARBINARY, BLOB, binary-collation text, GEOMETRY as WKB, BIT).
+    Bytes(Vec<u8>),
+    /// DATE; year 0 / month 0 / day 0 allowed (zero dates).
+    Date { year: u16, month: u8, day: u8 },
+    /// DATETIME and TIMESTAMP (TIMESTAMP is in UTC). Zero dates allowed.
+    DateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8, second: u8, micros: u32 },
+    /// TIME: signed duration, may exceed 24 h (-838:59:59 .. 838:59:59).
+    Time { negative: bool, hours: u32, minute: u8, second: u8, micros: u32 },
+    /// A column absent from a partial row image (binlog_row_image=NOBLOB/MINIMAL): not NULL,
+    /// simply not sent.
+    Absent,
+}
+
+impl Value {
+    pub fn is_null(&self) -> bool {
+        matches!(self, Value::Null)
+    }
+}

@@ -1,0 +1,10 @@
+//go:build tools
+
+// Package vtbuild only pins the Vitess commands built by tests/vitess/install.sh.
+package vtbuild
+
+import (
+	_ "vitess.io/vitess/go/cmd/mysqlctl"
+	_ "vitess.io/vitess/go/cmd/vtcombo"
+	_ "vitess.io/vitess/go/cmd/vttestserver"
+)
