@@ -1,1 +1,25 @@
-//! TODO(owner): see lib.rs
+//! Generated Vitess v24 protobuf subset (see `proto/` at the repository root).
+//!
+//! Package names match Vitess exactly, so the gRPC paths are `/vtgateservice.Vitess/VStream`
+//! and `/vtgateservice.Vitess/Execute`.
+
+#![allow(clippy::all, missing_docs)]
+
+pub mod vtrpc {
+    tonic::include_proto!("vtrpc");
+}
+pub mod topodata {
+    tonic::include_proto!("topodata");
+}
+pub mod query {
+    tonic::include_proto!("query");
+}
+pub mod binlogdata {
+    tonic::include_proto!("binlogdata");
+}
+pub mod vtgate {
+    tonic::include_proto!("vtgate");
+}
+pub mod vtgateservice {
+    tonic::include_proto!("vtgateservice");
+}
