@@ -4,11 +4,19 @@
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::env::set_var("PROTOC", protoc_bin_vendored::protoc_bin_path()?);
     let proto_dir = "../../proto";
-    let mut cfg = tonic_prost_build::configure().build_client(false).build_server(true);
+    let mut cfg = tonic_prost_build::configure()
+        .build_client(false)
+        .build_server(true);
     for pkg in ["vtrpc", "topodata", "query", "binlogdata", "vtgate"] {
-        cfg = cfg.extern_path(format!(".{pkg}"), format!("::vitess_cdc_core::proto::{pkg}"));
+        cfg = cfg.extern_path(
+            format!(".{pkg}"),
+            format!("::vitess_cdc_core::proto::{pkg}"),
+        );
     }
-    cfg.compile_protos(&[format!("{proto_dir}/vtgateservice.proto")], &[proto_dir.to_string()])?;
+    cfg.compile_protos(
+        &[format!("{proto_dir}/vtgateservice.proto")],
+        &[proto_dir.to_string()],
+    )?;
     println!("cargo:rerun-if-changed={proto_dir}");
     Ok(())
 }

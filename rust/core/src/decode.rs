@@ -1,1 +1,906 @@
-//! TODO(owner): see lib.rs
+//! FIELD events → [`TableSchema`], and `query.Row` (MySQL text values) → typed [`Value`]s.
+//!
+//! VStream values are MySQL *text* representations; the same column can look different in the
+//! copy phase (`SELECT` output) and the running phase (binlog decoder): FLOAT `1.5` vs `1.5E+00`,
+//! ENUM strings vs (before Vitess v20) 1-based indexes. Both are accepted here so callers never
+//! see the difference. Malformed input is an error naming table and column, never a panic.
+
+use crate::error::{Error, Result};
+use crate::event::{Column, ColumnType, TableSchema};
+use crate::proto::binlogdata::row_change::Bitmap;
+use crate::proto::binlogdata::FieldEvent;
+use crate::proto::query::{Field, MySqlFlag, Row, Type};
+use crate::value::Value;
+use std::sync::Arc;
+
+/// Collation id of the `binary` pseudo-charset: such text columns hold bytes, not characters.
+pub const BINARY_COLLATION: u32 = 63;
+
+/// Splits a row into its cells: `None` = SQL NULL (length -1).
+pub fn split_row(row: &Row) -> Result<Vec<Option<&[u8]>>> {
+    let mut cells = Vec::with_capacity(row.lengths.len());
+    let mut offset = 0usize;
+    for (i, &len) in row.lengths.iter().enumerate() {
+        if len < 0 {
+            if len != -1 {
+                return Err(Error::fatal(format!(
+                    "malformed row: column {i} has length {len} (only -1 means NULL)"
+                )));
+            }
+            cells.push(None);
+            continue;
+        }
+        let end = usize::try_from(len)
+            .ok()
+            .and_then(|l| offset.checked_add(l))
+            .filter(|&end| end <= row.values.len())
+            .ok_or_else(|| {
+                Error::fatal(format!(
+                    "malformed row: column {i} needs {len} bytes at offset {offset} but the row has {} bytes",
+                    row.values.len()
+                ))
+            })?;
+        cells.push(Some(&row.values[offset..end]));
+        offset = end;
+    }
+    if offset != row.values.len() {
+        return Err(Error::fatal(format!(
+            "malformed row: lengths cover {offset} bytes but the row has {}",
+            row.values.len()
+        )));
+    }
+    Ok(cells)
+}
+
+fn has_flag(field: &Field, flag: MySqlFlag) -> bool {
+    field.flags & (flag as u32) != 0
+}
+
+/// The logical column family of a FIELD entry. `column_type` (from information_schema) wins
+/// over the wire type where they disagree, because in BEST_EFFORT mode ENUM/SET columns with a
+/// binary collation are announced as CHAR/BINARY.
+pub fn column_type_of(field: &Field) -> ColumnType {
+    let declared = field.column_type.to_ascii_lowercase();
+    if declared.starts_with("enum(") {
+        return ColumnType::Enum;
+    }
+    if declared.starts_with("set(") {
+        return ColumnType::Set;
+    }
+    let binary = field.charset == BINARY_COLLATION;
+    match Type::try_from(field.r#type).unwrap_or(Type::NullType) {
+        Type::Int8 | Type::Int16 | Type::Int24 | Type::Int32 | Type::Int64 => ColumnType::Int,
+        Type::Uint8 | Type::Uint16 | Type::Uint24 | Type::Uint32 | Type::Uint64 => ColumnType::UInt,
+        Type::Year => ColumnType::Year,
+        Type::Float32 => ColumnType::Float,
+        Type::Float64 => ColumnType::Double,
+        Type::Decimal => ColumnType::Decimal,
+        Type::Timestamp => ColumnType::Timestamp,
+        Type::Datetime => ColumnType::DateTime,
+        Type::Date => ColumnType::Date,
+        Type::Time => ColumnType::Time,
+        Type::Text | Type::Varchar | Type::Char if !binary => ColumnType::String,
+        Type::Enum => ColumnType::Enum,
+        Type::Set => ColumnType::Set,
+        Type::Json => ColumnType::Json,
+        Type::Bit => ColumnType::Bit,
+        Type::Geometry => ColumnType::Geometry,
+        _ if declared == "json" => ColumnType::Json,
+        _ => ColumnType::Bytes,
+    }
+}
+
+/// Builds one [`Column`] from a FIELD entry.
+pub fn column_from_field(field: &Field) -> Column {
+    let column_type = column_type_of(field);
+    Column {
+        name: field.name.clone(),
+        column_type,
+        mysql_type: field.column_type.clone(),
+        vitess_type: field.r#type,
+        charset: field.charset,
+        length: declared_length(field, column_type),
+        decimals: field.decimals,
+        nullable: !has_flag(field, MySqlFlag::NotNullFlag),
+        primary_key: has_flag(field, MySqlFlag::PriKeyFlag),
+    }
+}
+
+/// Precision for DECIMAL (from `decimal(p,s)`), bit width for BIT, else the wire length.
+fn declared_length(field: &Field, ty: ColumnType) -> u32 {
+    if matches!(ty, ColumnType::Decimal | ColumnType::Bit) {
+        if let Some(args) = type_args(&field.column_type) {
+            if let Some(p) = args.split(',').next().and_then(|p| p.trim().parse().ok()) {
+                return p;
+            }
+        }
+    }
+    field.column_length
+}
+
+/// `decimal(10,2) unsigned` → `10,2`.
+fn type_args(column_type: &str) -> Option<&str> {
+    let open = column_type.find('(')?;
+    let close = column_type[open..].find(')')? + open;
+    Some(&column_type[open + 1..close])
+}
+
+/// Strips the `keyspace.` prefix VTGate puts on table names.
+pub fn bare_table_name<'a>(keyspace: &str, table: &'a str) -> &'a str {
+    table
+        .strip_prefix(keyspace)
+        .and_then(|rest| rest.strip_prefix('.'))
+        .unwrap_or(table)
+}
+
+/// Builds a [`TableSchema`] from a FIELD event.
+pub fn schema_from_field_event(
+    event: &FieldEvent,
+    keyspace: &str,
+    shard: &str,
+    version: u32,
+) -> TableSchema {
+    TableSchema {
+        keyspace: keyspace.to_string(),
+        shard: shard.to_string(),
+        table: bare_table_name(keyspace, &event.table_name).to_string(),
+        columns: event.fields.iter().map(column_from_field).collect(),
+        version,
+    }
+}
+
+/// Decodes rows of one table shape. Built once per FIELD event and reused for every row.
+#[derive(Debug, Clone)]
+pub struct RowDecoder {
+    pub schema: Arc<TableSchema>,
+    /// Declared ENUM/SET members per column (empty for other columns), for index → name.
+    members: Vec<Vec<String>>,
+    /// Whether ENUM/SET values arrive as strings (copy phase, Vitess v20+) or as numbers.
+    enum_set_strings: bool,
+}
+
+impl RowDecoder {
+    pub fn new(schema: Arc<TableSchema>, enum_set_string_values: bool) -> Self {
+        let members = schema
+            .columns
+            .iter()
+            .map(|c| match c.column_type {
+                ColumnType::Enum | ColumnType::Set => parse_members(&c.mysql_type),
+                _ => Vec::new(),
+            })
+            .collect();
+        RowDecoder {
+            schema,
+            members,
+            enum_set_strings: enum_set_string_values,
+        }
+    }
+
+    /// Decodes a full row image. `present` (the after image's `data_columns`) marks columns that
+    /// were sent; unset bits become [`Value::Absent`].
+    pub fn decode(&self, row: &Row, present: Option<&Bitmap>) -> Result<Vec<Value>> {
+        let cells = split_row(row).map_err(|e| self.context_error(None, e))?;
+        if cells.len() != self.schema.columns.len() {
+            return Err(Error::fatal(format!(
+                "table {}.{} (shard {}): row has {} values but the FIELD event announced {} columns",
+                self.schema.keyspace,
+                self.schema.table,
+                self.schema.shard,
+                cells.len(),
+                self.schema.columns.len()
+            )));
+        }
+        let mut values = Vec::with_capacity(cells.len());
+        for (i, cell) in cells.into_iter().enumerate() {
+            if let Some(bitmap) = present {
+                if !bitmap_bit(bitmap, i) {
+                    values.push(Value::Absent);
+                    continue;
+                }
+            }
+            let value = match cell {
+                None => Value::Null,
+                Some(bytes) => self
+                    .decode_cell(i, bytes)
+                    .map_err(|e| self.context_error(Some(i), e))?,
+            };
+            values.push(value);
+        }
+        Ok(values)
+    }
+
+    fn decode_cell(&self, i: usize, bytes: &[u8]) -> Result<Value> {
+        let column = &self.schema.columns[i];
+        match column.column_type {
+            ColumnType::Enum | ColumnType::Set if !self.enum_set_strings => {
+                enum_set_from_number(column.column_type, &self.members[i], bytes)
+            }
+            _ => decode_value(column, bytes),
+        }
+    }
+
+    fn context_error(&self, column: Option<usize>, e: Error) -> Error {
+        let where_ = match column.and_then(|i| self.schema.columns.get(i)) {
+            Some(c) => format!(" column {} ({})", c.name, c.mysql_type),
+            None => String::new(),
+        };
+        Error::fatal(format!(
+            "cannot decode a row of {}.{} (shard {}){where_}: {}",
+            self.schema.keyspace, self.schema.table, self.schema.shard, e.message
+        ))
+    }
+}
+
+/// Bit `i` of a presence bitmap (LSB-first per byte, as in the MySQL binlog).
+pub fn bitmap_bit(bitmap: &Bitmap, i: usize) -> bool {
+    if i as i64 >= bitmap.count {
+        return false;
+    }
+    bitmap
+        .cols
+        .get(i / 8)
+        .is_some_and(|b| b & (1 << (i % 8)) != 0)
+}
+
+/// Whether any bit of the bitmap is set (an all-zero `json_partial_values` means no partial JSON).
+pub fn bitmap_any(bitmap: &Bitmap) -> bool {
+    (0..bitmap.count.max(0) as usize).any(|i| bitmap_bit(bitmap, i))
+}
+
+/// `enum('a','b''c')` → `["a", "b'c"]`.
+pub fn parse_members(column_type: &str) -> Vec<String> {
+    let Some(args) = column_type.find('(').map(|p| &column_type[p + 1..]) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut chars = args.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c != '\'' {
+            continue;
+        }
+        let mut member = String::new();
+        while let Some(c) = chars.next() {
+            match c {
+                '\'' if chars.peek() == Some(&'\'') => {
+                    chars.next();
+                    member.push('\'');
+                }
+                '\'' => break,
+                '\\' => {
+                    if let Some(n) = chars.next() {
+                        member.push(n);
+                    }
+                }
+                _ => member.push(c),
+            }
+        }
+        out.push(member);
+    }
+    out
+}
+
+/// Pre-v20 running-phase ENUM (1-based index, 0 = '') and SET (bitmask) values.
+fn enum_set_from_number(ty: ColumnType, members: &[String], bytes: &[u8]) -> Result<Value> {
+    let text = ascii(bytes)?;
+    let Ok(n) = text.trim().parse::<u64>() else {
+        // Already a string (mixed-version tablets): keep it.
+        return Ok(Value::String(text.to_string()));
+    };
+    if ty == ColumnType::Enum {
+        if n == 0 {
+            return Ok(Value::String(String::new()));
+        }
+        return members
+            .get(n as usize - 1)
+            .map(|m| Value::String(m.clone()))
+            .ok_or_else(|| {
+                Error::fatal(format!(
+                    "ENUM index {n} is out of range ({} members)",
+                    members.len()
+                ))
+            });
+    }
+    let mut names = Vec::new();
+    for (bit, member) in members.iter().enumerate().take(64) {
+        if n & (1u64 << bit) != 0 {
+            names.push(member.as_str());
+        }
+    }
+    Ok(Value::String(names.join(",")))
+}
+
+fn ascii(bytes: &[u8]) -> Result<&str> {
+    std::str::from_utf8(bytes)
+        .map_err(|_| Error::fatal(format!("expected ASCII text, got bytes {}", preview(bytes))))
+}
+
+fn preview(bytes: &[u8]) -> String {
+    let shown: Vec<String> = bytes.iter().take(16).map(|b| format!("{b:02x}")).collect();
+    format!(
+        "0x{}{}",
+        shown.join(""),
+        if bytes.len() > 16 { "…" } else { "" }
+    )
+}
+
+fn bad(what: &str, text: &str) -> Error {
+    Error::fatal(format!("'{text}' is not a valid {what}"))
+}
+
+/// Decodes one non-NULL MySQL text value of `column`.
+pub fn decode_value(column: &Column, bytes: &[u8]) -> Result<Value> {
+    Ok(match column.column_type {
+        ColumnType::Int | ColumnType::Year => {
+            let t = ascii(bytes)?;
+            Value::Int(t.trim().parse().map_err(|_| bad("integer", t))?)
+        }
+        ColumnType::UInt => {
+            let t = ascii(bytes)?;
+            Value::UInt(t.trim().parse().map_err(|_| bad("unsigned integer", t))?)
+        }
+        ColumnType::Float => {
+            let t = ascii(bytes)?;
+            // Parse as f32 first so FLOAT keeps the exact single-precision value in both
+            // `1.5` (copy) and `1.5E+00` (binlog) forms.
+            let v: f32 = t.trim().parse().map_err(|_| bad("FLOAT", t))?;
+            Value::Float(v as f64)
+        }
+        ColumnType::Double => {
+            let t = ascii(bytes)?;
+            Value::Float(t.trim().parse().map_err(|_| bad("DOUBLE", t))?)
+        }
+        ColumnType::Decimal => Value::Decimal(parse_decimal(ascii(bytes)?)?),
+        ColumnType::Date => {
+            let t = ascii(bytes)?;
+            let (year, month, day) = parse_date(t).ok_or_else(|| bad("DATE", t))?;
+            Value::Date { year, month, day }
+        }
+        ColumnType::DateTime | ColumnType::Timestamp => parse_datetime(ascii(bytes)?)?,
+        ColumnType::Time => parse_time(ascii(bytes)?)?,
+        ColumnType::String | ColumnType::Enum | ColumnType::Set | ColumnType::Json => {
+            Value::String(decode_text(bytes, column.charset)?)
+        }
+        ColumnType::Bytes | ColumnType::Bit | ColumnType::Geometry => Value::Bytes(bytes.to_vec()),
+    })
+}
+
+/// Text in the column's character set → UTF-8. utf8/utf8mb4/ascii must be valid UTF-8; the
+/// latin1 family maps byte → code point (ISO-8859-1).
+fn decode_text(bytes: &[u8], charset: u32) -> Result<String> {
+    const LATIN1: [u32; 8] = [5, 8, 15, 31, 47, 48, 49, 94];
+    if LATIN1.contains(&charset) {
+        return Ok(bytes.iter().map(|&b| b as char).collect());
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(s) => Ok(s.to_string()),
+        Err(e) => Err(Error::fatal(format!(
+            "text in collation {charset} is not valid UTF-8 ({e}): {} — only utf8/utf8mb4, ascii and latin1 \
+             text columns are decoded; use a binary type for other encodings",
+            preview(bytes)
+        ))),
+    }
+}
+
+fn parse_decimal(text: &str) -> Result<String> {
+    // Old Vitess versions padded high-precision decimals with spaces.
+    let t = text.trim();
+    let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
+    let mut dots = 0;
+    let valid = !digits.is_empty()
+        && digits.chars().all(|c| {
+            if c == '.' {
+                dots += 1;
+                true
+            } else {
+                c.is_ascii_digit()
+            }
+        })
+        && dots <= 1
+        && digits != ".";
+    if !valid {
+        return Err(bad("DECIMAL", text));
+    }
+    Ok(t.strip_prefix('+').unwrap_or(t).to_string())
+}
+
+fn digits<T: std::str::FromStr>(s: &str, len: std::ops::RangeInclusive<usize>) -> Option<T> {
+    if !len.contains(&s.len()) || !s.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    s.parse().ok()
+}
+
+/// `YYYY-MM-DD`, zero parts allowed (MySQL zero dates).
+fn parse_date(t: &str) -> Option<(u16, u8, u8)> {
+    let mut parts = t.split('-');
+    let year = digits(parts.next()?, 4..=4)?;
+    let month: u8 = digits(parts.next()?, 2..=2)?;
+    let day: u8 = digits(parts.next()?, 2..=2)?;
+    if parts.next().is_some() || month > 12 || day > 31 {
+        return None;
+    }
+    Some((year, month, day))
+}
+
+/// `.ffffff` (1–6 digits) → microseconds.
+fn parse_fraction(f: &str) -> Option<u32> {
+    let n: u32 = digits(f, 1..=6)?;
+    Some(n * 10u32.pow(6 - f.len() as u32))
+}
+
+fn parse_datetime(t: &str) -> Result<Value> {
+    let inner = || -> Option<Value> {
+        let (date, time) = t.split_once([' ', 'T'])?;
+        let (year, month, day) = parse_date(date)?;
+        let (hms, micros) = match time.split_once('.') {
+            Some((hms, frac)) => (hms, parse_fraction(frac)?),
+            None => (time, 0),
+        };
+        let mut p = hms.split(':');
+        let hour: u8 = digits(p.next()?, 2..=2)?;
+        let minute: u8 = digits(p.next()?, 2..=2)?;
+        let second: u8 = digits(p.next()?, 2..=2)?;
+        if p.next().is_some() || hour > 23 || minute > 59 || second > 59 {
+            return None;
+        }
+        Some(Value::DateTime {
+            year,
+            month,
+            day,
+            hour,
+            minute,
+            second,
+            micros,
+        })
+    };
+    inner().ok_or_else(|| bad("DATETIME/TIMESTAMP", t))
+}
+
+/// `[-]HHH:MM:SS[.ffffff]` (hours up to 838).
+fn parse_time(t: &str) -> Result<Value> {
+    let inner = || -> Option<Value> {
+        let (negative, rest) = match t.strip_prefix('-') {
+            Some(r) => (true, r),
+            None => (false, t),
+        };
+        let (hms, micros) = match rest.split_once('.') {
+            Some((hms, frac)) => (hms, parse_fraction(frac)?),
+            None => (rest, 0),
+        };
+        let mut p = hms.split(':');
+        let hours: u32 = digits(p.next()?, 1..=3)?;
+        let minute: u8 = digits(p.next()?, 2..=2)?;
+        let second: u8 = digits(p.next()?, 2..=2)?;
+        if p.next().is_some() || minute > 59 || second > 59 {
+            return None;
+        }
+        Some(Value::Time {
+            negative,
+            hours,
+            minute,
+            second,
+            micros,
+        })
+    };
+    inner().ok_or_else(|| bad("TIME", t))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(name: &str, ty: Type, column_type: &str, charset: u32, flags: u32) -> Field {
+        Field {
+            name: name.into(),
+            r#type: ty as i32,
+            column_type: column_type.into(),
+            charset,
+            flags,
+            ..Default::default()
+        }
+    }
+
+    fn col(ty: Type, column_type: &str, charset: u32) -> Column {
+        column_from_field(&field("c", ty, column_type, charset, 0))
+    }
+
+    fn dv(ty: Type, column_type: &str, text: &[u8]) -> Result<Value> {
+        decode_value(&col(ty, column_type, 255), text)
+    }
+
+    fn row(cells: &[Option<&[u8]>]) -> Row {
+        let mut r = Row::default();
+        for c in cells {
+            match c {
+                None => r.lengths.push(-1),
+                Some(b) => {
+                    r.lengths.push(b.len() as i64);
+                    r.values.extend_from_slice(b);
+                }
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn integers_signed_and_unsigned() {
+        assert_eq!(
+            dv(Type::Int8, "tinyint", b"-128").unwrap(),
+            Value::Int(-128)
+        );
+        assert_eq!(
+            dv(Type::Int64, "bigint", b"-9223372036854775808").unwrap(),
+            Value::Int(i64::MIN)
+        );
+        assert_eq!(
+            dv(Type::Uint64, "bigint unsigned", b"18446744073709551615").unwrap(),
+            Value::UInt(u64::MAX)
+        );
+        assert_eq!(dv(Type::Year, "year", b"2024").unwrap(), Value::Int(2024));
+        assert_eq!(dv(Type::Year, "year", b"0000").unwrap(), Value::Int(0));
+        assert!(dv(Type::Int32, "int", b"12x")
+            .unwrap_err()
+            .message
+            .contains("'12x'"));
+        assert!(dv(Type::Uint64, "bigint unsigned", b"-1").is_err());
+    }
+
+    #[test]
+    fn decimal_keeps_exact_text() {
+        assert_eq!(
+            dv(Type::Decimal, "decimal(10,3)", b"-12.340").unwrap(),
+            Value::Decimal("-12.340".into())
+        );
+        assert_eq!(
+            dv(Type::Decimal, "decimal(5,0)", b"  42").unwrap(),
+            Value::Decimal("42".into())
+        );
+        assert!(dv(Type::Decimal, "decimal(5,2)", b"1.2.3").is_err());
+        assert!(dv(Type::Decimal, "decimal(5,2)", b"-").is_err());
+        assert_eq!(col(Type::Decimal, "decimal(10,3)", 63).length, 10);
+    }
+
+    #[test]
+    fn floats_in_copy_and_binlog_forms() {
+        assert_eq!(
+            dv(Type::Float64, "double", b"1.5").unwrap(),
+            Value::Float(1.5)
+        );
+        assert_eq!(
+            dv(Type::Float64, "double", b"1.5E+00").unwrap(),
+            Value::Float(1.5)
+        );
+        assert_eq!(
+            dv(Type::Float64, "double", b"-2.5E-10").unwrap(),
+            Value::Float(-2.5e-10)
+        );
+        let copy = dv(Type::Float32, "float", b"0.1").unwrap();
+        let binlog = dv(Type::Float32, "float", b"1E-01").unwrap();
+        assert_eq!(copy, binlog);
+        assert_eq!(copy, Value::Float(0.1f32 as f64));
+        assert!(dv(Type::Float64, "double", b"one").is_err());
+    }
+
+    #[test]
+    fn temporal_values() {
+        assert_eq!(
+            dv(Type::Date, "date", b"2024-02-29").unwrap(),
+            Value::Date {
+                year: 2024,
+                month: 2,
+                day: 29
+            }
+        );
+        assert_eq!(
+            dv(Type::Date, "date", b"0000-00-00").unwrap(),
+            Value::Date {
+                year: 0,
+                month: 0,
+                day: 0
+            }
+        );
+        assert_eq!(
+            dv(Type::Datetime, "datetime(6)", b"2024-01-02 03:04:05.123456").unwrap(),
+            Value::DateTime {
+                year: 2024,
+                month: 1,
+                day: 2,
+                hour: 3,
+                minute: 4,
+                second: 5,
+                micros: 123456
+            }
+        );
+        assert_eq!(
+            dv(Type::Timestamp, "timestamp(3)", b"2024-01-02 03:04:05.5").unwrap(),
+            Value::DateTime {
+                year: 2024,
+                month: 1,
+                day: 2,
+                hour: 3,
+                minute: 4,
+                second: 5,
+                micros: 500000
+            }
+        );
+        assert_eq!(
+            dv(Type::Timestamp, "timestamp", b"0000-00-00 00:00:00").unwrap(),
+            Value::DateTime {
+                year: 0,
+                month: 0,
+                day: 0,
+                hour: 0,
+                minute: 0,
+                second: 0,
+                micros: 0
+            }
+        );
+        assert_eq!(
+            dv(Type::Time, "time", b"-838:59:59").unwrap(),
+            Value::Time {
+                negative: true,
+                hours: 838,
+                minute: 59,
+                second: 59,
+                micros: 0
+            }
+        );
+        assert_eq!(
+            dv(Type::Time, "time(2)", b"25:00:01.25").unwrap(),
+            Value::Time {
+                negative: false,
+                hours: 25,
+                minute: 0,
+                second: 1,
+                micros: 250000
+            }
+        );
+        assert_eq!(
+            dv(Type::Time, "time", b"00:00:00").unwrap(),
+            Value::Time {
+                negative: false,
+                hours: 0,
+                minute: 0,
+                second: 0,
+                micros: 0
+            }
+        );
+        for bad_value in [
+            &b"2024-13-01"[..],
+            b"2024-1-01",
+            b"24-01-01",
+            b"2024-01-01x",
+        ] {
+            assert!(dv(Type::Date, "date", bad_value).is_err());
+        }
+        assert!(dv(Type::Datetime, "datetime", b"2024-01-01 24:00:00").is_err());
+        assert!(dv(Type::Datetime, "datetime", b"2024-01-01 10:00:00.1234567").is_err());
+        assert!(dv(Type::Time, "time", b"10:60:00").is_err());
+    }
+
+    #[test]
+    fn text_versus_binary_collation() {
+        assert_eq!(
+            col(Type::Varchar, "varchar(10)", 255).column_type,
+            ColumnType::String
+        );
+        assert_eq!(
+            col(Type::Varchar, "varbinary(10)", 63).column_type,
+            ColumnType::Bytes
+        );
+        assert_eq!(
+            col(Type::Char, "char(3)", 63).column_type,
+            ColumnType::Bytes
+        );
+        assert_eq!(
+            decode_value(&col(Type::Varchar, "varchar(10)", 255), "héllo".as_bytes()).unwrap(),
+            Value::String("héllo".into())
+        );
+        assert_eq!(
+            decode_value(&col(Type::Varbinary, "varbinary(4)", 63), &[0, 255]).unwrap(),
+            Value::Bytes(vec![0, 255])
+        );
+        assert_eq!(
+            decode_value(&col(Type::Varchar, "varchar(4)", 8), &[0xe9]).unwrap(),
+            Value::String("é".into())
+        );
+        let err = decode_value(&col(Type::Varchar, "varchar(4)", 255), &[0xff, 0xfe]).unwrap_err();
+        assert!(err.message.contains("not valid UTF-8"), "{}", err.message);
+        assert_eq!(
+            decode_value(&col(Type::Blob, "blob", 63), b"\x00\x01").unwrap(),
+            Value::Bytes(vec![0, 1])
+        );
+        assert_eq!(
+            decode_value(&col(Type::Binary, "binary(2)", 63), b"ab").unwrap(),
+            Value::Bytes(b"ab".to_vec())
+        );
+        assert_eq!(col(Type::Text, "text", 255).column_type, ColumnType::String);
+        assert_eq!(col(Type::Blob, "blob", 63).column_type, ColumnType::Bytes);
+    }
+
+    #[test]
+    fn bit_json_geometry_enum_set() {
+        let bit = col(Type::Bit, "bit(12)", 63);
+        assert_eq!(bit.column_type, ColumnType::Bit);
+        assert_eq!(bit.length, 12);
+        assert_eq!(
+            decode_value(&bit, &[0x0f, 0xff]).unwrap(),
+            Value::Bytes(vec![0x0f, 0xff])
+        );
+        assert_eq!(
+            decode_value(&col(Type::Json, "json", 63), br#"{"a": [1, 2]}"#).unwrap(),
+            Value::String(r#"{"a": [1, 2]}"#.into())
+        );
+        let geo = col(Type::Geometry, "point", 63);
+        assert_eq!(geo.column_type, ColumnType::Geometry);
+        assert_eq!(
+            decode_value(&geo, &[0, 0, 0, 0, 1, 1]).unwrap(),
+            Value::Bytes(vec![0, 0, 0, 0, 1, 1])
+        );
+        assert_eq!(
+            col(Type::Enum, "enum('a','b')", 255).column_type,
+            ColumnType::Enum
+        );
+        // BEST_EFFORT announces binary-collation ENUM/SET as CHAR/BINARY; column_type wins.
+        assert_eq!(
+            col(Type::Binary, "enum('a','b')", 63).column_type,
+            ColumnType::Enum
+        );
+        assert_eq!(
+            col(Type::Char, "set('x','y')", 255).column_type,
+            ColumnType::Set
+        );
+        assert_eq!(
+            decode_value(&col(Type::Set, "set('x','y')", 255), b"x,y").unwrap(),
+            Value::String("x,y".into())
+        );
+    }
+
+    #[test]
+    fn enum_and_set_indexes_before_v20() {
+        let fields = FieldEvent {
+            table_name: "ks.t".into(),
+            fields: vec![
+                field("e", Type::Enum, "enum('small','it''s','large')", 255, 0),
+                field("s", Type::Set, "set('a','b','c')", 255, 0),
+            ],
+            ..Default::default()
+        };
+        let schema = Arc::new(schema_from_field_event(&fields, "ks", "-80", 1));
+        let numeric = RowDecoder::new(schema.clone(), false);
+        assert_eq!(
+            numeric
+                .decode(&row(&[Some(b"2"), Some(b"5")]), None)
+                .unwrap(),
+            vec![Value::String("it's".into()), Value::String("a,c".into())]
+        );
+        assert_eq!(
+            numeric
+                .decode(&row(&[Some(b"0"), Some(b"0")]), None)
+                .unwrap()[0],
+            Value::String("".into())
+        );
+        assert!(numeric.decode(&row(&[Some(b"9"), None]), None).is_err());
+        let strings = RowDecoder::new(schema, true);
+        assert_eq!(
+            strings
+                .decode(&row(&[Some(b"large"), Some(b"a,b")]), None)
+                .unwrap(),
+            vec![Value::String("large".into()), Value::String("a,b".into())]
+        );
+    }
+
+    #[test]
+    fn members_are_unquoted() {
+        assert_eq!(
+            parse_members("enum('a','b''c','d\\'e')"),
+            vec!["a", "b'c", "d'e"]
+        );
+        assert_eq!(parse_members("set('x,y')"), vec!["x,y"]);
+        assert!(parse_members("int").is_empty());
+    }
+
+    #[test]
+    fn schema_from_fields() {
+        let pk = MySqlFlag::PriKeyFlag as u32 | MySqlFlag::NotNullFlag as u32;
+        let event = FieldEvent {
+            table_name: "commerce.product".into(),
+            fields: vec![
+                field("id", Type::Int64, "bigint", 63, pk),
+                field("name", Type::Varchar, "varchar(10)", 255, 0),
+            ],
+            keyspace: "commerce".into(),
+            shard: "0".into(),
+            ..Default::default()
+        };
+        let s = schema_from_field_event(&event, "commerce", "0", 3);
+        assert_eq!(s.table, "product");
+        assert_eq!(s.version, 3);
+        assert_eq!(s.primary_key_indexes(), vec![0]);
+        assert!(!s.columns[0].nullable);
+        assert!(s.columns[1].nullable);
+        assert_eq!(bare_table_name("ks", "t"), "t");
+        assert_eq!(bare_table_name("ks", "ksx.t"), "ksx.t");
+    }
+
+    #[test]
+    fn null_versus_absent() {
+        let event = FieldEvent {
+            table_name: "t".into(),
+            fields: vec![
+                field("a", Type::Int32, "int", 63, 0),
+                field("b", Type::Blob, "blob", 63, 0),
+            ],
+            ..Default::default()
+        };
+        let d = RowDecoder::new(
+            Arc::new(schema_from_field_event(&event, "ks", "0", 1)),
+            true,
+        );
+        let r = row(&[Some(b"1"), None]);
+        assert_eq!(
+            d.decode(&r, None).unwrap(),
+            vec![Value::Int(1), Value::Null]
+        );
+        let only_first = Bitmap {
+            count: 2,
+            cols: vec![0b01],
+        };
+        assert_eq!(
+            d.decode(&r, Some(&only_first)).unwrap(),
+            vec![Value::Int(1), Value::Absent]
+        );
+        let both = Bitmap {
+            count: 2,
+            cols: vec![0b11],
+        };
+        assert_eq!(
+            d.decode(&r, Some(&both)).unwrap(),
+            vec![Value::Int(1), Value::Null]
+        );
+    }
+
+    #[test]
+    fn malformed_rows_are_errors() {
+        let too_long = Row {
+            lengths: vec![5],
+            values: b"abc".to_vec(),
+        };
+        assert!(split_row(&too_long)
+            .unwrap_err()
+            .message
+            .contains("needs 5 bytes"));
+        let leftover = Row {
+            lengths: vec![1],
+            values: b"abc".to_vec(),
+        };
+        assert!(split_row(&leftover).is_err());
+        let negative = Row {
+            lengths: vec![-7],
+            values: vec![],
+        };
+        assert!(split_row(&negative).is_err());
+        let huge = Row {
+            lengths: vec![i64::MAX],
+            values: vec![],
+        };
+        assert!(split_row(&huge).is_err());
+        let event = FieldEvent {
+            table_name: "t".into(),
+            fields: vec![field("a", Type::Int32, "int", 63, 0)],
+            ..Default::default()
+        };
+        let d = RowDecoder::new(
+            Arc::new(schema_from_field_event(&event, "ks", "0", 1)),
+            true,
+        );
+        let err = d.decode(&row(&[Some(b"1"), Some(b"2")]), None).unwrap_err();
+        assert!(
+            err.message.contains("2 values") && err.message.contains("1 columns"),
+            "{}",
+            err.message
+        );
+        let err = d.decode(&row(&[Some(b"x")]), None).unwrap_err();
+        assert!(err.message.contains("column a"), "{}", err.message);
+    }
+}
