@@ -1,0 +1,54 @@
+-- Sharded keyspace `customer` (shards -80, 80-). Executed on every shard by vttestserver.
+
+-- The demo table: the load generator inserts, updates and deletes rows here.
+CREATE TABLE customer (
+  customer_id BIGINT NOT NULL,
+  email VARCHAR(128) NOT NULL,
+  name VARCHAR(64),
+  balance DECIMAL(12, 2) NOT NULL DEFAULT 0,
+  visits INT NOT NULL DEFAULT 0,
+  updated_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  PRIMARY KEY (customer_id)
+) ENGINE = InnoDB;
+
+-- A composite primary key.
+CREATE TABLE corder (
+  customer_id BIGINT NOT NULL,
+  order_id BIGINT NOT NULL,
+  sku VARCHAR(32) NOT NULL,
+  quantity INT NOT NULL,
+  price DECIMAL(10, 2) NOT NULL,
+  PRIMARY KEY (customer_id, order_id)
+) ENGINE = InnoDB;
+
+-- One column of every MySQL type family.
+CREATE TABLE all_types (
+  id BIGINT NOT NULL,
+  c_tinyint TINYINT, c_tinyint_u TINYINT UNSIGNED,
+  c_smallint SMALLINT, c_smallint_u SMALLINT UNSIGNED,
+  c_mediumint MEDIUMINT, c_mediumint_u MEDIUMINT UNSIGNED,
+  c_int INT, c_int_u INT UNSIGNED,
+  c_bigint BIGINT, c_bigint_u BIGINT UNSIGNED,
+  c_bool BOOLEAN,
+  c_decimal DECIMAL(30, 10), c_decimal0 DECIMAL(20, 0),
+  c_float FLOAT, c_double DOUBLE,
+  c_bit1 BIT(1), c_bit64 BIT(64),
+  c_date DATE, c_datetime DATETIME, c_datetime6 DATETIME(6),
+  c_timestamp TIMESTAMP(3) NULL DEFAULT NULL,
+  c_time TIME, c_time6 TIME(6), c_year YEAR,
+  c_char CHAR(10), c_varchar VARCHAR(255), c_varchar_bin VARCHAR(64) CHARACTER SET binary,
+  c_tinytext TINYTEXT, c_text TEXT, c_mediumtext MEDIUMTEXT, c_longtext LONGTEXT,
+  c_latin1 VARCHAR(32) CHARACTER SET latin1,
+  c_binary BINARY(16), c_varbinary VARBINARY(255),
+  c_tinyblob TINYBLOB, c_blob BLOB, c_mediumblob MEDIUMBLOB, c_longblob LONGBLOB,
+  c_enum ENUM('small', 'medium', 'large'), c_set SET('a', 'b', 'c', 'd'),
+  c_json JSON,
+  c_geometry GEOMETRY, c_point POINT,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
+-- No primary key: refused by default (see docs/options.md).
+CREATE TABLE audit_log (
+  message VARCHAR(128) NOT NULL,
+  created_at DATETIME NOT NULL
+) ENGINE = InnoDB;
