@@ -1,0 +1,48 @@
+# Shared by scripts/*.sh: repo paths, caches, timed steps. Source it.
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+# shellcheck source=../tests/vitess/env.sh
+source "$REPO/tests/vitess/env.sh"
+
+# Build caches live outside the checkout, so a fresh clone (CI) reuses what an earlier run built
+# on the same machine, and a fresh machine simply builds everything once.
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$VITESS_CDC_CACHE/cargo-target}
+export CARGO_TERM_COLOR=never
+MVN=(mvn -B -q -ntp "-Dcargo.target.dir=$CARGO_TARGET_DIR")
+
+declare -a STEP_TIMES=()
+step() {
+  local name=$1; shift
+  local t=$SECONDS
+  echo "==> $name"
+  "$@"
+  STEP_TIMES+=("$(printf '%5ds  %s' $((SECONDS - t)) "$name")")
+}
+print_step_times() {
+  echo "==> step timings"
+  printf '%s\n' "${STEP_TIMES[@]}"
+}
+
+# Starts the cluster unless one is running; stops it at exit only if this script started it.
+CLUSTER_STARTED_HERE=0
+ensure_cluster() {
+  if bash "$REPO/tests/vitess/status.sh" > /dev/null 2>&1; then
+    echo "using the running cluster ($VTGATE_GRPC_ADDR)"
+  else
+    bash "$REPO/tests/vitess/up.sh"
+    CLUSTER_STARTED_HERE=1
+  fi
+}
+stop_cluster_if_started_here() {
+  if [ "$CLUSTER_STARTED_HERE" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
+    bash "$REPO/tests/vitess/down.sh"
+  fi
+}
+
+check_toolchain() {
+  local missing=()
+  for t in go cargo java mvn; do command -v "$t" > /dev/null || missing+=("$t"); done
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "missing tools: ${missing[*]} (need Go >= 1.26, Rust stable with clippy+rustfmt, JDK 17, Maven 3.8+)" >&2
+    exit 1
+  fi
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Sets up everything on a fresh machine and runs every test:
+#   install the local Vitess (MySQL 9.7 + Vitess v0.24.4) and start it, Rust format/lint/unit and
+#   integration tests, the Maven build (Rust cdylib inside the jar) with Java unit and
+#   integration tests against the real cluster, and the end-to-end CLI scenarios.
+# Env: KEEP_CLUSTER=1 leaves a cluster this script started running afterwards.
+set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+cd "$REPO"
+check_toolchain
+trap 'stop_cluster_if_started_here; print_step_times' EXIT
+
+step "install local Vitess" bash tests/vitess/install.sh
+step "start local Vitess" ensure_cluster
+step "cargo fmt --check" cargo fmt --all -- --check
+step "cargo clippy" cargo clippy --workspace --all-targets --all-features -- -D warnings
+step "cargo test (unit + integration against the cluster)" cargo test --workspace --all-features
+step "maven verify (jar with native library, Java unit + integration tests)" \
+  "${MVN[@]}" verify -Dcargo.profile=dev
+step "end-to-end scenarios" bash tests/e2e/run.sh
