@@ -1,0 +1,18 @@
+package io.vitesscdc.nativeio;
+
+/**
+ * The user asked for something invalid: a bad option, an unknown keyspace or table, a table
+ * without primary key, an unparsable position. Retrying does not help; the message names the fix.
+ */
+public class ConfigurationException extends VitessCdcException {
+
+    private static final long serialVersionUID = 1L;
+
+    public ConfigurationException(String message) {
+        super(message);
+    }
+
+    public ConfigurationException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

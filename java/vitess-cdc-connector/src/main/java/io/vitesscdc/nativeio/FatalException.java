@@ -1,0 +1,18 @@
+package io.vitesscdc.nativeio;
+
+/**
+ * Anything that is neither a configuration mistake nor transient: protocol violations, corrupt
+ * state, server refusals, and bugs in the native core (a Rust panic surfaces as this). Not retried.
+ */
+public class FatalException extends VitessCdcException {
+
+    private static final long serialVersionUID = 1L;
+
+    public FatalException(String message) {
+        super(message);
+    }
+
+    public FatalException(String message, Throwable cause) {
+        super(message, cause);
+    }
+}

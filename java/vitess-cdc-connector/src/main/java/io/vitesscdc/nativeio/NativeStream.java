@@ -1,0 +1,142 @@
+package io.vitesscdc.nativeio;
+
+import java.nio.ByteBuffer;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One VStream of the native core: open, poll batches, close.
+ *
+ * <p>Java pulls: every {@link #poll} is ONE native call that blocks up to a timeout on the core's
+ * bounded queue and copies as many whole events as fit into the caller's direct buffer, encoded
+ * in the batch format (docs/batch-format.md, decoded by {@link BatchDecoder}). Events that do not
+ * fit stay in the native stream for the next poll. The native side never calls back into Java.
+ *
+ * <p>Threading: {@link #poll} is meant for one thread at a time (concurrent polls are serialized
+ * natively). {@link #wake} and {@link #close} may be called from any thread, also while another
+ * thread is inside {@link #poll}: {@code wake} makes that poll return early, {@code close} makes
+ * it return and releases the stream, its runtime and its threads. Lifetime is explicit (no
+ * finalizer or cleaner: freeing on a GC thread could race a poll still in native code), so always
+ * close, e.g. with try-with-resources.
+ *
+ * <p>A closed, foreign or garbage handle makes the native side throw {@link IllegalStateException};
+ * it never dereferences it.
+ */
+public final class NativeStream implements AutoCloseable {
+
+    /** {@link #poll} result: the stream ended (snapshot-only mode) and every batch was delivered. */
+    public static final int END_OF_STREAM = -1;
+
+    static {
+        NativeLibrary.load();
+    }
+
+    private final long handle;
+    private final AtomicBoolean closed = new AtomicBoolean();
+
+    private NativeStream(long handle) {
+        this.handle = handle;
+    }
+
+    /**
+     * Opens a stream and connects to VTGate; fails within the connect timeout when VTGate is
+     * unreachable or the keyspace is unknown.
+     *
+     * @param optionsJson the stream options as a JSON object (field names and defaults are listed in
+     *     docs/native-bridge.md), e.g. {@code {"address":"127.0.0.1:15991","keyspace":"commerce"}}
+     * @throws ConfigurationException for invalid options, an unknown keyspace or table
+     * @throws RetryableException when VTGate cannot be reached
+     */
+    public static NativeStream open(String optionsJson) {
+        if (optionsJson == null) {
+            throw new NullPointerException("optionsJson");
+        }
+        return new NativeStream(nativeOpen(optionsJson));
+    }
+
+    /**
+     * Fills {@code buffer} (from index 0 to its capacity; position and limit are ignored and left
+     * unchanged) with the next batch.
+     *
+     * @param buffer a direct buffer; its contents are overwritten
+     * @param timeoutMillis how long to wait for the first event; 0 returns at once
+     * @return the number of bytes written (&gt; 0); 0 when the timeout passed without an event (or
+     *     {@link #wake} was called); {@link #END_OF_STREAM}; or, below -1, {@code -needed}: the next
+     *     event alone needs a buffer of {@code needed} bytes (nothing was consumed)
+     * @throws IllegalStateException if the stream is closed
+     * @throws VitessCdcException if the stream failed; the stream is unusable afterwards
+     */
+    public int poll(ByteBuffer buffer, long timeoutMillis) {
+        if (!buffer.isDirect()) {
+            throw new IllegalArgumentException("NativeStream.poll needs a direct ByteBuffer");
+        }
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeoutMillis must be >= 0, was " + timeoutMillis);
+        }
+        ensureOpen();
+        return nativePoll(handle, buffer, timeoutMillis);
+    }
+
+    /** Makes a {@link #poll} that is waiting in another thread return 0 now. */
+    public void wake() {
+        if (!closed.get()) {
+            nativeWake(handle);
+        }
+    }
+
+    /**
+     * The positions of every shard after the last event the native side delivered, as the JSON
+     * {@code {"shards":[{"keyspace":..,"shard":..,"gtid":..,"table_p_ks":[..]},..]}}; accepted
+     * back as {@code start_positions} when opening a stream.
+     */
+    public String positionsJson() {
+        ensureOpen();
+        return nativePositionsJson(handle);
+    }
+
+    /** A JSON snapshot of the core's counters (events, bytes, reconnects, queue fill, ...). */
+    public String metricsJson() {
+        ensureOpen();
+        return nativeMetricsJson(handle);
+    }
+
+    /** True once {@link #close} was called. */
+    public boolean isClosed() {
+        return closed.get();
+    }
+
+    /** Closes the stream; idempotent, and safe while another thread is inside {@link #poll}. */
+    @Override
+    public void close() {
+        if (closed.compareAndSet(false, true)) {
+            nativeClose(handle);
+        }
+    }
+
+    private void ensureOpen() {
+        if (closed.get()) {
+            throw new IllegalStateException("NativeStream is closed");
+        }
+    }
+
+    // ---- natives: registered by JNI_OnLoad (see NativeLibrary); the handle is always explicit ----
+
+    static native long nativeOpen(String optionsJson);
+
+    static native int nativePoll(long handle, ByteBuffer buffer, long timeoutMillis);
+
+    static native String nativePositionsJson(long handle);
+
+    static native String nativeMetricsJson(long handle);
+
+    static native void nativeWake(long handle);
+
+    static native void nativeClose(long handle);
+
+    /**
+     * Raises an error of the given kind inside the native library and maps it like any other:
+     * 1 = configuration error, 2 = retryable, 3 = fatal with a two-level cause chain, 4 = Rust panic.
+     * Any other value returns the library's version string. Lets tests and installation checks
+     * prove the error path without a broken server.
+     */
+    static native String nativeSelfTest(int kind);
+}

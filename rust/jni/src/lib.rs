@@ -1,0 +1,61 @@
+//! The JNI bridge: everything Java calls lives here, nothing else in the workspace knows JNI.
+//!
+//! Rules (docs/native-bridge.md, anchors §7.9):
+//! - Java pulls. Every entry point runs on the calling Java thread; no native thread ever calls
+//!   into Java, so there is no attaching, no class lookup from foreign threads, no upcall.
+//! - Natives are registered from `JNI_OnLoad` on the class Java names in a system property, not
+//!   exported as mangled `Java_...` symbols, so the connector can be shaded and relocated.
+//! - Every entry point goes through [`EnvUnowned::with_env`] (which catches panics) and resolves
+//!   errors with [`error::ThrowVitessException`]: a Rust error becomes a typed Java exception
+//!   carrying its message and cause chain; a panic becomes a `FatalException`.
+//! - Handles are `Box::into_raw` pointers validated through [`handle`]'s registry before use: a
+//!   closed, foreign or garbage handle throws `IllegalStateException`, it is never dereferenced.
+
+pub mod error;
+pub mod handle;
+pub mod natives;
+pub mod options;
+pub mod stream;
+
+use jni::sys::{jint, JNI_ERR, JNI_VERSION_1_8};
+use jni::JavaVM;
+use std::ffi::c_void;
+
+/// Called by the JVM when `System.load` links this library (once per extracted copy, so once per
+/// Java class loader).
+///
+/// # Safety
+/// Called by the JVM with a valid `JavaVM` pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn JNI_OnLoad(
+    vm: *mut jni::sys::JavaVM,
+    _reserved: *mut c_void,
+) -> jint {
+    let result = std::panic::catch_unwind(|| {
+        if vm.is_null() {
+            return JNI_ERR;
+        }
+        init_logging();
+        // SAFETY: the JVM passes a valid, non-null JavaVM pointer to JNI_OnLoad.
+        let vm = unsafe { JavaVM::from_raw(vm) };
+        match vm.attach_current_thread(natives::register) {
+            Ok(()) => JNI_VERSION_1_8,
+            Err(e) => {
+                eprintln!("vitess-cdc: registering native methods failed: {e}");
+                JNI_ERR
+            }
+        }
+    });
+    result.unwrap_or(JNI_ERR)
+}
+
+/// Native logs go to stderr, and only when `VITESS_CDC_LOG` is set (an `EnvFilter` directive such
+/// as `info` or `vitess_cdc_core=debug`): a library must not install a chatty global logger.
+fn init_logging() {
+    if let Ok(filter) = std::env::var("VITESS_CDC_LOG") {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .try_init();
+    }
+}

@@ -1,0 +1,240 @@
+//! The native methods of `io.vitesscdc.nativeio.NativeStream` and their registration.
+//!
+//! Each entry point is a two-liner: `with_env` (catches panics) around an `inner_*` function that
+//! returns a [`BridgeResult`], resolved by [`ThrowVitessException`].
+
+use crate::error::{set_exception_package, BridgeError, BridgeResult, ThrowVitessException};
+use crate::handle::Registry;
+use crate::stream::{PollOutcome, StreamHandle};
+use jni::objects::{JByteBuffer, JClass, JString, JValue};
+use jni::strings::JNIString;
+use jni::sys::{jint, jlong};
+use jni::{jni_sig, jni_str, Env, EnvUnowned, NativeMethod};
+use std::ffi::c_void;
+use std::sync::Arc;
+use std::time::Duration;
+use vitess_cdc_core::Error as CoreError;
+
+/// Default JVM name of the class declaring the natives (before any relocation).
+pub const DEFAULT_NATIVES_CLASS: &str = "io/vitesscdc/nativeio/NativeStream";
+
+/// System property through which `NativeLibrary` names the (possibly relocated) natives class.
+pub const NATIVES_CLASS_PROPERTY: &str = "io.vitesscdc.nativeio.natives-class";
+
+/// Every open stream of this library copy.
+pub static STREAMS: Registry<StreamHandle> = Registry::new();
+
+/// Registers the natives; called from `JNI_OnLoad` on the thread running `System.load`, where
+/// `FindClass` uses the class loader that is loading the library.
+pub fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
+    let class_name = natives_class_name(env)?;
+    set_exception_package(&class_name);
+    let class = env.find_class(JNIString::new(&class_name))?;
+    // SAFETY: each function pointer below has exactly the parameter and return types its JNI
+    // signature describes, with `JClass` as the second parameter (all methods are static).
+    let methods = unsafe {
+        [
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeOpen"),
+                jni_str!("(Ljava/lang/String;)J"),
+                native_open as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativePoll"),
+                jni_str!("(JLjava/nio/ByteBuffer;J)I"),
+                native_poll as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativePositionsJson"),
+                jni_str!("(J)Ljava/lang/String;"),
+                native_positions_json as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeMetricsJson"),
+                jni_str!("(J)Ljava/lang/String;"),
+                native_metrics_json as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeWake"),
+                jni_str!("(J)V"),
+                native_wake as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeClose"),
+                jni_str!("(J)V"),
+                native_close as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeSelfTest"),
+                jni_str!("(I)Ljava/lang/String;"),
+                native_self_test as *mut c_void,
+            ),
+        ]
+    };
+    // SAFETY: see above; the methods are declared `static native` in NativeStream.
+    unsafe { env.register_native_methods(&class, &methods) }
+}
+
+/// Reads [`NATIVES_CLASS_PROPERTY`]; falls back to the unrelocated name.
+fn natives_class_name(env: &mut Env<'_>) -> jni::errors::Result<String> {
+    let key = env.new_string(NATIVES_CLASS_PROPERTY)?;
+    let value = env
+        .call_static_method(
+            jni_str!("java/lang/System"),
+            jni_str!("getProperty"),
+            jni_sig!("(Ljava/lang/String;)Ljava/lang/String;"),
+            &[JValue::Object(&key)],
+        )?
+        .l()?;
+    if value.is_null() {
+        return Ok(DEFAULT_NATIVES_CLASS.to_string());
+    }
+    let value = env.cast_local::<JString>(value)?;
+    let name = value.try_to_string(env)?;
+    Ok(if name.is_empty() {
+        DEFAULT_NATIVES_CLASS.to_string()
+    } else {
+        name.replace('.', "/")
+    })
+}
+
+extern "system" fn native_open<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    options: JString<'l>,
+) -> jlong {
+    env.with_env(|env| inner_open(env, &options))
+        .resolve::<ThrowVitessException>()
+}
+
+fn inner_open(env: &mut Env<'_>, options: &JString<'_>) -> BridgeResult<jlong> {
+    if options.is_null() {
+        return Err(BridgeError::IllegalArgument("optionsJson is null".into()));
+    }
+    let json = options.try_to_string(env)?;
+    let options = crate::options::parse(&json)?;
+    let stream = StreamHandle::open(options)?;
+    Ok(STREAMS.insert(Arc::new(stream)))
+}
+
+extern "system" fn native_poll<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    buffer: JByteBuffer<'l>,
+    timeout_millis: jlong,
+) -> jint {
+    env.with_env(|env| inner_poll(env, handle, &buffer, timeout_millis))
+        .resolve::<ThrowVitessException>()
+}
+
+fn inner_poll(
+    env: &mut Env<'_>,
+    handle: jlong,
+    buffer: &JByteBuffer<'_>,
+    timeout_millis: jlong,
+) -> BridgeResult<jint> {
+    let stream = STREAMS.get(handle)?;
+    if buffer.is_null() {
+        return Err(BridgeError::IllegalArgument("poll buffer is null".into()));
+    }
+    let timeout = u64::try_from(timeout_millis)
+        .map(Duration::from_millis)
+        .map_err(|_| {
+            BridgeError::IllegalArgument(format!(
+                "timeoutMillis must be >= 0, was {timeout_millis}"
+            ))
+        })?;
+    let address = env
+        .get_direct_buffer_address(buffer)
+        .map_err(|_| BridgeError::IllegalArgument("poll needs a direct ByteBuffer".into()))?;
+    // A batch length must fit the int return value.
+    let capacity = env
+        .get_direct_buffer_capacity(buffer)?
+        .min(i32::MAX as usize);
+    // SAFETY: the JVM guarantees `capacity` bytes at `address` for a direct buffer, and the
+    // buffer object (a local reference of this call) keeps the memory alive until we return.
+    // Java must not touch the buffer concurrently (NativeStream documents single-thread polls).
+    let out = unsafe { std::slice::from_raw_parts_mut(address, capacity) };
+    let outcome = stream.poll(out, timeout)?;
+    Ok(match outcome {
+        PollOutcome::Batch(n) => n as jint,
+        PollOutcome::Timeout => 0,
+        PollOutcome::End => -1,
+        PollOutcome::NeedCapacity(n) => {
+            let n = i32::try_from(n).map_err(|_| {
+                BridgeError::Core(CoreError::fatal(format!(
+                    "a single event needs {n} bytes, more than a Java buffer can hold"
+                )))
+            })?;
+            -n.max(2)
+        }
+    })
+}
+
+extern "system" fn native_positions_json<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+) -> JString<'l> {
+    env.with_env(|env| {
+        let stream = STREAMS.get(handle)?;
+        let json = serde_json::to_string(&stream.source().positions())
+            .map_err(|e| CoreError::fatal(format!("cannot render positions as JSON: {e}")))?;
+        Ok::<_, BridgeError>(env.new_string(json)?)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+extern "system" fn native_metrics_json<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+) -> JString<'l> {
+    env.with_env(|env| {
+        let stream = STREAMS.get(handle)?;
+        let json = serde_json::to_string(&stream.source().metrics())
+            .map_err(|e| CoreError::fatal(format!("cannot render metrics as JSON: {e}")))?;
+        Ok::<_, BridgeError>(env.new_string(json)?)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+extern "system" fn native_wake<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, handle: jlong) {
+    env.with_env(|_env| {
+        STREAMS.get(handle)?.source().wake();
+        Ok::<_, BridgeError>(())
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// Idempotent: an unknown handle (already closed) is a no-op.
+extern "system" fn native_close<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, handle: jlong) {
+    env.with_env(|_env| {
+        if let Some(stream) = STREAMS.remove(handle) {
+            stream.close();
+        }
+        Ok::<_, BridgeError>(())
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+extern "system" fn native_self_test<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    kind: jint,
+) -> JString<'l> {
+    env.with_env(|env| {
+        let err = match kind {
+            1 => CoreError::config("self-test configuration error: option `x` is wrong"),
+            2 => CoreError::retryable("self-test retryable error: VTGate unreachable"),
+            3 => CoreError::fatal("self-test fatal error").with_source(
+                CoreError::fatal("middle cause").with_source(std::io::Error::other("root cause")),
+            ),
+            4 => panic!("self-test panic"),
+            _ => return Ok(env.new_string(concat!("vitess-cdc-jni ", env!("CARGO_PKG_VERSION")))?),
+        };
+        Err(BridgeError::Core(err))
+    })
+    .resolve::<ThrowVitessException>()
+}

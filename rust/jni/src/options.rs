@@ -1,0 +1,298 @@
+//! Stream options as JSON: what Java passes to `NativeStream.open`.
+//!
+//! Field names are the snake_case names of `vitess_cdc_core::StreamOptions`; durations carry a
+//! unit suffix (`_ms`). Only `address` and `keyspace` are required; every other field defaults to
+//! the core's default (docs/options.md). Unknown fields are an error, so a typo fails loudly.
+//!
+//! ```json
+//! {
+//!   "address": "127.0.0.1:15991",          "keyspace": "commerce",
+//!   "shards": ["-80"],                      "tables": ["customer"],  "table_patterns": ["^corder_.*"],
+//!   "start_mode": "initial | latest | snapshot_only | positions",
+//!   "start_positions": {"shards": [{"keyspace": "commerce", "shard": "0", "gtid": "MySQL56/..."}]},
+//!   "tablet_type": "primary | replica | rdonly",   "cells": "zone1",
+//!   "username": "u", "password": "p",
+//!   "tls": {"ca_cert_path": "...", "client_cert_path": "...", "client_key_path": "...", "server_name": "..."},
+//!   "connect_timeout_ms": 10000, "max_message_bytes": 17825792, "keepalive_interval_ms": 30000,
+//!   "heartbeat_interval_secs": 5, "transaction_chunk_bytes": 4194304,
+//!   "include_reshard_journal_events": true, "stop_on_reshard": false, "buffer_bytes": 67108864,
+//!   "retry_initial_backoff_ms": 200, "retry_max_backoff_ms": 10000, "retry_max_attempts": 10,
+//!   "idle_timeout_ms": 60000, "allow_tables_without_primary_key": false
+//! }
+//! ```
+//!
+//! `start_positions` takes either the object `positionsJson()` returns or a bare array of shard
+//! positions (the VGTID shape: `keyspace`, `shard`, `gtid`, `table_p_ks`); giving it implies
+//! `start_mode = positions`.
+
+use serde::Deserialize;
+use std::time::Duration;
+use vitess_cdc_core::options::{TabletType, TlsOptions};
+use vitess_cdc_core::{Error, Result, ShardPosition, StartMode, StreamOptions, StreamPosition};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OptionsJson {
+    pub address: String,
+    pub keyspace: String,
+    #[serde(default)]
+    pub shards: Vec<String>,
+    #[serde(default)]
+    pub tables: Vec<String>,
+    #[serde(default)]
+    pub table_patterns: Vec<String>,
+    pub allow_tables_without_primary_key: Option<bool>,
+    pub start_mode: Option<String>,
+    pub start_positions: Option<PositionsJson>,
+    pub tablet_type: Option<String>,
+    pub cells: Option<String>,
+    pub username: Option<String>,
+    pub password: Option<String>,
+    pub tls: Option<TlsJson>,
+    pub connect_timeout_ms: Option<u64>,
+    pub max_message_bytes: Option<usize>,
+    pub keepalive_interval_ms: Option<u64>,
+    pub heartbeat_interval_secs: Option<u32>,
+    pub transaction_chunk_bytes: Option<i64>,
+    pub include_reshard_journal_events: Option<bool>,
+    pub stop_on_reshard: Option<bool>,
+    pub buffer_bytes: Option<usize>,
+    pub retry_initial_backoff_ms: Option<u64>,
+    pub retry_max_backoff_ms: Option<u64>,
+    pub retry_max_attempts: Option<u32>,
+    pub idle_timeout_ms: Option<u64>,
+}
+
+/// `{"shards": [...]}` (what `positionsJson()` returns) or a bare array of shard positions.
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+pub enum PositionsJson {
+    Stream(StreamPosition),
+    Shards(Vec<ShardPosition>),
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TlsJson {
+    pub ca_cert_path: Option<String>,
+    pub client_cert_path: Option<String>,
+    pub client_key_path: Option<String>,
+    pub server_name: Option<String>,
+}
+
+/// Parses the JSON and applies it over the core's defaults.
+pub fn parse(json: &str) -> Result<StreamOptions> {
+    let o: OptionsJson = serde_json::from_str(json).map_err(|e| {
+        let field = field_before(json, e.line(), e.column())
+            .map(|f| format!(" in field `{f}`"))
+            .unwrap_or_default();
+        Error::config(format!(
+            "invalid stream options JSON{field}: {e} (see docs/native-bridge.md for the fields)"
+        ))
+    })?;
+    o.into_options()
+}
+
+/// The last object key that starts before `line:column` (1-based, as serde_json reports), so a
+/// type error names the option it is about (serde_json's message gives only the position).
+fn field_before(json: &str, line: usize, column: usize) -> Option<String> {
+    let line_start: usize = json
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let end = (line_start + column).min(json.len());
+    let head = json.get(..end)?;
+    let colon = head.rfind(':')?;
+    let key_end = head[..colon].trim_end().strip_suffix('"')?;
+    let key_start = key_end.rfind('"')?;
+    Some(key_end[key_start + 1..].to_string())
+}
+
+impl OptionsJson {
+    pub fn into_options(self) -> Result<StreamOptions> {
+        if self.address.trim().is_empty() {
+            return Err(Error::config(
+                "stream option `address` is empty: set it to VTGate's gRPC address, e.g. 127.0.0.1:15991",
+            ));
+        }
+        if self.keyspace.trim().is_empty() {
+            return Err(Error::config(
+                "stream option `keyspace` is empty: name the Vitess keyspace to stream",
+            ));
+        }
+        let mut opts = StreamOptions::new(self.address, self.keyspace);
+        opts.shards = self.shards;
+        opts.tables = self.tables;
+        opts.table_patterns = self.table_patterns;
+        if let Some(v) = self.allow_tables_without_primary_key {
+            opts.allow_tables_without_primary_key = v;
+        }
+        opts.start = start_mode(self.start_mode.as_deref(), self.start_positions)?;
+        if let Some(t) = self.tablet_type {
+            opts.tablet_type = match t.to_ascii_lowercase().as_str() {
+                "primary" | "master" => TabletType::Primary,
+                "replica" => TabletType::Replica,
+                "rdonly" => TabletType::Rdonly,
+                other => {
+                    return Err(Error::config(format!(
+                        "stream option `tablet_type` is `{other}`: use primary, replica or rdonly"
+                    )))
+                }
+            };
+        }
+        opts.cells = self.cells;
+        opts.username = self.username;
+        opts.password = self.password;
+        opts.tls = self.tls.map(|t| TlsOptions {
+            ca_cert_path: t.ca_cert_path,
+            client_cert_path: t.client_cert_path,
+            client_key_path: t.client_key_path,
+            server_name: t.server_name,
+        });
+        let ms = Duration::from_millis;
+        if let Some(v) = self.connect_timeout_ms {
+            opts.connect_timeout = ms(v);
+        }
+        if let Some(v) = self.max_message_bytes {
+            opts.max_message_bytes = v;
+        }
+        if let Some(v) = self.keepalive_interval_ms {
+            opts.keepalive_interval = ms(v);
+        }
+        if let Some(v) = self.heartbeat_interval_secs {
+            opts.heartbeat_interval_secs = v;
+        }
+        if let Some(v) = self.transaction_chunk_bytes {
+            opts.transaction_chunk_bytes = v;
+        }
+        if let Some(v) = self.include_reshard_journal_events {
+            opts.include_reshard_journal_events = v;
+        }
+        if let Some(v) = self.stop_on_reshard {
+            opts.stop_on_reshard = v;
+        }
+        if let Some(v) = self.buffer_bytes {
+            opts.buffer_bytes = v;
+        }
+        if let Some(v) = self.retry_initial_backoff_ms {
+            opts.retry_initial_backoff = ms(v);
+        }
+        if let Some(v) = self.retry_max_backoff_ms {
+            opts.retry_max_backoff = ms(v);
+        }
+        if let Some(v) = self.retry_max_attempts {
+            opts.retry_max_attempts = v;
+        }
+        if let Some(v) = self.idle_timeout_ms {
+            opts.idle_timeout = ms(v);
+        }
+        Ok(opts)
+    }
+}
+
+fn start_mode(mode: Option<&str>, positions: Option<PositionsJson>) -> Result<StartMode> {
+    let positions = positions.map(|p| match p {
+        PositionsJson::Stream(s) => s.shards,
+        PositionsJson::Shards(v) => v,
+    });
+    let mode = mode.map(str::to_ascii_lowercase);
+    match (mode.as_deref(), positions) {
+        (None | Some("positions"), Some(p)) if !p.is_empty() => Ok(StartMode::Positions(p)),
+        (Some("positions"), _) => Err(Error::config(
+            "stream option `start_mode` is `positions` but `start_positions` is missing or empty: \
+             pass the JSON that positionsJson() returned",
+        )),
+        (None | Some("initial"), _) => Ok(StartMode::Initial),
+        (Some("latest"), None) => Ok(StartMode::Latest),
+        (Some("snapshot_only" | "snapshot-only"), None) => Ok(StartMode::SnapshotOnly),
+        (Some(m @ ("latest" | "snapshot_only" | "snapshot-only")), Some(_)) => Err(Error::config(
+            format!("stream option `start_mode` is `{m}` but `start_positions` is also given: drop one"),
+        )),
+        (Some(other), _) => Err(Error::config(format!(
+            "stream option `start_mode` is `{other}`: use initial, latest, snapshot_only or positions"
+        ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use vitess_cdc_core::ErrorKind;
+
+    #[test]
+    fn minimal_options_take_core_defaults() {
+        let o = parse(r#"{"address":"127.0.0.1:15991","keyspace":"commerce"}"#).unwrap();
+        assert_eq!(o, StreamOptions::new("127.0.0.1:15991", "commerce"));
+    }
+
+    #[test]
+    fn every_field_is_applied() {
+        let o = parse(
+            r#"{"address":"a:1","keyspace":"k","shards":["-80"],"tables":["t"],"table_patterns":["^x"],
+                "start_mode":"latest","tablet_type":"REPLICA","cells":"zone1","username":"u","password":"p",
+                "tls":{"ca_cert_path":"/ca.pem"},"connect_timeout_ms":1500,"max_message_bytes":1024,
+                "keepalive_interval_ms":2,"heartbeat_interval_secs":0,"transaction_chunk_bytes":0,
+                "include_reshard_journal_events":false,"stop_on_reshard":true,"buffer_bytes":4096,
+                "retry_initial_backoff_ms":3,"retry_max_backoff_ms":4,"retry_max_attempts":5,
+                "idle_timeout_ms":6,"allow_tables_without_primary_key":true}"#,
+        )
+        .unwrap();
+        assert_eq!(o.shards, vec!["-80"]);
+        assert_eq!(o.start, StartMode::Latest);
+        assert_eq!(o.tablet_type, TabletType::Replica);
+        assert_eq!(o.tls.unwrap().ca_cert_path.as_deref(), Some("/ca.pem"));
+        assert_eq!(o.connect_timeout, Duration::from_millis(1500));
+        assert_eq!(o.max_message_bytes, 1024);
+        assert!(o.stop_on_reshard && !o.include_reshard_journal_events);
+        assert!(o.allow_tables_without_primary_key);
+        assert_eq!(o.retry_max_attempts, 5);
+        assert_eq!(o.idle_timeout, Duration::from_millis(6));
+    }
+
+    #[test]
+    fn positions_in_both_shapes() {
+        let shard = r#"{"keyspace":"k","shard":"0","gtid":"MySQL56/x:1-2"}"#;
+        for json in [
+            format!(
+                r#"{{"address":"a:1","keyspace":"k","start_positions":{{"shards":[{shard}]}}}}"#
+            ),
+            format!(r#"{{"address":"a:1","keyspace":"k","start_positions":[{shard}]}}"#),
+        ] {
+            match parse(&json).unwrap().start {
+                StartMode::Positions(p) => assert_eq!(p[0].gtid, "MySQL56/x:1-2"),
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn mistakes_are_configuration_errors_that_name_the_field() {
+        for (json, needle) in [
+            (r#"{"address":"a:1"}"#, "keyspace"),
+            (r#"{"address":"a:1","keyspace":"k","adress":"x"}"#, "adress"),
+            (r#"{"address":" ","keyspace":"k"}"#, "address"),
+            (
+                r#"{"address":"a:1","keyspace":"k","start_mode":"yesterday"}"#,
+                "yesterday",
+            ),
+            (
+                r#"{"address":"a:1","keyspace":"k","start_mode":"positions"}"#,
+                "start_positions",
+            ),
+            (
+                r#"{"address":"a:1","keyspace":"k","tablet_type":"leader"}"#,
+                "leader",
+            ),
+            (
+                r#"{"address":"a:1","keyspace":"k","connect_timeout_ms":"10s"}"#,
+                "connect_timeout_ms",
+            ),
+            ("not json", "invalid stream options JSON"),
+        ] {
+            let e = parse(json).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Config, "{json}");
+            assert!(e.message.contains(needle), "{json}: {}", e.message);
+        }
+    }
+}

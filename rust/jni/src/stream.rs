@@ -1,0 +1,297 @@
+//! A stream behind a JNI handle: the core's [`BlockingStream`] plus the batch encoder and the
+//! events that did not fit into the caller's buffer yet.
+
+use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Mutex, MutexGuard};
+use std::time::Duration;
+use vitess_cdc_core::batch::{BatchEncoder, EncodeError};
+use vitess_cdc_core::blocking::BlockingStream;
+use vitess_cdc_core::{Error, Event, Result, StreamOptions};
+
+/// What one poll produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PollOutcome {
+    /// A batch of this many bytes was written.
+    Batch(usize),
+    /// No event within the timeout (or woken, or closed meanwhile).
+    Timeout,
+    /// The stream ended and everything was delivered.
+    End,
+    /// The next event alone needs a buffer of this many bytes; nothing was consumed.
+    NeedCapacity(usize),
+}
+
+/// The source of events; the real one is [`BlockingStream`], tests script their own.
+pub trait EventSource: Send + Sync {
+    fn poll(&self, timeout: Duration) -> Result<Vec<Event>>;
+    fn close(&self);
+}
+
+impl EventSource for BlockingStream {
+    fn poll(&self, timeout: Duration) -> Result<Vec<Event>> {
+        BlockingStream::poll(self, timeout)
+    }
+    fn close(&self) {
+        BlockingStream::close(self)
+    }
+}
+
+/// Encoder state and events received from the source but not yet delivered to Java.
+struct Pending {
+    encoder: BatchEncoder,
+    events: VecDeque<Event>,
+    /// The End event was delivered: every later poll reports `End`.
+    ended: bool,
+    /// An error the source raised while a batch was being topped up; reported by the next poll,
+    /// after the events received before it.
+    deferred: Option<Error>,
+}
+
+/// One open stream.
+pub struct StreamHandle<S: EventSource = BlockingStream> {
+    source: S,
+    closed: AtomicBool,
+    pending: Mutex<Pending>,
+}
+
+impl StreamHandle<BlockingStream> {
+    pub fn open(options: StreamOptions) -> Result<Self> {
+        Ok(Self::new(BlockingStream::open(options)?))
+    }
+}
+
+impl<S: EventSource> StreamHandle<S> {
+    pub fn new(source: S) -> Self {
+        StreamHandle {
+            source,
+            closed: AtomicBool::new(false),
+            pending: Mutex::new(Pending {
+                encoder: BatchEncoder::new(),
+                events: VecDeque::new(),
+                ended: false,
+                deferred: None,
+            }),
+        }
+    }
+
+    pub fn source(&self) -> &S {
+        &self.source
+    }
+
+    pub fn is_closed(&self) -> bool {
+        self.closed.load(Ordering::Acquire)
+    }
+
+    /// Closes the source; a poll blocked in another thread returns. Idempotent.
+    pub fn close(&self) {
+        if !self.closed.swap(true, Ordering::AcqRel) {
+            self.source.close();
+        }
+    }
+
+    fn lock(&self) -> Result<MutexGuard<'_, Pending>> {
+        self.pending.lock().map_err(|_| {
+            Error::fatal(
+                "the native stream's state was corrupted by an earlier panic; reopen the stream",
+            )
+        })
+    }
+
+    /// Waits up to `timeout` for events and encodes as many whole events as fit into `out`.
+    pub fn poll(&self, out: &mut [u8], timeout: Duration) -> Result<PollOutcome> {
+        let mut guard = self.lock()?;
+        let p = &mut *guard;
+        if p.events.is_empty() {
+            if let Some(e) = p.deferred.take() {
+                return Err(e);
+            }
+            if p.ended {
+                return Ok(PollOutcome::End);
+            }
+            if self.is_closed() {
+                return Ok(PollOutcome::Timeout);
+            }
+            let events = self.source.poll(timeout)?;
+            if events.is_empty() || self.is_closed() {
+                return Ok(PollOutcome::Timeout);
+            }
+            p.events.extend(events);
+        }
+
+        p.encoder.begin(out.len());
+        loop {
+            while let Some(event) = p.events.front() {
+                match p.encoder.encode(event) {
+                    Ok(()) => {
+                        let is_end = matches!(event, Event::End);
+                        p.events.pop_front();
+                        if is_end {
+                            p.ended = true;
+                            // Nothing can follow the end of the stream.
+                            p.events.clear();
+                            break;
+                        }
+                    }
+                    Err(EncodeError::Full { needed }) => {
+                        if p.encoder.is_empty() {
+                            return Ok(PollOutcome::NeedCapacity(needed));
+                        }
+                        break;
+                    }
+                    Err(EncodeError::Unrepresentable(m)) => {
+                        return Err(Error::fatal(format!(
+                            "cannot encode an event for Java: {m}"
+                        )))
+                    }
+                }
+            }
+            // Top the batch up with whatever the source already has, without waiting: fewer,
+            // fuller batches per JNI call. Stop at half the buffer, the end, or a deferred error.
+            if !p.events.is_empty()
+                || p.ended
+                || p.deferred.is_some()
+                || self.is_closed()
+                || p.encoder.len() > out.len() / 2
+            {
+                break;
+            }
+            match self.source.poll(Duration::ZERO) {
+                Ok(more) if more.is_empty() => break,
+                Ok(more) => p.events.extend(more),
+                Err(e) => {
+                    p.deferred = Some(e);
+                    break;
+                }
+            }
+        }
+        let batch = p.encoder.finish();
+        out[..batch.len()].copy_from_slice(batch);
+        Ok(PollOutcome::Batch(batch.len()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Arc;
+    use vitess_cdc_core::batch::{HEADER_LEN, MAGIC};
+    use vitess_cdc_core::event::{ChangeEvent, Column, ColumnType, RowKind, TableSchema};
+    use vitess_cdc_core::Value;
+
+    /// Hands out scripted poll results in order, then timeouts.
+    struct Script(Mutex<VecDeque<Result<Vec<Event>>>>);
+
+    impl EventSource for Script {
+        fn poll(&self, _timeout: Duration) -> Result<Vec<Event>> {
+            self.0.lock().unwrap().pop_front().unwrap_or(Ok(Vec::new()))
+        }
+        fn close(&self) {}
+    }
+
+    fn handle(script: Vec<Result<Vec<Event>>>) -> StreamHandle<Script> {
+        StreamHandle::new(Script(Mutex::new(script.into())))
+    }
+
+    fn row(text: &str) -> Event {
+        let schema = Arc::new(TableSchema {
+            keyspace: "k".into(),
+            shard: "0".into(),
+            table: "t".into(),
+            columns: vec![Column {
+                name: "c".into(),
+                column_type: ColumnType::String,
+                mysql_type: "text".into(),
+                vitess_type: 0,
+                charset: 255,
+                length: 0,
+                decimals: 0,
+                nullable: true,
+                primary_key: false,
+            }],
+            version: 1,
+        });
+        Event::Change(ChangeEvent {
+            schema,
+            kind: RowKind::Insert,
+            values: vec![Value::String(text.into())],
+            commit_ts_millis: 0,
+            is_snapshot: false,
+        })
+    }
+
+    fn entries(batch: &[u8]) -> u32 {
+        assert_eq!(&batch[..4], &MAGIC);
+        u32::from_le_bytes(batch[8..12].try_into().unwrap())
+    }
+
+    #[test]
+    fn timeout_batch_and_end() {
+        let h = handle(vec![
+            Ok(vec![]),
+            Ok(vec![row("a"), row("b")]),
+            Ok(vec![Event::End]),
+        ]);
+        let mut buf = vec![0u8; 4096];
+        let d = Duration::from_millis(1);
+        assert_eq!(h.poll(&mut buf, d).unwrap(), PollOutcome::Timeout);
+        // Two rows plus the End picked up by the top-up in the same call.
+        match h.poll(&mut buf, d).unwrap() {
+            PollOutcome::Batch(n) => assert_eq!(entries(&buf[..n]), 4, "table + 2 rows + end"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(h.poll(&mut buf, d).unwrap(), PollOutcome::End);
+        assert_eq!(h.poll(&mut buf, d).unwrap(), PollOutcome::End);
+    }
+
+    #[test]
+    fn events_that_do_not_fit_wait_for_the_next_poll() {
+        let h = handle(vec![Ok(vec![row("a"), row(&"b".repeat(300)), row("c")])]);
+        let d = Duration::from_millis(1);
+        let mut small = vec![0u8; 150];
+        let first = match h.poll(&mut small, d).unwrap() {
+            PollOutcome::Batch(n) => entries(&small[..n]),
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(first, 2, "table + first row");
+        let needed = match h.poll(&mut small, d).unwrap() {
+            PollOutcome::NeedCapacity(n) => n,
+            other => panic!("{other:?}"),
+        };
+        assert!(needed > 300 && needed < 400, "{needed}");
+        let mut big = vec![0u8; needed + 64];
+        match h.poll(&mut big, d).unwrap() {
+            PollOutcome::Batch(n) => assert_eq!(entries(&big[..n]), 2, "big row + last row"),
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(h.poll(&mut big, d).unwrap(), PollOutcome::Timeout);
+    }
+
+    #[test]
+    fn errors_after_events_are_reported_after_those_events() {
+        let h = handle(vec![
+            Ok(vec![row("a")]),
+            Err(Error::retryable("VTGate went away")),
+        ]);
+        let mut buf = vec![0u8; 4096];
+        let d = Duration::from_millis(1);
+        assert!(matches!(
+            h.poll(&mut buf, d).unwrap(),
+            PollOutcome::Batch(_)
+        ));
+        let e = h.poll(&mut buf, d).unwrap_err();
+        assert!(e.message.contains("went away"));
+    }
+
+    #[test]
+    fn closed_stream_polls_return_timeout() {
+        let h = handle(vec![Ok(vec![row("a")])]);
+        h.close();
+        h.close();
+        let mut buf = vec![0u8; HEADER_LEN + 100];
+        assert_eq!(
+            h.poll(&mut buf, Duration::ZERO).unwrap(),
+            PollOutcome::Timeout
+        );
+    }
+}
