@@ -70,7 +70,12 @@ pub struct TableSchema {
 
 impl TableSchema {
     pub fn primary_key_indexes(&self) -> Vec<usize> {
-        self.columns.iter().enumerate().filter(|(_, c)| c.primary_key).map(|(i, _)| i).collect()
+        self.columns
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| c.primary_key)
+            .map(|(i, _)| i)
+            .collect()
     }
 }
 
@@ -98,7 +103,12 @@ pub enum Event {
     /// this mark. Emitted after every committed transaction and every copy batch.
     Mark(ShardPosition),
     /// A DDL statement applied on a shard.
-    Ddl { keyspace: String, shard: String, statement: String, commit_ts_millis: i64 },
+    Ddl {
+        keyspace: String,
+        shard: String,
+        statement: String,
+        commit_ts_millis: i64,
+    },
     /// The copy phase of one shard finished.
     ShardCopyCompleted { keyspace: String, shard: String },
     /// The copy phase of the whole stream finished (all shards).
@@ -107,7 +117,38 @@ pub enum Event {
     Heartbeat { timestamp_millis: i64 },
     /// Resharding: `ended` shards finished at their journal; `started` shards begin at the given
     /// positions.
-    Journal { ended: Vec<(String, String)>, started: Vec<ShardPosition> },
+    Journal {
+        ended: Vec<(String, String)>,
+        started: Vec<ShardPosition>,
+    },
     /// Snapshot-only mode: all shards are copied, the stream ends.
     End,
+}
+
+impl Event {
+    /// Approximate in-memory size, used for byte budgets (buffers, transaction chunking).
+    pub fn approx_bytes(&self) -> usize {
+        const BASE: usize = 64;
+        match self {
+            Event::Change(c) => BASE + c.values.iter().map(Value::approx_bytes).sum::<usize>(),
+            Event::Schema(s) => {
+                BASE + s
+                    .columns
+                    .iter()
+                    .map(|c| 48 + c.name.len() + c.mysql_type.len())
+                    .sum::<usize>()
+            }
+            Event::Mark(p) => {
+                BASE + p.gtid.len()
+                    + p.table_p_ks
+                        .iter()
+                        .map(|t| t.table_name.len() + t.lastpk.len())
+                        .sum::<usize>()
+                    + p.tables_to_copy.iter().map(String::len).sum::<usize>()
+            }
+            Event::Ddl { statement, .. } => BASE + statement.len(),
+            Event::Journal { started, .. } => BASE + started.len() * 128,
+            _ => BASE,
+        }
+    }
 }

@@ -18,10 +18,12 @@ pub mod client;
 pub mod decode;
 pub mod error;
 pub mod event;
+pub mod machine;
 pub mod metrics;
 pub mod options;
 pub mod position;
 pub mod proto;
+pub mod request;
 pub mod stream;
 pub mod value;
 

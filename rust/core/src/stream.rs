@@ -1,1 +1,306 @@
-//! TODO(owner): see lib.rs
+//! One VStream for a keyspace (all or some shards), with reconnects.
+//!
+//! [`EventStream::open`] connects, discovers the keyspace (shards, tables, primary keys, server
+//! version), validates the selection and starts the RPC — so configuration mistakes fail fast,
+//! within `connect_timeout`. [`EventStream::next_events`] then reads one response at a time and
+//! runs it through the grammar [`Machine`]. Retryable failures (UNAVAILABLE, reset, EOF
+//! mid-stream, idle timeout) reconnect with exponential backoff and full jitter, resuming every
+//! shard from its last mark: the consumer sees no gap and no repeat.
+
+use crate::client::VtgateClient;
+use crate::error::{Error, ErrorKind, Result};
+use crate::event::Event;
+use crate::machine::{Machine, MachineConfig};
+use crate::metrics::Metrics;
+use crate::options::{StartMode, StreamOptions};
+use crate::position::StreamPosition;
+use crate::proto::vtgate::VStreamResponse;
+use crate::request::{build_request, plan, start_positions, Plan};
+use prost::Message;
+use rand::Rng;
+use std::sync::Arc;
+use std::time::Duration;
+use tracing::Instrument;
+
+pub struct EventStream {
+    options: StreamOptions,
+    client: VtgateClient,
+    plan: Plan,
+    machine: Machine,
+    grpc: Option<tonic::Streaming<VStreamResponse>>,
+    metrics: Arc<Metrics>,
+    /// Consecutive failed attempts since the last good response.
+    failures: u32,
+    last_error: Option<Error>,
+    ended: bool,
+}
+
+impl EventStream {
+    /// Connects, validates and starts streaming. Configuration errors (unknown keyspace, table,
+    /// shard, table without primary key, bad positions) and an unreachable VTGate fail here.
+    pub async fn open(options: StreamOptions) -> Result<EventStream> {
+        Self::open_with_metrics(options, Arc::new(Metrics::default())).await
+    }
+
+    pub async fn open_with_metrics(
+        options: StreamOptions,
+        metrics: Arc<Metrics>,
+    ) -> Result<EventStream> {
+        validate_options(&options)?;
+        let span = tracing::info_span!("vstream", keyspace = %options.keyspace, address = %options.address);
+        async move {
+            let client = VtgateClient::connect(&options).await?;
+            let server = match client.server_version().await {
+                Ok(v) => v,
+                Err(e) if e.kind == ErrorKind::Config => return Err(e),
+                Err(e) => {
+                    tracing::warn!(error = %e.message, "could not read the Vitess version; assuming v24");
+                    None
+                }
+            };
+            if let Some(v) = server {
+                tracing::info!(major = v.major, minor = v.minor, "VTGate version");
+                if v.major < 24 {
+                    tracing::warn!(
+                        "Vitess {}.{} < 24: transaction chunking and the tables_to_copy resume narrowing are off; \
+                         a resumed copy re-copies tables finished before the interruption",
+                        v.major,
+                        v.minor
+                    );
+                }
+            }
+            let info = client.describe_keyspace(&options.keyspace).await?;
+            let plan = plan(&options, &info, server)?;
+            let start = start_positions(&options, &plan)?;
+            tracing::info!(shards = ?plan.shards, tables = ?plan.matched_tables, "stream plan");
+            let config = MachineConfig {
+                allow_tables_without_primary_key: options.allow_tables_without_primary_key,
+                transaction_buffer_bytes: (options.buffer_bytes / 2).max(1024 * 1024),
+                snapshot_only: matches!(options.start, StartMode::SnapshotOnly),
+            };
+            let machine = Machine::new(config, start, metrics.clone());
+            let mut stream = EventStream {
+                options,
+                client,
+                plan,
+                machine,
+                grpc: None,
+                metrics,
+                failures: 0,
+                last_error: None,
+                ended: false,
+            };
+            stream.start_rpc().await?;
+            Ok(stream)
+        }
+        .instrument(span)
+        .await
+    }
+
+    pub fn metrics(&self) -> Arc<Metrics> {
+        self.metrics.clone()
+    }
+
+    /// Committed positions (as of the last Mark produced).
+    pub fn positions(&self) -> StreamPosition {
+        self.machine.positions()
+    }
+
+    pub fn plan(&self) -> &Plan {
+        &self.plan
+    }
+
+    async fn start_rpc(&mut self) -> Result<()> {
+        let mut positions = self.machine.shard_positions();
+        if matches!(self.options.start, StartMode::SnapshotOnly) {
+            // Shards whose copy is done have nothing left to give a snapshot.
+            positions.retain(|p| p.needs_copy());
+        }
+        if positions.is_empty() {
+            self.grpc = None;
+            return Ok(());
+        }
+        let request = build_request(&self.options, &self.plan, &positions);
+        tracing::debug!(?request, "VStream request");
+        self.grpc = Some(self.client.vstream(request).await?);
+        Ok(())
+    }
+
+    /// The next events. Waits for at least one response (or a reconnect); may return an empty
+    /// Vec (e.g. a response of position-less events). Returns `[.., Event::End]` once at the
+    /// end of a snapshot-only stream, and empty Vecs after that.
+    pub async fn next_events(&mut self) -> Result<Vec<Event>> {
+        if self.ended {
+            return Ok(Vec::new());
+        }
+        if self.grpc.is_none()
+            && matches!(self.options.start, StartMode::SnapshotOnly)
+            && self.machine.all_copied()
+        {
+            // Resumed a snapshot whose every shard is already copied.
+            self.ended = true;
+            return Ok(vec![Event::CopyCompleted, Event::End]);
+        }
+        loop {
+            match self.read_one().await {
+                Ok(events) => {
+                    if self.machine.finished() {
+                        self.ended = true;
+                        self.grpc = None; // cancels the RPC
+                    }
+                    return Ok(events);
+                }
+                Err(e) if e.kind == ErrorKind::Retryable => self.reconnect(e).await?,
+                Err(e) => return Err(e),
+            }
+        }
+    }
+
+    async fn read_one(&mut self) -> Result<Vec<Event>> {
+        let Some(grpc) = self.grpc.as_mut() else {
+            return Err(Error::retryable("no VStream open"));
+        };
+        // With VTGate heartbeats on, silence longer than idle_timeout means a dead stream.
+        let idle = (self.options.heartbeat_interval_secs > 0).then_some(self.options.idle_timeout);
+        let message = match idle {
+            Some(limit) => match tokio::time::timeout(limit, grpc.message()).await {
+                Ok(m) => m,
+                Err(_) => {
+                    return Err(Error::retryable(format!(
+                        "no event from VTGate for {limit:?} although heartbeats were requested"
+                    )))
+                }
+            },
+            None => grpc.message().await,
+        };
+        let response = match message {
+            Ok(Some(r)) => r,
+            Ok(None) => {
+                if self.options.stop_on_reshard {
+                    return Err(Error::fatal(
+                        "VTGate ended the stream (stop_on_reshard): resume from the journal's new shards",
+                    ));
+                }
+                return Err(Error::retryable(
+                    "VTGate ended the stream unexpectedly (EOF)",
+                ));
+            }
+            Err(status) => return Err(crate::client::status_error(self.client.address(), &status)),
+        };
+        self.metrics
+            .record_response(response.events.len(), response.encoded_len());
+        let mut out = Vec::new();
+        for ev in response.events {
+            self.machine.handle(ev, &mut out)?;
+        }
+        self.failures = 0;
+        self.last_error = None;
+        Ok(out)
+    }
+
+    async fn reconnect(&mut self, cause: Error) -> Result<()> {
+        self.grpc = None;
+        self.machine.on_reconnect();
+        loop {
+            self.failures += 1;
+            if self.failures > self.options.retry_max_attempts {
+                let last = self.last_error.take().unwrap_or(cause);
+                return Err(Error::retryable(format!(
+                    "gave up after {} reconnect attempts to VTGate at {}: {}",
+                    self.options.retry_max_attempts, self.options.address, last.message
+                )));
+            }
+            let delay = backoff(&self.options, self.failures);
+            tracing::warn!(attempt = self.failures, ?delay, error = %cause.message, "VStream interrupted; reconnecting");
+            tokio::time::sleep(delay).await;
+            self.metrics.record_reconnect();
+            match self.start_rpc().await {
+                Ok(()) => {
+                    tracing::info!(
+                        attempt = self.failures,
+                        "VStream resumed from the last marks"
+                    );
+                    return Ok(());
+                }
+                Err(e) if e.kind == ErrorKind::Retryable => self.last_error = Some(e),
+                Err(e) => return Err(e),
+            }
+        }
+    }
+}
+
+/// Exponential backoff with full jitter: uniform in [d/2, d], d = initial·2^(n-1) capped.
+pub fn backoff(options: &StreamOptions, attempt: u32) -> Duration {
+    let base = options.retry_initial_backoff.max(Duration::from_millis(1));
+    let exp = base.saturating_mul(1u32 << attempt.saturating_sub(1).min(20));
+    let cap = exp.min(options.retry_max_backoff.max(base));
+    let half = cap / 2;
+    let jitter = rand::rng().random_range(0..=half.as_millis().max(1) as u64);
+    half + Duration::from_millis(jitter)
+}
+
+fn validate_options(o: &StreamOptions) -> Result<()> {
+    if o.keyspace.trim().is_empty() {
+        return Err(Error::config(
+            "keyspace is empty — name the Vitess keyspace to stream",
+        ));
+    }
+    if o.keyspace.starts_with('/') {
+        return Err(Error::config(
+            "keyspace regexes are not supported — name one keyspace",
+        ));
+    }
+    if o.connect_timeout.is_zero() {
+        return Err(Error::config("connect_timeout must be greater than zero"));
+    }
+    if o.max_message_bytes < 4 * 1024 * 1024 {
+        return Err(Error::config(
+            "max_message_bytes must be at least 4 MiB (VTGate sends up to --grpc-max-message-size, 16 MiB by default)",
+        ));
+    }
+    if o.buffer_bytes < 1024 * 1024 {
+        return Err(Error::config("buffer_bytes must be at least 1 MiB"));
+    }
+    if o.retry_initial_backoff > o.retry_max_backoff {
+        return Err(Error::config(
+            "retry_initial_backoff must not exceed retry_max_backoff",
+        ));
+    }
+    if o.heartbeat_interval_secs > 0
+        && o.idle_timeout <= Duration::from_secs(o.heartbeat_interval_secs as u64)
+    {
+        return Err(Error::config(
+            "idle_timeout must be longer than the heartbeat interval",
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let mut o = StreamOptions::new("x:1", "ks");
+        o.retry_initial_backoff = Duration::from_millis(100);
+        o.retry_max_backoff = Duration::from_secs(1);
+        for attempt in 1..30 {
+            let d = backoff(&o, attempt);
+            assert!(d <= Duration::from_secs(1), "{attempt}: {d:?}");
+        }
+        let first = backoff(&o, 1);
+        assert!(first >= Duration::from_millis(50) && first <= Duration::from_millis(100));
+        assert!(backoff(&o, 10) >= Duration::from_millis(500));
+    }
+
+    #[test]
+    fn options_are_validated() {
+        let mut o = StreamOptions::new("x:1", "");
+        assert!(validate_options(&o).is_err());
+        o.keyspace = "ks".into();
+        assert!(validate_options(&o).is_ok());
+        o.max_message_bytes = 1024;
+        assert!(validate_options(&o).unwrap_err().message.contains("4 MiB"));
+    }
+}

@@ -21,9 +21,23 @@ pub enum Value {
     /// DATE; year 0 / month 0 / day 0 allowed (zero dates).
     Date { year: u16, month: u8, day: u8 },
     /// DATETIME and TIMESTAMP (TIMESTAMP is in UTC). Zero dates allowed.
-    DateTime { year: u16, month: u8, day: u8, hour: u8, minute: u8, second: u8, micros: u32 },
+    DateTime {
+        year: u16,
+        month: u8,
+        day: u8,
+        hour: u8,
+        minute: u8,
+        second: u8,
+        micros: u32,
+    },
     /// TIME: signed duration, may exceed 24 h (-838:59:59 .. 838:59:59).
-    Time { negative: bool, hours: u32, minute: u8, second: u8, micros: u32 },
+    Time {
+        negative: bool,
+        hours: u32,
+        minute: u8,
+        second: u8,
+        micros: u32,
+    },
     /// A column absent from a partial row image (binlog_row_image=NOBLOB/MINIMAL): not NULL,
     /// simply not sent.
     Absent,
@@ -32,5 +46,16 @@ pub enum Value {
 impl Value {
     pub fn is_null(&self) -> bool {
         matches!(self, Value::Null)
+    }
+}
+
+impl Value {
+    /// Approximate in-memory size of the value (for byte budgets).
+    pub fn approx_bytes(&self) -> usize {
+        match self {
+            Value::Decimal(s) | Value::String(s) => 16 + s.len(),
+            Value::Bytes(b) => 16 + b.len(),
+            _ => 16,
+        }
     }
 }

@@ -1,0 +1,989 @@
+//! The VStream event grammar as a pure state machine: VEvents in, consumer [`Event`]s out.
+//! No I/O here, so every quirk of the grammar is unit-testable.
+//!
+//! Grammar handled (vstream-protocol.md §4.2–§4.8):
+//! - transactions `BEGIN … VGTID COMMIT`, possibly spread over several responses, are buffered
+//!   and emitted at COMMIT followed by a [`Event::Mark`]; a transaction above the byte budget is
+//!   emitted in chunks and the number of records already emitted is remembered, so that a
+//!   replay after a reconnect skips exactly those;
+//! - duplicate BEGIN (empty tables in the copy phase), two VGTIDs in one transaction (the last
+//!   wins), BEGIN/COMMIT without VGTID (no mark), heartbeats inside a transaction (ignored);
+//! - `VGTID, DDL` and `VGTID, OTHER` (position-only events);
+//! - FIELD events cached per (keyspace, shard, table); a [`Event::Schema`] only when the shape
+//!   changed;
+//! - COPY_COMPLETED per shard and the final one, JOURNAL (resharding).
+//!
+//! Positions follow the unsafe-window rule (§4.3.4): while a shard's copy is unfinished its
+//! position lists the tables still to copy, so a resume never degrades to stream-only.
+
+use crate::decode::{bare_table_name, bitmap_any, schema_from_field_event, RowDecoder};
+use crate::error::{Error, Result};
+use crate::event::{ChangeEvent, Event, RowKind, TableSchema};
+use crate::metrics::Metrics;
+use crate::position::{ShardPosition, StreamPosition};
+use crate::proto::binlogdata::{VEvent, VEventType, VGtid};
+use crate::request::from_proto_lastpk;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+type ShardKey = (String, String);
+type TableKey = (String, String, String);
+
+#[derive(Debug, Clone)]
+struct ShardTrack {
+    /// Last committed position (what the consumer last saw in a Mark, or the start position).
+    pos: ShardPosition,
+    /// Change events handed out since the last mark (non-zero only inside a chunked transaction).
+    emitted_since_mark: u64,
+    /// After a reconnect: change events of the replayed transaction to drop (already emitted).
+    skip: u64,
+}
+
+#[derive(Debug, Default)]
+struct Txn {
+    shard: Option<ShardKey>,
+    events: Vec<Event>,
+    bytes: usize,
+}
+
+/// Options of the machine that come from [`crate::StreamOptions`].
+#[derive(Debug, Clone)]
+pub struct MachineConfig {
+    pub allow_tables_without_primary_key: bool,
+    /// Emit a transaction in chunks once its buffered events exceed this many bytes.
+    pub transaction_buffer_bytes: usize,
+    /// End the stream after the final COPY_COMPLETED.
+    pub snapshot_only: bool,
+}
+
+pub struct Machine {
+    config: MachineConfig,
+    shards: BTreeMap<ShardKey, ShardTrack>,
+    txn: Option<Txn>,
+    pending_vgtid: Option<VGtid>,
+    decoders: HashMap<TableKey, RowDecoder>,
+    /// Shapes including those still buffered in an open transaction.
+    latest: HashMap<TableKey, Arc<TableSchema>>,
+    /// Shapes the consumer has actually received.
+    announced: HashMap<TableKey, Arc<TableSchema>>,
+    /// Shards that reached a reshard journal: dropped once a VGTID no longer lists them.
+    journaled: BTreeSet<ShardKey>,
+    finished: bool,
+    metrics: Arc<Metrics>,
+}
+
+impl Machine {
+    pub fn new(config: MachineConfig, start: Vec<ShardPosition>, metrics: Arc<Metrics>) -> Self {
+        let shards = start
+            .into_iter()
+            .map(|pos| {
+                (
+                    (pos.keyspace.clone(), pos.shard.clone()),
+                    ShardTrack {
+                        pos,
+                        emitted_since_mark: 0,
+                        skip: 0,
+                    },
+                )
+            })
+            .collect();
+        Machine {
+            config,
+            shards,
+            txn: None,
+            pending_vgtid: None,
+            decoders: HashMap::new(),
+            latest: HashMap::new(),
+            announced: HashMap::new(),
+            journaled: BTreeSet::new(),
+            finished: false,
+            metrics,
+        }
+    }
+
+    /// True after [`Event::End`] was produced (snapshot-only mode).
+    pub fn finished(&self) -> bool {
+        self.finished
+    }
+
+    /// The committed position of every shard (what a reconnect resumes from).
+    pub fn positions(&self) -> StreamPosition {
+        StreamPosition {
+            shards: self.shards.values().map(|s| s.pos.clone()).collect(),
+        }
+    }
+
+    pub fn shard_positions(&self) -> Vec<ShardPosition> {
+        self.shards.values().map(|s| s.pos.clone()).collect()
+    }
+
+    /// Whether every shard finished its copy phase (or never needed one).
+    pub fn all_copied(&self) -> bool {
+        self.shards.values().all(|s| !s.pos.needs_copy())
+    }
+
+    /// Forgets everything not committed: the stream is about to be re-requested from
+    /// [`Machine::positions`]. A partially emitted (chunked) transaction will be replayed by the
+    /// server; its already-emitted changes are skipped.
+    pub fn on_reconnect(&mut self) {
+        self.txn = None;
+        self.pending_vgtid = None;
+        self.latest = self.announced.clone();
+        for track in self.shards.values_mut() {
+            track.skip = track.emitted_since_mark;
+        }
+    }
+
+    /// Processes one VEvent, appending consumer events to `out`.
+    pub fn handle(&mut self, ev: VEvent, out: &mut Vec<Event>) -> Result<()> {
+        if self.finished {
+            return Ok(());
+        }
+        self.metrics.record_lag(ev.timestamp, ev.current_time);
+        let ty = VEventType::try_from(ev.r#type).unwrap_or(VEventType::Unknown);
+        match ty {
+            VEventType::Begin => {
+                // A second BEGIN before COMMIT happens for empty tables in the copy phase:
+                // keep the open transaction (and whatever it buffered).
+                if self.txn.is_none() {
+                    self.txn = Some(Txn {
+                        shard: event_shard(&ev),
+                        ..Default::default()
+                    });
+                }
+            }
+            VEventType::Field => self.on_field(&ev, out)?,
+            VEventType::Row => self.on_row(&ev, out)?,
+            VEventType::Vgtid => {
+                // Two VGTIDs in one copy transaction (snapshot position, then lastpk): keep the latest.
+                self.pending_vgtid = ev.vgtid;
+            }
+            VEventType::Commit => self.on_commit(event_shard(&ev), out),
+            VEventType::Rollback => {
+                self.txn = None;
+                self.pending_vgtid = None;
+            }
+            VEventType::Ddl => {
+                let key = event_shard(&ev);
+                let (keyspace, shard) = key.clone().unwrap_or_default();
+                out.push(Event::Ddl {
+                    keyspace,
+                    shard,
+                    statement: ev.statement,
+                    commit_ts_millis: ev.timestamp * 1000,
+                });
+                self.apply_vgtid(key.as_ref(), out);
+            }
+            VEventType::Other => {
+                let key = event_shard(&ev);
+                self.apply_vgtid(key.as_ref(), out);
+            }
+            VEventType::Heartbeat => {
+                // Inside a (chunked) transaction a heartbeat is not a boundary.
+                if self.txn.is_none() {
+                    out.push(Event::Heartbeat {
+                        timestamp_millis: ev.timestamp * 1000,
+                    });
+                }
+            }
+            VEventType::CopyCompleted => self.on_copy_completed(&ev, out),
+            VEventType::Journal => self.on_journal(&ev, out),
+            // GTID and LASTPK are folded into VGTIDs by VTGate; VERSION, SAVEPOINT,
+            // PREVIOUS_GTIDS, ROWS_QUERY carry nothing for a consumer; statement-based
+            // INSERT/UPDATE/… only come from external non-RBR sources.
+            _ => {}
+        }
+        Ok(())
+    }
+
+    fn on_field(&mut self, ev: &VEvent, out: &mut Vec<Event>) -> Result<()> {
+        let Some(fe) = &ev.field_event else {
+            return Err(Error::fatal("malformed FIELD event: no field_event"));
+        };
+        if fe.is_internal_table {
+            return Ok(());
+        }
+        let (keyspace, shard) = first_non_empty(&fe.keyspace, &fe.shard, ev);
+        let table = bare_table_name(&keyspace, &fe.table_name).to_string();
+        let key = (keyspace.clone(), shard.clone(), table.clone());
+        let previous = self.latest.get(&key).cloned();
+        let candidate = schema_from_field_event(fe, &keyspace, &shard, 0);
+        if candidate.primary_key_indexes().is_empty()
+            && !self.config.allow_tables_without_primary_key
+        {
+            return Err(Error::config(format!(
+                "table '{keyspace}.{table}' has no primary key: updates and deletes cannot be matched to rows — \
+                 add a primary key, leave the table out of the selection, or set allow_tables_without_primary_key"
+            )));
+        }
+        let schema = match previous {
+            Some(prev) if prev.columns == candidate.columns => prev,
+            prev => {
+                let version = prev.map(|p| p.version + 1).unwrap_or(1);
+                let schema = Arc::new(TableSchema {
+                    version,
+                    ..candidate
+                });
+                self.latest.insert(key.clone(), schema.clone());
+                self.push(Event::Schema(schema.clone()), out);
+                schema
+            }
+        };
+        self.decoders
+            .insert(key, RowDecoder::new(schema, fe.enum_set_string_values));
+        Ok(())
+    }
+
+    fn on_row(&mut self, ev: &VEvent, out: &mut Vec<Event>) -> Result<()> {
+        let Some(re) = &ev.row_event else {
+            return Err(Error::fatal("malformed ROW event: no row_event"));
+        };
+        if re.is_internal_table {
+            return Ok(());
+        }
+        let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
+        let table = bare_table_name(&keyspace, &re.table_name).to_string();
+        let key = (keyspace.clone(), shard.clone(), table.clone());
+        let Some(decoder) = self.decoders.get(&key) else {
+            return Err(Error::fatal(format!(
+                "ROW event for {keyspace}.{table} (shard {shard}) without a preceding FIELD event"
+            )));
+        };
+        let schema = decoder.schema.clone();
+        let is_snapshot = ev.timestamp == 0;
+        let commit_ts_millis = ev.timestamp * 1000;
+        let mut changes = Vec::with_capacity(re.row_changes.len());
+        for rc in &re.row_changes {
+            if rc.json_partial_values.as_ref().is_some_and(bitmap_any) {
+                return Err(Error::fatal(format!(
+                    "table {keyspace}.{table}: the binlog carries partial JSON updates \
+                     (binlog_row_value_options=PARTIAL_JSON), which cannot be turned into full rows — \
+                     set binlog_row_value_options='' on the MySQL servers"
+                )));
+            }
+            let before = rc
+                .before
+                .as_ref()
+                .map(|r| decoder.decode(r, None))
+                .transpose()?;
+            let after = rc
+                .after
+                .as_ref()
+                .map(|r| decoder.decode(r, rc.data_columns.as_ref()))
+                .transpose()?;
+            let change = |kind, values| ChangeEvent {
+                schema: schema.clone(),
+                kind,
+                values,
+                commit_ts_millis,
+                is_snapshot,
+            };
+            match (before, after) {
+                (None, Some(a)) => changes.push(change(RowKind::Insert, a)),
+                (Some(b), None) => changes.push(change(RowKind::Delete, b)),
+                (Some(b), Some(a)) => {
+                    changes.push(change(RowKind::UpdateBefore, b));
+                    changes.push(change(RowKind::UpdateAfter, a));
+                }
+                (None, None) => return Err(Error::fatal(format!("malformed ROW event for {keyspace}.{table}: a row change with neither before nor after image"))),
+            }
+        }
+        if is_snapshot {
+            self.metrics
+                .record_rows_copied(&keyspace, &table, re.row_changes.len() as u64);
+        }
+        let shard_key = (keyspace, shard);
+        if self.txn.is_none() {
+            self.txn = Some(Txn {
+                shard: Some(shard_key.clone()),
+                ..Default::default()
+            });
+        }
+        if let Some(txn) = self.txn.as_mut() {
+            txn.shard.get_or_insert(shard_key.clone());
+        }
+        for change in changes {
+            if let Some(track) = self.shards.get_mut(&shard_key) {
+                if track.skip > 0 {
+                    // Already emitted before the reconnect (chunked transaction replay).
+                    track.skip -= 1;
+                    continue;
+                }
+            }
+            self.push(Event::Change(change), out);
+        }
+        Ok(())
+    }
+
+    /// Adds an event to the open transaction (emitting a chunk when over budget), or emits it.
+    fn push(&mut self, event: Event, out: &mut Vec<Event>) {
+        let Some(txn) = self.txn.as_mut() else {
+            self.emit(vec![event], None, out);
+            return;
+        };
+        txn.bytes += event.approx_bytes();
+        txn.events.push(event);
+        if txn.bytes > self.config.transaction_buffer_bytes {
+            let events = std::mem::take(&mut txn.events);
+            txn.bytes = 0;
+            let shard = txn.shard.clone();
+            tracing::debug!(
+                events = events.len(),
+                "emitting a chunk of a large transaction"
+            );
+            self.emit(events, shard.as_ref(), out);
+        }
+    }
+
+    /// Hands events to the consumer, remembering what it has seen.
+    fn emit(&mut self, events: Vec<Event>, shard: Option<&ShardKey>, out: &mut Vec<Event>) {
+        let mut changes = 0u64;
+        for e in &events {
+            match e {
+                Event::Schema(s) => {
+                    self.announced.insert(
+                        (s.keyspace.clone(), s.shard.clone(), s.table.clone()),
+                        s.clone(),
+                    );
+                }
+                Event::Change(_) => changes += 1,
+                _ => {}
+            }
+        }
+        if let Some(track) = shard.and_then(|k| self.shards.get_mut(k)) {
+            track.emitted_since_mark += changes;
+        }
+        self.metrics.record_changes(changes);
+        out.extend(events);
+    }
+
+    fn on_commit(&mut self, commit_shard: Option<ShardKey>, out: &mut Vec<Event>) {
+        let txn = self.txn.take().unwrap_or_default();
+        let shard = txn.shard.clone().or(commit_shard);
+        self.emit(txn.events, shard.as_ref(), out);
+        self.metrics.record_transaction();
+        // BEGIN/COMMIT without VGTID (internal writes, view changes): no position to mark.
+        self.apply_vgtid(shard.as_ref(), out);
+    }
+
+    /// Applies the pending VGTID: every shard whose position moved (and the event's own shard)
+    /// gets a Mark.
+    fn apply_vgtid(&mut self, own_shard: Option<&ShardKey>, out: &mut Vec<Event>) {
+        let Some(vgtid) = self.pending_vgtid.take() else {
+            return;
+        };
+        let listed: BTreeSet<ShardKey> = vgtid
+            .shard_gtids
+            .iter()
+            .map(|s| (s.keyspace.clone(), s.shard.clone()))
+            .collect();
+        for sg in vgtid.shard_gtids {
+            let key = (sg.keyspace.clone(), sg.shard.clone());
+            let track = self.shards.entry(key.clone()).or_insert_with(|| {
+                // A shard we did not start: a reshard target, which starts without copy.
+                ShardTrack {
+                    pos: ShardPosition {
+                        keyspace: sg.keyspace.clone(),
+                        shard: sg.shard.clone(),
+                        gtid: String::new(),
+                        table_p_ks: Vec::new(),
+                        tables_to_copy: Vec::new(),
+                        copy_completed: true,
+                    },
+                    emitted_since_mark: 0,
+                    skip: 0,
+                }
+            });
+            let old = &track.pos;
+            let table_p_ks: Vec<_> = sg.table_p_ks.iter().map(from_proto_lastpk).collect();
+            let tables_to_copy = if old.copy_completed {
+                Vec::new()
+            } else {
+                // The copy goes table by table in name order: any table in progress means it
+                // and every table before it have started.
+                let started = table_p_ks.iter().map(|t| t.table_name.as_str()).max();
+                old.tables_to_copy
+                    .iter()
+                    .filter(|t| started.is_none_or(|s| t.as_str() > s))
+                    .cloned()
+                    .collect()
+            };
+            let new = ShardPosition {
+                keyspace: sg.keyspace,
+                shard: sg.shard,
+                gtid: sg.gtid,
+                table_p_ks,
+                tables_to_copy,
+                copy_completed: old.copy_completed,
+            };
+            if new != track.pos || own_shard == Some(&key) {
+                track.pos = new.clone();
+                track.emitted_since_mark = 0;
+                track.skip = 0;
+                out.push(Event::Mark(new));
+            }
+        }
+        let gone: Vec<ShardKey> = self
+            .journaled
+            .iter()
+            .filter(|k| !listed.contains(*k))
+            .cloned()
+            .collect();
+        for k in gone {
+            self.journaled.remove(&k);
+            self.shards.remove(&k);
+        }
+    }
+
+    fn on_copy_completed(&mut self, ev: &VEvent, out: &mut Vec<Event>) {
+        if ev.keyspace.is_empty() && ev.shard.is_empty() {
+            tracing::info!("copy phase completed on all shards");
+            out.push(Event::CopyCompleted);
+            if self.config.snapshot_only {
+                out.push(Event::End);
+                self.finished = true;
+            }
+            return;
+        }
+        tracing::info!(keyspace = %ev.keyspace, shard = %ev.shard, "copy phase completed on shard");
+        out.push(Event::ShardCopyCompleted {
+            keyspace: ev.keyspace.clone(),
+            shard: ev.shard.clone(),
+        });
+        if let Some(track) = self
+            .shards
+            .get_mut(&(ev.keyspace.clone(), ev.shard.clone()))
+        {
+            track.pos.copy_completed = true;
+            track.pos.tables_to_copy.clear();
+            track.pos.table_p_ks.clear();
+            out.push(Event::Mark(track.pos.clone()));
+        }
+    }
+
+    fn on_journal(&mut self, ev: &VEvent, out: &mut Vec<Event>) {
+        let Some(j) = &ev.journal else { return };
+        // MigrationType TABLES (MoveTables) does not change this keyspace's shards.
+        if j.migration_type != crate::proto::binlogdata::MigrationType::Shards as i32 {
+            return;
+        }
+        let ended: Vec<(String, String)> = j
+            .participants
+            .iter()
+            .map(|p| (p.keyspace.clone(), p.shard.clone()))
+            .collect();
+        for k in &ended {
+            self.journaled.insert(k.clone());
+        }
+        let started = j
+            .shard_gtids
+            .iter()
+            .map(|sg| ShardPosition {
+                keyspace: sg.keyspace.clone(),
+                shard: sg.shard.clone(),
+                gtid: sg.gtid.clone(),
+                table_p_ks: Vec::new(),
+                tables_to_copy: Vec::new(),
+                copy_completed: true,
+            })
+            .collect();
+        tracing::info!(?ended, "reshard journal");
+        self.push(Event::Journal { ended, started }, out);
+    }
+}
+
+fn event_shard(ev: &VEvent) -> Option<ShardKey> {
+    (!ev.keyspace.is_empty() || !ev.shard.is_empty())
+        .then(|| (ev.keyspace.clone(), ev.shard.clone()))
+}
+
+fn first_non_empty(keyspace: &str, shard: &str, ev: &VEvent) -> ShardKey {
+    let ks = if keyspace.is_empty() {
+        &ev.keyspace
+    } else {
+        keyspace
+    };
+    let sh = if shard.is_empty() { &ev.shard } else { shard };
+    (ks.to_string(), sh.to_string())
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+    use crate::proto::binlogdata::{FieldEvent, RowChange, RowEvent, ShardGtid, TableLastPk};
+    use crate::proto::query::{Field, MySqlFlag, QueryResult, Row, Type};
+    use crate::value::Value;
+
+    pub fn ev(ty: VEventType) -> VEvent {
+        VEvent {
+            r#type: ty as i32,
+            keyspace: "ks".into(),
+            shard: "0".into(),
+            ..Default::default()
+        }
+    }
+    pub fn field(table: &str) -> VEvent {
+        let pk = MySqlFlag::PriKeyFlag as u32 | MySqlFlag::NotNullFlag as u32;
+        VEvent {
+            field_event: Some(FieldEvent {
+                table_name: format!("ks.{table}"),
+                keyspace: "ks".into(),
+                shard: "0".into(),
+                enum_set_string_values: true,
+                fields: vec![
+                    Field {
+                        name: "id".into(),
+                        r#type: Type::Int64 as i32,
+                        flags: pk,
+                        column_type: "bigint".into(),
+                        charset: 63,
+                        ..Default::default()
+                    },
+                    Field {
+                        name: "v".into(),
+                        r#type: Type::Varchar as i32,
+                        column_type: "varchar(10)".into(),
+                        charset: 255,
+                        ..Default::default()
+                    },
+                ],
+                ..Default::default()
+            }),
+            ..ev(VEventType::Field)
+        }
+    }
+    pub fn row(id: i64, v: &str) -> Row {
+        let id = id.to_string();
+        Row {
+            lengths: vec![id.len() as i64, v.len() as i64],
+            values: format!("{id}{v}").into_bytes(),
+        }
+    }
+    pub fn rows(table: &str, ts: i64, changes: Vec<(Option<Row>, Option<Row>)>) -> VEvent {
+        VEvent {
+            timestamp: ts,
+            row_event: Some(RowEvent {
+                table_name: format!("ks.{table}"),
+                keyspace: "ks".into(),
+                shard: "0".into(),
+                row_changes: changes
+                    .into_iter()
+                    .map(|(before, after)| RowChange {
+                        before,
+                        after,
+                        ..Default::default()
+                    })
+                    .collect(),
+                ..Default::default()
+            }),
+            ..ev(VEventType::Row)
+        }
+    }
+    pub fn insert(table: &str, id: i64, ts: i64) -> VEvent {
+        rows(table, ts, vec![(None, Some(row(id, "x")))])
+    }
+    pub fn lastpk(table: &str, id: i64) -> TableLastPk {
+        TableLastPk {
+            table_name: table.into(),
+            lastpk: Some(QueryResult {
+                fields: vec![Field {
+                    name: "id".into(),
+                    r#type: Type::Int64 as i32,
+                    ..Default::default()
+                }],
+                rows: vec![row(id, "")]
+                    .into_iter()
+                    .map(|mut r| {
+                        r.lengths.pop();
+                        r
+                    })
+                    .collect(),
+                ..Default::default()
+            }),
+        }
+    }
+    pub fn vgtid(gtid: &str, pks: Vec<TableLastPk>) -> VEvent {
+        VEvent {
+            vgtid: Some(VGtid {
+                shard_gtids: vec![ShardGtid {
+                    keyspace: "ks".into(),
+                    shard: "0".into(),
+                    gtid: gtid.into(),
+                    table_p_ks: pks,
+                }],
+            }),
+            ..ev(VEventType::Vgtid)
+        }
+    }
+
+    fn start(gtid: &str, tables: &[&str]) -> ShardPosition {
+        ShardPosition {
+            keyspace: "ks".into(),
+            shard: "0".into(),
+            gtid: gtid.into(),
+            table_p_ks: vec![],
+            tables_to_copy: tables.iter().map(|t| t.to_string()).collect(),
+            copy_completed: tables.is_empty(),
+        }
+    }
+
+    fn machine(start_pos: ShardPosition, budget: usize) -> Machine {
+        let config = MachineConfig {
+            allow_tables_without_primary_key: false,
+            transaction_buffer_bytes: budget,
+            snapshot_only: true,
+        };
+        Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
+    }
+
+    fn run(m: &mut Machine, events: Vec<VEvent>) -> Vec<Event> {
+        let mut out = Vec::new();
+        for e in events {
+            m.handle(e, &mut out).unwrap();
+        }
+        out
+    }
+
+    fn marks(out: &[Event]) -> Vec<ShardPosition> {
+        out.iter()
+            .filter_map(|e| {
+                if let Event::Mark(p) = e {
+                    Some(p.clone())
+                } else {
+                    None
+                }
+            })
+            .collect()
+    }
+    fn change_ids(out: &[Event]) -> Vec<(RowKind, i64)> {
+        out.iter()
+            .filter_map(|e| match e {
+                Event::Change(c) => match c.values[0] {
+                    Value::Int(id) => Some((c.kind, id)),
+                    _ => None,
+                },
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn copy_phase_grammar_and_positions_never_stream_only() {
+        let mut m = machine(start("", &["a", "b", "c"]), 1 << 20);
+        let out = run(
+            &mut m,
+            vec![
+                // empty table a: duplicate BEGIN, no COMMIT for the first
+                ev(VEventType::Begin),
+                field("a"),
+                vgtid("pos1", vec![]),
+                ev(VEventType::Begin),
+                vgtid("pos1", vec![]),
+                ev(VEventType::Commit),
+            ],
+        );
+        let m1 = marks(&out);
+        assert_eq!(m1.len(), 1);
+        // a was never seen in table_p_ks: kept (re-copying an empty table is free), never stream-only
+        assert_eq!(m1[0].tables_to_copy, vec!["a", "b", "c"]);
+        assert!(m1[0].needs_copy());
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                field("b"),
+                vgtid("pos2", vec![]),
+                insert("b", 1, 0),
+                insert("b", 2, 0),
+                vgtid("pos2", vec![lastpk("b", 2)]),
+                ev(VEventType::Commit),
+            ],
+        );
+        assert!(matches!(out[0], Event::Schema(_)));
+        assert_eq!(
+            change_ids(&out),
+            vec![(RowKind::Insert, 1), (RowKind::Insert, 2)]
+        );
+        assert!(out
+            .iter()
+            .all(|e| !matches!(e, Event::Change(c) if !c.is_snapshot)));
+        let mk = marks(&out);
+        assert_eq!(mk[0].tables_to_copy, vec!["c"]);
+        assert_eq!(mk[0].table_p_ks[0].table_name, "b");
+        // b done (removed from table_p_ks), catchup transaction: still lists c
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                vgtid("pos3", vec![]),
+                ev(VEventType::Commit),
+                ev(VEventType::Begin),
+                insert("b", 3, 1000),
+                vgtid("pos4", vec![]),
+                ev(VEventType::Commit),
+            ],
+        );
+        let mk = marks(&out);
+        assert_eq!(mk.len(), 2);
+        assert!(mk
+            .iter()
+            .all(|p| p.tables_to_copy == vec!["c"] && p.table_p_ks.is_empty() && p.needs_copy()));
+        let c = out
+            .iter()
+            .find_map(|e| {
+                if let Event::Change(c) = e {
+                    Some(c.clone())
+                } else {
+                    None
+                }
+            })
+            .unwrap();
+        assert!(!c.is_snapshot);
+        assert_eq!(c.commit_ts_millis, 1_000_000);
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                field("c"),
+                insert("c", 1, 0),
+                vgtid("pos5", vec![lastpk("c", 1)]),
+                ev(VEventType::Commit),
+                ev(VEventType::Begin),
+                vgtid("pos5", vec![]),
+                ev(VEventType::Commit),
+                ev(VEventType::CopyCompleted),
+                VEvent {
+                    r#type: VEventType::CopyCompleted as i32,
+                    ..Default::default()
+                },
+            ],
+        );
+        let mk = marks(&out);
+        assert!(mk.last().unwrap().copy_completed);
+        assert!(!m.positions().shards[0].needs_copy());
+        assert!(matches!(out[out.len() - 2], Event::CopyCompleted));
+        assert_eq!(out.last(), Some(&Event::End));
+        assert!(m.finished());
+    }
+
+    #[test]
+    fn begin_commit_without_vgtid_and_heartbeats() {
+        let mut m = machine(start("pos0", &[]), 1 << 20);
+        run(&mut m, vec![field("t")]);
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                ev(VEventType::Commit),
+                ev(VEventType::Heartbeat),
+                ev(VEventType::Begin),
+                insert("t", 1, 5),
+                ev(VEventType::Heartbeat),
+                vgtid("pos1", vec![]),
+                ev(VEventType::Commit),
+            ],
+        );
+        let kinds: Vec<&str> = out
+            .iter()
+            .map(|e| match e {
+                Event::Heartbeat { .. } => "hb",
+                Event::Change(_) => "row",
+                Event::Mark(_) => "mark",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(kinds, vec!["hb", "row", "mark"]);
+    }
+
+    #[test]
+    fn update_becomes_before_and_after_and_delete_uses_before() {
+        let mut m = machine(start("pos0", &[]), 1 << 20);
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                field("t"),
+                rows(
+                    "t",
+                    9,
+                    vec![
+                        (Some(row(1, "a")), Some(row(1, "b"))),
+                        (Some(row(2, "z")), None),
+                    ],
+                ),
+                vgtid("pos1", vec![]),
+                ev(VEventType::Commit),
+            ],
+        );
+        assert_eq!(
+            change_ids(&out),
+            vec![
+                (RowKind::UpdateBefore, 1),
+                (RowKind::UpdateAfter, 1),
+                (RowKind::Delete, 2)
+            ]
+        );
+    }
+
+    #[test]
+    fn schema_only_when_shape_changes() {
+        let mut m = machine(start("pos0", &[]), 1 << 20);
+        let count = |out: &[Event]| out.iter().filter(|e| matches!(e, Event::Schema(_))).count();
+        assert_eq!(count(&run(&mut m, vec![field("t")])), 1);
+        assert_eq!(count(&run(&mut m, vec![field("t")])), 0);
+        let mut changed = field("t");
+        changed.field_event.as_mut().unwrap().fields[1].column_type = "varchar(20)".into();
+        let out = run(
+            &mut m,
+            vec![
+                vgtid("p", vec![]),
+                VEvent {
+                    statement: "alter".into(),
+                    ..ev(VEventType::Ddl)
+                },
+                changed,
+            ],
+        );
+        assert!(matches!(&out[0], Event::Ddl { statement, .. } if statement == "alter"));
+        assert!(matches!(&out[1], Event::Mark(_)));
+        match &out[2] {
+            Event::Schema(s) => assert_eq!(s.version, 2),
+            e => panic!("{e:?}"),
+        }
+    }
+
+    #[test]
+    fn chunked_transaction_resumes_exactly_after_reconnect() {
+        // Tiny budget: every change is emitted as its own chunk.
+        let mut m = machine(start("pos0", &[]), 1);
+        run(&mut m, vec![field("t")]);
+        let txn = |ids: std::ops::Range<i64>| {
+            let mut v = vec![ev(VEventType::Begin)];
+            v.extend(ids.map(|i| insert("t", i, 7)));
+            v
+        };
+        let out = run(&mut m, txn(0..3));
+        assert_eq!(change_ids(&out).len(), 3);
+        assert!(marks(&out).is_empty());
+        // stream cut mid-transaction; the server replays it from BEGIN
+        m.on_reconnect();
+        let mut replay = txn(0..5);
+        replay.extend([vgtid("pos1", vec![]), ev(VEventType::Commit)]);
+        let out = run(&mut m, replay);
+        assert_eq!(
+            change_ids(&out).iter().map(|c| c.1).collect::<Vec<_>>(),
+            vec![3, 4]
+        );
+        assert_eq!(marks(&out)[0].gtid, "pos1");
+        // next transaction is not skipped
+        let mut next = txn(10..11);
+        next.extend([vgtid("pos2", vec![]), ev(VEventType::Commit)]);
+        assert_eq!(change_ids(&run(&mut m, next)), vec![(RowKind::Insert, 10)]);
+    }
+
+    #[test]
+    fn buffered_transaction_is_dropped_on_reconnect() {
+        let mut m = machine(start("pos0", &[]), 1 << 20);
+        let out = run(
+            &mut m,
+            vec![ev(VEventType::Begin), field("t"), insert("t", 1, 5)],
+        );
+        assert!(out.is_empty());
+        m.on_reconnect();
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                field("t"),
+                insert("t", 1, 5),
+                vgtid("p1", vec![]),
+                ev(VEventType::Commit),
+            ],
+        );
+        // the schema was never delivered, so it comes again, with version 1
+        assert!(matches!(&out[0], Event::Schema(s) if s.version == 1));
+        assert_eq!(change_ids(&out), vec![(RowKind::Insert, 1)]);
+    }
+
+    #[test]
+    fn malformed_events_are_clear_errors() {
+        let mut m = machine(start("pos0", &[]), 1 << 20);
+        let mut out = Vec::new();
+        let err = m.handle(insert("unknown", 1, 1), &mut out).unwrap_err();
+        assert!(
+            err.message.contains("without a preceding FIELD"),
+            "{}",
+            err.message
+        );
+        m.handle(field("t"), &mut out).unwrap();
+        let bad = rows(
+            "t",
+            1,
+            vec![(
+                None,
+                Some(Row {
+                    lengths: vec![5, 1],
+                    values: b"1".to_vec(),
+                }),
+            )],
+        );
+        let err = m.handle(bad, &mut out).unwrap_err();
+        assert!(
+            err.message.contains("ks.t") && err.message.contains("malformed row"),
+            "{}",
+            err.message
+        );
+        let mut nopk = field("n");
+        nopk.field_event.as_mut().unwrap().fields[0].flags = 0;
+        let err = m.handle(nopk, &mut out).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::Config);
+    }
+
+    #[test]
+    fn journal_moves_to_new_shards() {
+        use crate::proto::binlogdata::{Journal, KeyspaceShard, MigrationType};
+        let mut m = machine(start("pos0", &[]), 1 << 20);
+        let journal = VEvent {
+            journal: Some(Journal {
+                migration_type: MigrationType::Shards as i32,
+                participants: vec![KeyspaceShard {
+                    keyspace: "ks".into(),
+                    shard: "0".into(),
+                }],
+                shard_gtids: vec![ShardGtid {
+                    keyspace: "ks".into(),
+                    shard: "-80".into(),
+                    gtid: "n1".into(),
+                    table_p_ks: vec![],
+                }],
+                ..Default::default()
+            }),
+            ..ev(VEventType::Journal)
+        };
+        let new_vgtid = VEvent {
+            vgtid: Some(VGtid {
+                shard_gtids: vec![ShardGtid {
+                    keyspace: "ks".into(),
+                    shard: "-80".into(),
+                    gtid: "n1".into(),
+                    table_p_ks: vec![],
+                }],
+            }),
+            ..ev(VEventType::Vgtid)
+        };
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                journal,
+                new_vgtid,
+                ev(VEventType::Commit),
+            ],
+        );
+        assert!(
+            matches!(&out[0], Event::Journal { ended, started } if ended.len() == 1 && started[0].shard == "-80")
+        );
+        let shards: Vec<String> = m.positions().shards.into_iter().map(|p| p.shard).collect();
+        assert_eq!(shards, vec!["-80"]);
+    }
+}

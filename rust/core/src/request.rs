@@ -1,0 +1,489 @@
+//! What to ask VTGate for: table selection (filter rules), validation against the keyspace's
+//! real tables, start positions, and the `VStreamRequest` built from per-shard positions.
+//!
+//! The resume rule lives here (vstream-protocol.md §4.3.4/§4.3.6): a shard that still has tables
+//! to copy is resumed with its GTID plus a `table_p_ks` entry for every unfinished table — with
+//! the saved lastpk for the table in progress and *without* lastpk ("from the start") for the
+//! tables not started — so the copy goes on instead of degrading to stream-only. On v24 the
+//! `tables_to_copy` flag narrows the copy to exactly those tables.
+
+use crate::client::{KeyspaceInfo, ServerVersion};
+use crate::error::{Error, Result};
+use crate::options::{StartMode, StreamOptions};
+use crate::position::{ShardPosition, TableLastPk};
+use crate::proto::binlogdata::{Filter, Rule, ShardGtid, TableLastPk as ProtoTableLastPk, VGtid};
+use crate::proto::query::QueryResult;
+use crate::proto::vtgate::{VStreamFlags, VStreamRequest};
+use prost::Message;
+use regex::Regex;
+use std::collections::BTreeSet;
+
+/// The oldest Vitess whose copy resume works (VGTIDs carry complete lastpks since v17).
+pub const MIN_SUPPORTED_MAJOR: u32 = 17;
+
+/// The validated selection of one stream.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub filter: Filter,
+    /// Tables the filter matches today, sorted by name (the order the copy phase uses).
+    pub matched_tables: Vec<String>,
+    /// Shards to stream, in discovery order.
+    pub shards: Vec<String>,
+    pub server: Option<ServerVersion>,
+}
+
+fn anchored(pattern: &str) -> String {
+    format!("^(?:{pattern})$")
+}
+
+/// Filter rules: one exact rule per named table, one `/regex` rule per pattern, or all tables.
+pub fn filter_rules(options: &StreamOptions) -> Filter {
+    let mut rules: Vec<Rule> = options
+        .tables
+        .iter()
+        .map(|t| Rule {
+            r#match: t.clone(),
+            filter: String::new(),
+        })
+        .collect();
+    rules.extend(options.table_patterns.iter().map(|p| Rule {
+        r#match: format!("/{}", anchored(p)),
+        filter: String::new(),
+    }));
+    if rules.is_empty() {
+        rules.push(Rule {
+            r#match: "/.*".to_string(),
+            filter: String::new(),
+        });
+    }
+    Filter {
+        rules,
+        ..Default::default()
+    }
+}
+
+/// Checks the options against what the keyspace really holds and fixes the table/shard lists.
+pub fn plan(
+    options: &StreamOptions,
+    info: &KeyspaceInfo,
+    server: Option<ServerVersion>,
+) -> Result<Plan> {
+    if let Some(v) = server {
+        if v.major < MIN_SUPPORTED_MAJOR {
+            return Err(Error::config(format!(
+                "VTGate runs Vitess {}.{}; vitess-cdc needs Vitess {MIN_SUPPORTED_MAJOR} or newer (v24 recommended): \
+                 older versions cannot resume an interrupted copy — upgrade Vitess",
+                v.major, v.minor
+            )));
+        }
+    }
+    let ks = &options.keyspace;
+    let table_names: Vec<&str> = info.tables.iter().map(|(t, _)| t.as_str()).collect();
+    for t in &options.tables {
+        if !table_names.contains(&t.as_str()) {
+            return Err(Error::config(format!(
+                "table '{t}' not found in keyspace '{ks}' (tables: {}) — check the tables option",
+                if table_names.is_empty() {
+                    "none".to_string()
+                } else {
+                    table_names.join(", ")
+                }
+            )));
+        }
+    }
+    let mut patterns = Vec::new();
+    for p in &options.table_patterns {
+        let re = Regex::new(&anchored(p)).map_err(|e| {
+            Error::config(format!(
+                "table pattern '{p}' is not a valid regular expression: {e}"
+            ))
+        })?;
+        if !table_names.iter().any(|t| re.is_match(t)) {
+            return Err(Error::config(format!(
+                "table pattern '{p}' matches no table of keyspace '{ks}' (tables: {})",
+                table_names.join(", ")
+            )));
+        }
+        patterns.push(re);
+    }
+    let select_all = options.tables.is_empty() && options.table_patterns.is_empty();
+    let mut matched = Vec::new();
+    for (table, has_pk) in &info.tables {
+        let selected = select_all
+            || options.tables.contains(table)
+            || patterns.iter().any(|re| re.is_match(table));
+        if !selected {
+            continue;
+        }
+        if !has_pk && !options.allow_tables_without_primary_key {
+            return Err(Error::config(format!(
+                "table '{ks}.{table}' has no primary key: the copy phase pages through tables by primary key and \
+                 updates/deletes cannot be matched to rows without one — add a primary key, leave the table out of \
+                 the selection, or set allow_tables_without_primary_key"
+            )));
+        }
+        matched.push(table.clone());
+    }
+    matched.sort();
+    if select_all
+        && matched.is_empty()
+        && matches!(options.start, StartMode::Initial | StartMode::SnapshotOnly)
+    {
+        return Err(Error::config(format!(
+            "keyspace '{ks}' has no tables to copy"
+        )));
+    }
+    let shards = if options.shards.is_empty() {
+        info.shards.clone()
+    } else {
+        for s in &options.shards {
+            if !info.shards.contains(s) {
+                return Err(Error::config(format!(
+                    "shard '{s}' not found in keyspace '{ks}' (shards: {}) — check the shards option",
+                    info.shards.join(", ")
+                )));
+            }
+        }
+        options.shards.clone()
+    };
+    Ok(Plan {
+        filter: filter_rules(options),
+        matched_tables: matched,
+        shards,
+        server,
+    })
+}
+
+/// Where each shard starts, from the start mode.
+pub fn start_positions(options: &StreamOptions, plan: &Plan) -> Result<Vec<ShardPosition>> {
+    let fresh = |shard: &String, gtid: &str, copy: bool| ShardPosition {
+        keyspace: options.keyspace.clone(),
+        shard: shard.clone(),
+        gtid: gtid.to_string(),
+        table_p_ks: Vec::new(),
+        tables_to_copy: if copy {
+            plan.matched_tables.clone()
+        } else {
+            Vec::new()
+        },
+        copy_completed: !copy,
+    };
+    Ok(match &options.start {
+        StartMode::Initial | StartMode::SnapshotOnly => {
+            plan.shards.iter().map(|s| fresh(s, "", true)).collect()
+        }
+        StartMode::Latest => plan
+            .shards
+            .iter()
+            .map(|s| fresh(s, "current", false))
+            .collect(),
+        StartMode::Positions(saved) => {
+            if saved.is_empty() {
+                return Err(Error::config(
+                    "start positions are empty — give one position per shard",
+                ));
+            }
+            for p in saved {
+                if p.keyspace != options.keyspace {
+                    return Err(Error::config(format!(
+                        "a saved position is for keyspace '{}' but the stream reads '{}'",
+                        p.keyspace, options.keyspace
+                    )));
+                }
+                if p.gtid == "current" && p.needs_copy() {
+                    return Err(Error::config(format!(
+                        "the saved position of shard {} says gtid 'current' but still lists tables to copy",
+                        p.shard
+                    )));
+                }
+                for t in &p.table_p_ks {
+                    if !t.lastpk.is_empty() {
+                        QueryResult::decode(t.lastpk.as_slice()).map_err(|e| {
+                            Error::config(format!(
+                                "the saved lastpk of table {} on shard {} is corrupt: {e}",
+                                t.table_name, p.shard
+                            ))
+                        })?;
+                    }
+                }
+            }
+            saved.clone()
+        }
+    })
+}
+
+/// One shard's request entry, applying the resume rule.
+pub fn shard_gtid(p: &ShardPosition) -> ShardGtid {
+    let mut table_p_ks: Vec<ProtoTableLastPk> = Vec::new();
+    if p.needs_copy() {
+        for t in &p.table_p_ks {
+            table_p_ks.push(to_proto_lastpk(t));
+        }
+        if !p.gtid.is_empty() {
+            // Trigger the copy explicitly for tables not started yet (no lastpk = from the start).
+            for t in &p.tables_to_copy {
+                if !p.table_p_ks.iter().any(|x| &x.table_name == t) {
+                    table_p_ks.push(ProtoTableLastPk {
+                        table_name: t.clone(),
+                        lastpk: None,
+                    });
+                }
+            }
+        }
+    }
+    ShardGtid {
+        keyspace: p.keyspace.clone(),
+        shard: p.shard.clone(),
+        gtid: p.gtid.clone(),
+        table_p_ks,
+    }
+}
+
+fn to_proto_lastpk(t: &TableLastPk) -> ProtoTableLastPk {
+    ProtoTableLastPk {
+        table_name: t.table_name.clone(),
+        // Validated in start_positions / produced by us: decoding cannot fail in practice;
+        // a failure degrades to "copy this table from its start", which is safe.
+        lastpk: if t.lastpk.is_empty() {
+            None
+        } else {
+            QueryResult::decode(t.lastpk.as_slice()).ok()
+        },
+    }
+}
+
+pub fn from_proto_lastpk(t: &ProtoTableLastPk) -> TableLastPk {
+    TableLastPk {
+        table_name: t.table_name.clone(),
+        lastpk: t
+            .lastpk
+            .as_ref()
+            .map(|q| q.encode_to_vec())
+            .unwrap_or_default(),
+    }
+}
+
+/// Servers that honour `tables_to_copy` only when the VGTID asks for a copy (v24, #18938).
+fn supports_tables_to_copy(server: Option<ServerVersion>) -> bool {
+    server.is_none_or(|v| v.major >= 24)
+}
+
+/// The VStream request that resumes every shard from `positions`.
+pub fn build_request(
+    options: &StreamOptions,
+    plan: &Plan,
+    positions: &[ShardPosition],
+) -> VStreamRequest {
+    let shard_gtids: Vec<ShardGtid> = positions.iter().map(shard_gtid).collect();
+    // Tables still to copy anywhere; if that is fewer than all matched tables, narrow the copy
+    // so tables finished before the interruption are not copied again.
+    let mut remaining = BTreeSet::new();
+    let mut any_copy = false;
+    for p in positions.iter().filter(|p| p.needs_copy()) {
+        any_copy = true;
+        if p.gtid.is_empty() && p.table_p_ks.is_empty() && p.tables_to_copy.is_empty() {
+            remaining.extend(plan.matched_tables.iter().cloned());
+        }
+        remaining.extend(p.table_p_ks.iter().map(|t| t.table_name.clone()));
+        remaining.extend(p.tables_to_copy.iter().cloned());
+    }
+    let all: BTreeSet<String> = plan.matched_tables.iter().cloned().collect();
+    let tables_to_copy = if any_copy
+        && supports_tables_to_copy(plan.server)
+        && remaining != all
+        && !remaining.is_empty()
+    {
+        remaining.into_iter().collect()
+    } else {
+        Vec::new()
+    };
+    let v24 = supports_tables_to_copy(plan.server);
+    VStreamRequest {
+        caller_id: None,
+        tablet_type: crate::client::tablet_type(options.tablet_type) as i32,
+        vgtid: Some(VGtid { shard_gtids }),
+        filter: Some(plan.filter.clone()),
+        flags: Some(VStreamFlags {
+            heartbeat_interval: options.heartbeat_interval_secs,
+            stop_on_reshard: options.stop_on_reshard,
+            cells: options.cells.clone().unwrap_or_default(),
+            include_reshard_journal_events: options.include_reshard_journal_events,
+            tables_to_copy,
+            transaction_chunk_size: if v24 {
+                options.transaction_chunk_bytes.max(0)
+            } else {
+                0
+            },
+            ..Default::default()
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::query::{Field, Row};
+
+    fn info() -> KeyspaceInfo {
+        KeyspaceInfo {
+            shards: vec!["-80".into(), "80-".into()],
+            tables: vec![
+                ("a".into(), true),
+                ("b".into(), true),
+                ("nopk".into(), false),
+            ],
+        }
+    }
+
+    fn opts() -> StreamOptions {
+        let mut o = StreamOptions::new("x:1", "ks");
+        o.tables = vec!["a".into(), "b".into()];
+        o
+    }
+
+    #[test]
+    fn unknown_table_and_missing_pk_are_config_errors() {
+        let mut o = opts();
+        o.tables.push("zzz".into());
+        let e = plan(&o, &info(), None).unwrap_err();
+        assert!(
+            e.message.contains("'zzz' not found") && e.message.contains("a, b, nopk"),
+            "{}",
+            e.message
+        );
+        let mut o = opts();
+        o.tables = vec![];
+        let e = plan(&o, &info(), None).unwrap_err();
+        assert!(
+            e.message.contains("no primary key")
+                && e.message.contains("allow_tables_without_primary_key")
+        );
+        o.allow_tables_without_primary_key = true;
+        assert_eq!(
+            plan(&o, &info(), None).unwrap().matched_tables,
+            vec!["a", "b", "nopk"]
+        );
+        let mut o = opts();
+        o.shards = vec!["-40".into()];
+        assert!(plan(&o, &info(), None)
+            .unwrap_err()
+            .message
+            .contains("shard '-40'"));
+        assert!(plan(
+            &opts(),
+            &info(),
+            Some(ServerVersion {
+                major: 16,
+                minor: 0
+            })
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn patterns_are_anchored() {
+        let mut o = StreamOptions::new("x:1", "ks");
+        o.table_patterns = vec!["[ab]".into()];
+        let p = plan(&o, &info(), None).unwrap();
+        assert_eq!(p.matched_tables, vec!["a", "b"]);
+        assert_eq!(p.filter.rules[0].r#match, "/^(?:[ab])$");
+        o.table_patterns = vec!["(".into()];
+        assert!(plan(&o, &info(), None)
+            .unwrap_err()
+            .message
+            .contains("regular expression"));
+    }
+
+    fn lastpk() -> Vec<u8> {
+        QueryResult {
+            fields: vec![Field {
+                name: "id".into(),
+                r#type: 265,
+                ..Default::default()
+            }],
+            rows: vec![Row {
+                lengths: vec![1],
+                values: b"7".to_vec(),
+            }],
+            ..Default::default()
+        }
+        .encode_to_vec()
+    }
+
+    #[test]
+    fn resume_mid_copy_keeps_copying_remaining_tables() {
+        let o = opts();
+        let p = plan(&o, &info(), None).unwrap();
+        let between_tables = ShardPosition {
+            keyspace: "ks".into(),
+            shard: "-80".into(),
+            gtid: "MySQL56/u:1-10".into(),
+            table_p_ks: vec![],
+            tables_to_copy: vec!["b".into()],
+            copy_completed: false,
+        };
+        let in_table = ShardPosition {
+            shard: "80-".into(),
+            table_p_ks: vec![TableLastPk {
+                table_name: "b".into(),
+                lastpk: lastpk(),
+            }],
+            tables_to_copy: vec![],
+            ..between_tables.clone()
+        };
+        let req = build_request(&o, &p, &[between_tables, in_table]);
+        let sg = &req.vgtid.as_ref().unwrap().shard_gtids;
+        assert_eq!(sg[0].table_p_ks.len(), 1);
+        assert_eq!(sg[0].table_p_ks[0].table_name, "b");
+        assert!(sg[0].table_p_ks[0].lastpk.is_none());
+        assert_eq!(
+            sg[1].table_p_ks[0].lastpk.as_ref().unwrap().rows[0].values,
+            b"7"
+        );
+        assert_eq!(req.flags.unwrap().tables_to_copy, vec!["b"]);
+    }
+
+    #[test]
+    fn fresh_copy_and_streaming_send_no_table_list() {
+        let o = opts();
+        let p = plan(&o, &info(), None).unwrap();
+        let start = start_positions(&o, &p).unwrap();
+        assert_eq!(start.len(), 2);
+        assert_eq!(start[0].tables_to_copy, vec!["a", "b"]);
+        let req = build_request(&o, &p, &start);
+        assert!(req.flags.as_ref().unwrap().tables_to_copy.is_empty());
+        assert!(req
+            .vgtid
+            .unwrap()
+            .shard_gtids
+            .iter()
+            .all(|s| s.gtid.is_empty() && s.table_p_ks.is_empty()));
+        let mut done = start[0].clone();
+        done.gtid = "MySQL56/u:1-3".into();
+        done.copy_completed = true;
+        let req = build_request(&o, &p, &[done]);
+        assert!(req.vgtid.unwrap().shard_gtids[0].table_p_ks.is_empty());
+        assert!(req.flags.unwrap().tables_to_copy.is_empty());
+    }
+
+    #[test]
+    fn corrupt_saved_lastpk_is_refused() {
+        let mut o = opts();
+        let p = plan(&o, &info(), None).unwrap();
+        o.start = StartMode::Positions(vec![ShardPosition {
+            keyspace: "ks".into(),
+            shard: "-80".into(),
+            gtid: "x".into(),
+            table_p_ks: vec![TableLastPk {
+                table_name: "a".into(),
+                lastpk: vec![0xff, 0xff, 0xff],
+            }],
+            tables_to_copy: vec![],
+            copy_completed: false,
+        }]);
+        assert!(start_positions(&o, &p)
+            .unwrap_err()
+            .message
+            .contains("corrupt"));
+    }
+}
