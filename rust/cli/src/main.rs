@@ -1,1 +1,355 @@
-fn main() {}
+//! `vstream`: tail a Vitess keyspace as JSON lines, snapshot it, or print resumable positions.
+//! Every option maps 1:1 to a field of `vitess_cdc_core::StreamOptions`.
+
+mod json;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+use vitess_cdc_core::blocking::BlockingStream;
+use vitess_cdc_core::options::{TabletType, TlsOptions};
+use vitess_cdc_core::{Error, ErrorKind, Event, StartMode, StreamOptions, StreamPosition};
+
+#[derive(Parser)]
+#[command(
+    name = "vstream",
+    version,
+    about = "Stream changes of a Vitess keyspace (VStream) as JSON lines"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Print one JSON line per row change (copy phase first unless --start says otherwise).
+    Tail {
+        #[command(flatten)]
+        stream: StreamArgs,
+        /// Also print a {"op":"mark"} line with the resumable position after every commit.
+        #[arg(long)]
+        positions: bool,
+        /// Also print {"op":"schema"} lines when a table's shape is (re)announced.
+        #[arg(long)]
+        schemas: bool,
+        /// Exit after this many row changes (an update counts once).
+        #[arg(long)]
+        max_changes: Option<u64>,
+        /// Exit after this many seconds without a row change.
+        #[arg(long)]
+        idle_exit_secs: Option<u64>,
+    },
+    /// Copy the selected tables (consistent snapshot), print the rows, then exit.
+    Snapshot {
+        #[command(flatten)]
+        stream: StreamArgs,
+        /// Also print {"op":"mark"} lines.
+        #[arg(long)]
+        positions: bool,
+    },
+    /// Print the positions every shard reaches from --start (default: latest), as JSON, then exit.
+    Positions {
+        #[command(flatten)]
+        stream: StreamArgs,
+        /// Give up waiting for a mark of every shard after this many seconds.
+        #[arg(long, default_value_t = 30)]
+        wait_secs: u64,
+    },
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum TabletTypeArg {
+    Primary,
+    Replica,
+    Rdonly,
+}
+
+/// Options shared by every subcommand; each maps to one `StreamOptions` field.
+#[derive(Args)]
+struct StreamArgs {
+    /// VTGate gRPC address (host:port or http(s)://host:port) [StreamOptions.address]
+    #[arg(long, env = "VTGATE_GRPC_ADDR", default_value = "127.0.0.1:15991")]
+    address: String,
+    /// Keyspace to stream [keyspace]
+    #[arg(long, short = 'k')]
+    keyspace: String,
+    /// Shards to stream, comma-separated; default all [shards]
+    #[arg(long, value_delimiter = ',')]
+    shards: Vec<String>,
+    /// Tables by exact name, comma-separated; default all [tables]
+    #[arg(long, short = 't', value_delimiter = ',')]
+    tables: Vec<String>,
+    /// Tables by regex matched against the whole name; repeatable [table_patterns]
+    #[arg(long = "table-pattern")]
+    table_patterns: Vec<String>,
+    /// Accept tables without a primary key [allow_tables_without_primary_key]
+    #[arg(long)]
+    allow_tables_without_primary_key: bool,
+    /// Where to start: initial (copy, then stream), latest, a positions/VGTID JSON, or @file
+    /// holding one [start]
+    #[arg(long)]
+    start: Option<String>,
+    /// Tablet type to stream from [tablet_type]
+    #[arg(long, value_enum, default_value = "primary")]
+    tablet_type: TabletTypeArg,
+    /// Cells to pick tablets from, comma-separated [cells]
+    #[arg(long)]
+    cells: Option<String>,
+    /// VTGate static-auth user [username]
+    #[arg(long, env = "VTGATE_USERNAME")]
+    username: Option<String>,
+    /// VTGate static-auth password [password]
+    #[arg(long, env = "VTGATE_PASSWORD", hide_env_values = true)]
+    password: Option<String>,
+    /// Use TLS (with the system's web PKI roots unless --tls-ca is given) [tls]
+    #[arg(long)]
+    tls: bool,
+    /// PEM CA certificate for VTGate's certificate (implies --tls) [tls.ca_cert_path]
+    #[arg(long)]
+    tls_ca: Option<String>,
+    /// PEM client certificate for mTLS (implies --tls) [tls.client_cert_path]
+    #[arg(long)]
+    tls_cert: Option<String>,
+    /// PEM client key for mTLS [tls.client_key_path]
+    #[arg(long)]
+    tls_key: Option<String>,
+    /// Server name to verify, default the address's host [tls.server_name]
+    #[arg(long)]
+    tls_server_name: Option<String>,
+    /// Seconds to connect and validate [connect_timeout]
+    #[arg(long, default_value_t = 10)]
+    connect_timeout_secs: u64,
+    /// Largest gRPC message accepted, bytes; >= VTGate's --grpc-max-message-size [max_message_bytes]
+    #[arg(long, default_value_t = 17 * 1024 * 1024)]
+    max_message_bytes: usize,
+    /// HTTP/2 keepalive ping interval, seconds (at least 10) [keepalive_interval]
+    #[arg(long, default_value_t = 30)]
+    keepalive_secs: u64,
+    /// Ask VTGate for a heartbeat after this many idle seconds; 0 = off [heartbeat_interval_secs]
+    #[arg(long, default_value_t = 5)]
+    heartbeat_secs: u32,
+    /// Stream transactions larger than this in chunks (Vitess v24+); 0 = off [transaction_chunk_bytes]
+    #[arg(long, default_value_t = 4 * 1024 * 1024)]
+    transaction_chunk_bytes: i64,
+    /// Forward reshard journal events (Vitess v21+) [include_reshard_journal_events]
+    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    include_reshard_journal_events: bool,
+    /// End the stream at a reshard [stop_on_reshard]
+    #[arg(long)]
+    stop_on_reshard: bool,
+    /// Bytes of decoded events buffered ahead of the consumer [buffer_bytes]
+    #[arg(long, default_value_t = 64 * 1024 * 1024)]
+    buffer_bytes: usize,
+    /// First reconnect delay, milliseconds [retry_initial_backoff]
+    #[arg(long, default_value_t = 200)]
+    retry_initial_backoff_ms: u64,
+    /// Longest reconnect delay, milliseconds [retry_max_backoff]
+    #[arg(long, default_value_t = 10_000)]
+    retry_max_backoff_ms: u64,
+    /// Consecutive failed reconnects before giving up [retry_max_attempts]
+    #[arg(long, default_value_t = 10)]
+    retry_max_attempts: u32,
+    /// Seconds without any event (heartbeats included) before reconnecting [idle_timeout]
+    #[arg(long, default_value_t = 60)]
+    idle_timeout_secs: u64,
+}
+
+impl StreamArgs {
+    fn to_options(&self, default_start: StartMode) -> Result<StreamOptions, Error> {
+        let mut o = StreamOptions::new(self.address.clone(), self.keyspace.clone());
+        o.shards = self.shards.clone();
+        o.tables = self.tables.clone();
+        o.table_patterns = self.table_patterns.clone();
+        o.allow_tables_without_primary_key = self.allow_tables_without_primary_key;
+        o.start = match &self.start {
+            None => default_start,
+            Some(s) => parse_start(s)?,
+        };
+        o.tablet_type = match self.tablet_type {
+            TabletTypeArg::Primary => TabletType::Primary,
+            TabletTypeArg::Replica => TabletType::Replica,
+            TabletTypeArg::Rdonly => TabletType::Rdonly,
+        };
+        o.cells = self.cells.clone();
+        o.username = self.username.clone();
+        o.password = self.password.clone();
+        if self.tls || self.tls_ca.is_some() || self.tls_cert.is_some() {
+            o.tls = Some(TlsOptions {
+                ca_cert_path: self.tls_ca.clone(),
+                client_cert_path: self.tls_cert.clone(),
+                client_key_path: self.tls_key.clone(),
+                server_name: self.tls_server_name.clone(),
+            });
+        }
+        o.connect_timeout = Duration::from_secs(self.connect_timeout_secs);
+        o.max_message_bytes = self.max_message_bytes;
+        o.keepalive_interval = Duration::from_secs(self.keepalive_secs);
+        o.heartbeat_interval_secs = self.heartbeat_secs;
+        o.transaction_chunk_bytes = self.transaction_chunk_bytes;
+        o.include_reshard_journal_events = self.include_reshard_journal_events;
+        o.stop_on_reshard = self.stop_on_reshard;
+        o.buffer_bytes = self.buffer_bytes;
+        o.retry_initial_backoff = Duration::from_millis(self.retry_initial_backoff_ms);
+        o.retry_max_backoff = Duration::from_millis(self.retry_max_backoff_ms);
+        o.retry_max_attempts = self.retry_max_attempts;
+        o.idle_timeout = Duration::from_secs(self.idle_timeout_secs);
+        Ok(o)
+    }
+}
+
+fn parse_start(s: &str) -> Result<StartMode, Error> {
+    match s {
+        "initial" => Ok(StartMode::Initial),
+        "latest" => Ok(StartMode::Latest),
+        "snapshot" => Ok(StartMode::SnapshotOnly),
+        _ => {
+            let text = match s.strip_prefix('@') {
+                Some(path) => std::fs::read_to_string(path).map_err(|e| {
+                    Error::config(format!(
+                        "cannot read the start positions file '{path}': {e}"
+                    ))
+                })?,
+                None => s.to_string(),
+            };
+            if !text.trim_start().starts_with(['{', '[']) {
+                return Err(Error::config(format!(
+                    "--start must be initial, latest, a positions JSON or @file (got '{s}')"
+                )));
+            }
+            Ok(StartMode::Positions(
+                StreamPosition::from_json(&text)?.shards,
+            ))
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_env("VSTREAM_LOG")
+                .unwrap_or_else(|_| "warn".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {}", e.full_message());
+            ExitCode::from(if e.kind == ErrorKind::Config { 2 } else { 1 })
+        }
+    }
+}
+
+fn run(cli: Cli) -> Result<(), Error> {
+    match cli.command {
+        Command::Tail {
+            stream,
+            positions,
+            schemas,
+            max_changes,
+            idle_exit_secs,
+        } => {
+            let opts = stream.to_options(StartMode::Initial)?;
+            let printer = json::Printer {
+                marks: positions,
+                schemas,
+            };
+            tail(
+                opts,
+                printer,
+                max_changes,
+                idle_exit_secs.map(Duration::from_secs),
+            )
+        }
+        Command::Snapshot { stream, positions } => {
+            let mut opts = stream.to_options(StartMode::SnapshotOnly)?;
+            if stream.start.is_none() || opts.start == StartMode::Initial {
+                opts.start = StartMode::SnapshotOnly;
+            }
+            tail(
+                opts,
+                json::Printer {
+                    marks: positions,
+                    schemas: false,
+                },
+                None,
+                None,
+            )
+        }
+        Command::Positions { stream, wait_secs } => {
+            let opts = stream.to_options(StartMode::Latest)?;
+            positions(opts, Duration::from_secs(wait_secs))
+        }
+    }
+}
+
+fn tail(
+    options: StreamOptions,
+    printer: json::Printer,
+    max_changes: Option<u64>,
+    idle_exit: Option<Duration>,
+) -> Result<(), Error> {
+    let stream = BlockingStream::open(options)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut changes = 0u64;
+    let mut last_change = Instant::now();
+    let mut pending_before = None;
+    loop {
+        let events = stream.poll(Duration::from_millis(500))?;
+        let mut ended = false;
+        for event in &events {
+            if matches!(event, Event::Change(_)) {
+                last_change = Instant::now();
+            }
+            ended |= matches!(event, Event::End);
+            if let Some(line) = printer.line(event, &mut pending_before, &mut changes) {
+                if writeln!(out, "{line}").is_err() {
+                    return Ok(()); // stdout closed (e.g. piped into `head`)
+                }
+            }
+            if max_changes.is_some_and(|m| changes >= m) {
+                let _ = out.flush();
+                stream.close();
+                return Ok(());
+            }
+        }
+        if out.flush().is_err() {
+            return Ok(());
+        }
+        if ended {
+            stream.close();
+            return Ok(());
+        }
+        if idle_exit.is_some_and(|d| last_change.elapsed() >= d) {
+            stream.close();
+            return Ok(());
+        }
+    }
+}
+
+fn positions(options: StreamOptions, wait: Duration) -> Result<(), Error> {
+    let stream = BlockingStream::open(options)?;
+    let started = Instant::now();
+    let mut marked = std::collections::BTreeSet::new();
+    let shards = stream.positions().shards.len();
+    while marked.len() < shards {
+        if started.elapsed() > wait {
+            return Err(Error::retryable(format!(
+                "only {} of {shards} shards reported a position within {wait:?}",
+                marked.len()
+            )));
+        }
+        for e in stream.poll(Duration::from_millis(500))? {
+            if let Event::Mark(p) = e {
+                marked.insert((p.keyspace, p.shard));
+            }
+        }
+    }
+    println!("{}", stream.positions().to_json());
+    stream.close();
+    Ok(())
+}

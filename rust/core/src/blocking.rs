@@ -1,1 +1,287 @@
-//! TODO(owner): see lib.rs
+//! A synchronous face for the stream (CLI, JNI): a small private tokio runtime reads VTGate and
+//! hands decoded events over a crossbeam channel bounded in *bytes*.
+//!
+//! Backpressure: the reader task must acquire budget (a semaphore counted in KiB, sized from
+//! `buffer_bytes`) before it queues a batch, and the consumer returns the budget when `poll`
+//! takes the batch. When the consumer stops polling, the reader stops reading the gRPC stream,
+//! HTTP/2 flow control stops VTGate, and memory stays flat. Tokio threads never call into the
+//! consumer: everything crosses the channel.
+
+use crate::error::{Error, ErrorKind, Result};
+use crate::event::Event;
+use crate::metrics::{Metrics, MetricsSnapshot};
+use crate::options::StreamOptions;
+use crate::position::{ShardPosition, StreamPosition};
+use crate::stream::EventStream;
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::{watch, Semaphore};
+
+/// Most events one `poll` returns (it drains what is ready up to this).
+const MAX_EVENTS_PER_POLL: usize = 8192;
+
+enum Msg {
+    Events { events: Vec<Event>, permits: u32 },
+    Failed(Error),
+    Wake,
+}
+
+#[derive(Default)]
+struct PollState {
+    positions: BTreeMap<(String, String), ShardPosition>,
+    failed: Option<(ErrorKind, String)>,
+    ended: bool,
+}
+
+pub struct BlockingStream {
+    runtime: Mutex<Option<tokio::runtime::Runtime>>,
+    rx: Receiver<Msg>,
+    wake_tx: Sender<Msg>,
+    budget: Arc<Semaphore>,
+    cancel: watch::Sender<bool>,
+    state: Mutex<PollState>,
+    closed: AtomicBool,
+    metrics: Arc<Metrics>,
+}
+
+impl BlockingStream {
+    /// Connects and validates (failing within `connect_timeout` for an unreachable VTGate or an
+    /// unknown keyspace/table), then starts reading in the background. Must not be called from
+    /// inside a tokio runtime.
+    pub fn open(options: StreamOptions) -> Result<BlockingStream> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .max_blocking_threads(2)
+            .thread_name("vitess-cdc-worker")
+            .enable_all()
+            .build()
+            .map_err(|e| {
+                Error::fatal(format!("cannot start the stream's runtime: {e}")).with_source(e)
+            })?;
+        let metrics = Arc::new(Metrics::default());
+        let budget_kib =
+            (options.buffer_bytes / 1024).clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
+        let budget = Arc::new(Semaphore::new(budget_kib));
+        let stream = runtime.block_on(EventStream::open_with_metrics(options, metrics.clone()))?;
+        let positions = stream
+            .positions()
+            .shards
+            .into_iter()
+            .map(|p| ((p.keyspace.clone(), p.shard.clone()), p))
+            .collect();
+        let (tx, rx) = crossbeam_channel::unbounded();
+        let (cancel, cancelled) = watch::channel(false);
+        runtime.spawn(read_loop(
+            stream,
+            tx.clone(),
+            budget.clone(),
+            budget_kib as u32,
+            cancelled,
+        ));
+        Ok(BlockingStream {
+            runtime: Mutex::new(Some(runtime)),
+            rx,
+            wake_tx: tx,
+            budget,
+            cancel,
+            state: Mutex::new(PollState {
+                positions,
+                ..Default::default()
+            }),
+            closed: AtomicBool::new(false),
+            metrics,
+        })
+    }
+
+    /// Waits up to `timeout` for events. Empty on timeout or `wake`; ends with [`Event::End`]
+    /// at the end of a snapshot-only stream. After a fatal error (or exhausted retries) this and
+    /// every later call return an error of the same kind.
+    pub fn poll(&self, timeout: Duration) -> Result<Vec<Event>> {
+        if let Some(e) = self.sticky_error() {
+            return Err(e);
+        }
+        if self.closed.load(Ordering::Acquire) {
+            return Err(Error::fatal("the stream is closed"));
+        }
+        if self.lock_state().ended {
+            return Ok(Vec::new());
+        }
+        let first = match self.rx.recv_timeout(timeout) {
+            Ok(m) => m,
+            Err(RecvTimeoutError::Timeout) => return Ok(Vec::new()),
+            Err(RecvTimeoutError::Disconnected) => {
+                return Err(Error::fatal("the stream is closed"))
+            }
+        };
+        let mut out = Vec::new();
+        let mut next = Some(first);
+        while let Some(msg) = next.take() {
+            match msg {
+                Msg::Events { events, permits } => {
+                    self.budget.add_permits(permits as usize);
+                    out.extend(events);
+                }
+                Msg::Wake => break,
+                Msg::Failed(e) => {
+                    self.lock_state().failed = Some((e.kind, e.message.clone()));
+                    if out.is_empty() {
+                        return Err(e);
+                    }
+                    break; // deliver what came before; the error is returned next time
+                }
+            }
+            if out.len() >= MAX_EVENTS_PER_POLL || matches!(out.last(), Some(Event::End)) {
+                break;
+            }
+            next = self.rx.try_recv().ok();
+        }
+        self.track(&out);
+        Ok(out)
+    }
+
+    /// Makes a blocked (or the next) `poll` return early with an empty Vec.
+    pub fn wake(&self) {
+        let _ = self.wake_tx.send(Msg::Wake);
+    }
+
+    /// The mark of every shard as last returned by `poll` (start positions before any mark).
+    pub fn positions(&self) -> StreamPosition {
+        StreamPosition {
+            shards: self.lock_state().positions.values().cloned().collect(),
+        }
+    }
+
+    pub fn metrics(&self) -> MetricsSnapshot {
+        self.metrics.snapshot()
+    }
+
+    /// Stops reading and shuts the runtime down; all its threads end. Idempotent, and safe
+    /// while another thread polls (that poll returns promptly).
+    pub fn close(&self) {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        let _ = self.cancel.send(true);
+        self.budget.close();
+        self.wake();
+        let runtime = self.runtime.lock().ok().and_then(|mut r| r.take());
+        if let Some(rt) = runtime {
+            rt.shutdown_timeout(Duration::from_secs(5));
+        }
+    }
+
+    fn lock_state(&self) -> std::sync::MutexGuard<'_, PollState> {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn sticky_error(&self) -> Option<Error> {
+        self.lock_state()
+            .failed
+            .as_ref()
+            .map(|(kind, message)| Error {
+                kind: *kind,
+                message: message.clone(),
+                source: None,
+            })
+    }
+
+    fn track(&self, events: &[Event]) {
+        let mut state = self.lock_state();
+        for e in events {
+            match e {
+                Event::Mark(p) => {
+                    state
+                        .positions
+                        .insert((p.keyspace.clone(), p.shard.clone()), p.clone());
+                }
+                Event::Journal { ended, started } => {
+                    for k in ended {
+                        state.positions.remove(k);
+                    }
+                    for p in started {
+                        state
+                            .positions
+                            .insert((p.keyspace.clone(), p.shard.clone()), p.clone());
+                    }
+                }
+                Event::End => state.ended = true,
+                _ => {}
+            }
+        }
+    }
+}
+
+impl Drop for BlockingStream {
+    fn drop(&mut self) {
+        self.close();
+    }
+}
+
+async fn read_loop(
+    mut stream: EventStream,
+    tx: Sender<Msg>,
+    budget: Arc<Semaphore>,
+    budget_kib: u32,
+    mut cancelled: watch::Receiver<bool>,
+) {
+    loop {
+        let next = tokio::select! {
+            _ = cancelled.changed() => return,
+            r = stream.next_events() => r,
+        };
+        let events = match next {
+            Ok(events) if events.is_empty() => continue,
+            Ok(events) => events,
+            Err(e) => {
+                tracing::error!(error = %e.full_message(), "stream failed");
+                let _ = tx.send(Msg::Failed(e));
+                return;
+            }
+        };
+        let bytes: usize = events.iter().map(Event::approx_bytes).sum();
+        let permits = ((bytes / 1024) as u32).clamp(1, budget_kib);
+        let ended = matches!(events.last(), Some(Event::End));
+        // Backpressure: wait until the consumer has taken enough earlier batches.
+        let acquired = tokio::select! {
+            _ = cancelled.changed() => return,
+            p = budget.acquire_many(permits) => p,
+        };
+        match acquired {
+            Ok(p) => p.forget(),
+            Err(_) => return, // closed
+        }
+        if tx.send(Msg::Events { events, permits }).is_err() || ended {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blocking_stream_is_send_and_sync() {
+        fn check<T: Send + Sync>() {}
+        check::<BlockingStream>();
+    }
+
+    #[test]
+    fn unreachable_vtgate_fails_within_connect_timeout() {
+        let mut o = StreamOptions::new("127.0.0.1:1", "ks");
+        o.connect_timeout = Duration::from_secs(2);
+        let started = std::time::Instant::now();
+        let err = BlockingStream::open(o).err().expect("must fail");
+        assert!(started.elapsed() < Duration::from_secs(3));
+        assert!(
+            err.message.contains("connection refused"),
+            "{}",
+            err.message
+        );
+    }
+}

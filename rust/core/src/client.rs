@@ -445,6 +445,9 @@ fn is_refusal_message(lower: &str) -> bool {
         "unknown table",
         "doesn't exist",
         "no primary key",
+        "failed to build table",
+        "query was empty",
+        "syntax error",
     ]
     .iter()
     .any(|m| lower.contains(m))

@@ -37,13 +37,25 @@ pub struct Error {
 
 impl Error {
     pub fn config(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Config, message: message.into(), source: None }
+        Error {
+            kind: ErrorKind::Config,
+            message: message.into(),
+            source: None,
+        }
     }
     pub fn retryable(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Retryable, message: message.into(), source: None }
+        Error {
+            kind: ErrorKind::Retryable,
+            message: message.into(),
+            source: None,
+        }
     }
     pub fn fatal(message: impl Into<String>) -> Self {
-        Error { kind: ErrorKind::Fatal, message: message.into(), source: None }
+        Error {
+            kind: ErrorKind::Fatal,
+            message: message.into(),
+            source: None,
+        }
     }
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {
         self.source = Some(Box::new(source));

@@ -38,12 +38,14 @@ fn anchored(pattern: &str) -> String {
 
 /// Filter rules: one exact rule per named table, one `/regex` rule per pattern, or all tables.
 pub fn filter_rules(options: &StreamOptions) -> Filter {
+    // An exact-name rule needs a SELECT filter: the running-phase plan builder of vstreamer
+    // treats an empty filter on a non-regex rule as an (empty) query and fails.
     let mut rules: Vec<Rule> = options
         .tables
         .iter()
         .map(|t| Rule {
             r#match: t.clone(),
-            filter: String::new(),
+            filter: format!("select * from `{}`", t.replace('`', "``")),
         })
         .collect();
     rules.extend(options.table_patterns.iter().map(|p| Rule {
