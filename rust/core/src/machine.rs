@@ -395,18 +395,33 @@ impl Machine {
                 }
             });
             let old = &track.pos;
-            let table_p_ks: Vec<_> = sg.table_p_ks.iter().map(from_proto_lastpk).collect();
+            let mut table_p_ks: Vec<_> = sg.table_p_ks.iter().map(from_proto_lastpk).collect();
             let tables_to_copy = if old.copy_completed {
                 Vec::new()
             } else {
                 // The copy goes table by table in name order: any table in progress means it
                 // and every table before it have started.
-                let started = table_p_ks.iter().map(|t| t.table_name.as_str()).max();
-                old.tables_to_copy
+                let started = table_p_ks.iter().map(|t| t.table_name.clone()).max();
+                let remaining = old
+                    .tables_to_copy
                     .iter()
-                    .filter(|t| started.is_none_or(|s| t.as_str() > s))
+                    .filter(|t| started.as_ref().is_none_or(|s| *t > s))
                     .cloned()
-                    .collect()
+                    .collect();
+                // VTGate drops a table from table_p_ks when its copy finishes. We keep its last
+                // lastpk until the shard's COPY_COMPLETED: a resume that has to restart the copy
+                // (a non-empty table_p_ks makes the tablet plan *every* matched table) then
+                // only re-reads rows added after the table finished, instead of all of it.
+                for finished in &old.table_p_ks {
+                    if !table_p_ks
+                        .iter()
+                        .any(|t| t.table_name == finished.table_name)
+                    {
+                        table_p_ks.push(finished.clone());
+                    }
+                }
+                table_p_ks.sort_by(|a, b| a.table_name.cmp(&b.table_name));
+                remaining
             };
             let new = ShardPosition {
                 keyspace: sg.keyspace,
@@ -725,9 +740,9 @@ pub(crate) mod tests {
         );
         let mk = marks(&out);
         assert_eq!(mk.len(), 2);
-        assert!(mk
-            .iter()
-            .all(|p| p.tables_to_copy == vec!["c"] && p.table_p_ks.is_empty() && p.needs_copy()));
+        assert!(mk.iter().all(|p| p.tables_to_copy == vec!["c"]
+            && p.table_p_ks[0].table_name == "b"
+            && p.needs_copy()));
         let c = out
             .iter()
             .find_map(|e| {

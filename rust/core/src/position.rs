@@ -27,7 +27,9 @@ pub struct ShardPosition {
     pub shard: String,
     /// Flavor-prefixed GTID set (`MySQL56/uuid:1-123`), `""` = copy from scratch, `current` = now.
     pub gtid: String,
-    /// Tables whose copy is in progress, with their last copied primary key.
+    /// Tables whose copy is in progress, with their last copied primary key. While the shard's
+    /// copy is unfinished, tables already copied stay listed with their final primary key, so a
+    /// resume re-reads only rows added since instead of copying them again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub table_p_ks: Vec<TableLastPk>,
     /// Tables not yet started by the copy phase (not including those in `table_p_ks`).
