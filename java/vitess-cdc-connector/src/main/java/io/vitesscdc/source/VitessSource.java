@@ -1,0 +1,149 @@
+package io.vitesscdc.source;
+
+import io.vitesscdc.nativeio.NativeStream;
+import io.vitesscdc.source.config.VitessSourceConfig;
+import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.enumerator.NativeShardDiscovery;
+import io.vitesscdc.source.enumerator.ShardDiscovery;
+import io.vitesscdc.source.enumerator.VitessEnumeratorState;
+import io.vitesscdc.source.enumerator.VitessEnumeratorStateSerializer;
+import io.vitesscdc.source.enumerator.VitessSourceEnumerator;
+import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.reader.VitessRecordEmitter;
+import io.vitesscdc.source.reader.VitessSourceReader;
+import io.vitesscdc.source.reader.VitessSplitReader;
+import io.vitesscdc.source.split.VitessSplit;
+import io.vitesscdc.source.split.VitessSplitSerializer;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.annotation.VisibleForTesting;
+import org.apache.flink.api.common.serialization.DeserializationSchema;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.Source;
+import org.apache.flink.api.connector.source.SourceReader;
+import org.apache.flink.api.connector.source.SourceReaderContext;
+import org.apache.flink.api.connector.source.SplitEnumerator;
+import org.apache.flink.api.connector.source.SplitEnumeratorContext;
+import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.util.UserCodeClassLoader;
+
+import java.util.function.Function;
+
+/**
+ * A FLIP-27 source of Vitess change data: one split per shard, an initial consistent snapshot
+ * (VStream copy) followed by every later change, exactly once into Flink.
+ *
+ * <pre>{@code
+ * VitessSource<String> source = VitessSource.<String>builder()
+ *         .address("127.0.0.1:15991")
+ *         .keyspace("customer")
+ *         .tables("customer")
+ *         .deserializer(new JsonDebeziumDeserializationSchema())
+ *         .build();
+ * env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess");
+ * }</pre>
+ *
+ * <p>Unbounded, except with {@link StartupMode#SNAPSHOT}: then each split finishes when its
+ * shard's copy completes. See docs/flink-source.md.
+ *
+ * @param <T> the output type, produced by the {@link VitessDeserializationSchema}
+ */
+@PublicEvolving
+public final class VitessSource<T>
+        implements Source<T, VitessSplit, VitessEnumeratorState>, ResultTypeQueryable<T> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final VitessSourceConfig config;
+    private final VitessDeserializationSchema<T> deserializer;
+
+    VitessSource(VitessSourceConfig config, VitessDeserializationSchema<T> deserializer) {
+        this.config = config;
+        this.deserializer = deserializer;
+    }
+
+    public static <T> VitessSourceBuilder<T> builder() {
+        return new VitessSourceBuilder<>();
+    }
+
+    @Override
+    public Boundedness getBoundedness() {
+        return config.startupMode().isBounded() ? Boundedness.BOUNDED : Boundedness.CONTINUOUS_UNBOUNDED;
+    }
+
+    @Override
+    public SourceReader<T, VitessSplit> createReader(SourceReaderContext context) throws Exception {
+        return createReader(context, NativeStream::open);
+    }
+
+    @VisibleForTesting
+    SourceReader<T, VitessSplit> createReader(SourceReaderContext context, Function<String, NativeStream> opener)
+            throws Exception {
+        deserializer.open(new InitContext(context));
+        VitessSourceReaderMetrics metrics = new VitessSourceReaderMetrics(context.metricGroup());
+        return new VitessSourceReader<>(
+                () -> new VitessSplitReader<>(config, deserializer, metrics, opener),
+                new VitessRecordEmitter<>(config.heartbeatWatermarks()),
+                new Configuration(),
+                context);
+    }
+
+    @Override
+    public SplitEnumerator<VitessSplit, VitessEnumeratorState> createEnumerator(
+            SplitEnumeratorContext<VitessSplit> context) {
+        return new VitessSourceEnumerator(context, discovery(), config.keyspace(), getBoundedness(), null);
+    }
+
+    @Override
+    public SplitEnumerator<VitessSplit, VitessEnumeratorState> restoreEnumerator(
+            SplitEnumeratorContext<VitessSplit> context, VitessEnumeratorState checkpoint) {
+        return new VitessSourceEnumerator(context, discovery(), config.keyspace(), getBoundedness(), checkpoint);
+    }
+
+    private ShardDiscovery discovery() {
+        return new NativeShardDiscovery(config);
+    }
+
+    @Override
+    public SimpleVersionedSerializer<VitessSplit> getSplitSerializer() {
+        return VitessSplitSerializer.INSTANCE;
+    }
+
+    @Override
+    public SimpleVersionedSerializer<VitessEnumeratorState> getEnumeratorCheckpointSerializer() {
+        return new VitessEnumeratorStateSerializer();
+    }
+
+    @Override
+    public TypeInformation<T> getProducedType() {
+        return deserializer.getProducedType();
+    }
+
+    /** The configuration this source runs with. */
+    public VitessSourceConfig config() {
+        return config;
+    }
+
+    /** Hands the reader's metric group and class loader to the deserializer's {@code open}. */
+    private static final class InitContext implements DeserializationSchema.InitializationContext {
+        private final SourceReaderContext context;
+
+        InitContext(SourceReaderContext context) {
+            this.context = context;
+        }
+
+        @Override
+        public MetricGroup getMetricGroup() {
+            return context.metricGroup().addGroup("deserializer");
+        }
+
+        @Override
+        public UserCodeClassLoader getUserCodeClassLoader() {
+            return context.getUserCodeClassLoader();
+        }
+    }
+}

@@ -1,0 +1,143 @@
+package io.vitesscdc.source;
+
+import io.vitesscdc.source.config.VitessSourceConfig;
+import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+
+import org.apache.flink.annotation.PublicEvolving;
+
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Objects;
+
+/**
+ * Builds a {@link VitessSource}. Required: {@link #address}, {@link #keyspace} and
+ * {@link #deserializer}; everything else has a documented default (docs/flink-source.md).
+ * Mistakes that need no server are reported by {@link #build()}; the rest (unknown keyspace or
+ * table, unreachable VTGate, bad credentials) when the job starts, by the enumerator.
+ */
+@PublicEvolving
+public final class VitessSourceBuilder<T> {
+
+    private final VitessSourceConfig.Builder config = VitessSourceConfig.builder();
+    private VitessDeserializationSchema<T> deserializer;
+
+    VitessSourceBuilder() {}
+
+    /** VTGate's gRPC address, {@code host:port} (or {@code https://host:port} with TLS). */
+    public VitessSourceBuilder<T> address(String hostAndPort) {
+        config.address(hostAndPort);
+        return this;
+    }
+
+    public VitessSourceBuilder<T> keyspace(String keyspace) {
+        config.keyspace(keyspace);
+        return this;
+    }
+
+    /** Read only these shards (default: every shard of the keyspace). */
+    public VitessSourceBuilder<T> shards(String... shards) {
+        config.shards(Arrays.asList(shards));
+        return this;
+    }
+
+    /** Tables by exact name; combined with {@link #tablePatterns}; neither = every table. */
+    public VitessSourceBuilder<T> tables(String... tables) {
+        config.tables(Arrays.asList(tables));
+        return this;
+    }
+
+    /** Tables by regular expression, matched against the whole table name. */
+    public VitessSourceBuilder<T> tablePatterns(String... patterns) {
+        config.tablePatterns(Arrays.asList(patterns));
+        return this;
+    }
+
+    /** Default {@link StartupMode#INITIAL}. */
+    public VitessSourceBuilder<T> startupMode(StartupMode mode) {
+        config.startupMode(mode);
+        return this;
+    }
+
+    /**
+     * Start from these positions ({@link StartupMode#SPECIFIC_OFFSETS}): a VGTID JSON with one
+     * entry per shard, e.g. {@code {"shard_gtids":[{"keyspace":"ks","shard":"-80","gtid":"MySQL56/..."}]}}.
+     */
+    public VitessSourceBuilder<T> specificOffsets(String vgtidJson) {
+        config.startupMode(StartupMode.SPECIFIC_OFFSETS).specificOffsets(vgtidJson);
+        return this;
+    }
+
+    /** {@code primary} (default), {@code replica} or {@code rdonly}. */
+    public VitessSourceBuilder<T> tabletType(String tabletType) {
+        config.tabletType(tabletType);
+        return this;
+    }
+
+    public VitessSourceBuilder<T> cells(String cells) {
+        config.cells(cells);
+        return this;
+    }
+
+    /** VTGate static-auth credentials. */
+    public VitessSourceBuilder<T> credentials(String username, String password) {
+        config.credentials(username, password);
+        return this;
+    }
+
+    /**
+     * TLS to VTGate: the CA that signed VTGate's certificate and, for mTLS, the client
+     * certificate and key (PEM files on every TaskManager and the JobManager).
+     */
+    public VitessSourceBuilder<T> tls(String caCertPath, String clientCertPath, String clientKeyPath,
+            String serverName) {
+        config.tls(new VitessSourceConfig.TlsConfig(caCertPath, clientCertPath, clientKeyPath, serverName));
+        return this;
+    }
+
+    /** How long VTGate may stay silent before it sends a heartbeat (default 5 s, zero = off). */
+    public VitessSourceBuilder<T> heartbeatInterval(Duration interval) {
+        config.heartbeatInterval(Objects.requireNonNull(interval, "interval"));
+        return this;
+    }
+
+    /** Whether heartbeats advance watermarks and mark quiet splits idle (default true). */
+    public VitessSourceBuilder<T> heartbeatWatermarks(boolean enabled) {
+        config.heartbeatWatermarks(enabled);
+        return this;
+    }
+
+    /** Longest wait of one native poll (default 200 ms). */
+    public VitessSourceBuilder<T> pollTimeout(Duration timeout) {
+        config.pollTimeout(timeout);
+        return this;
+    }
+
+    /** Batch buffer sizes: initial and largest (default 1 MiB and 256 MiB). */
+    public VitessSourceBuilder<T> batchBufferBytes(int initial, int max) {
+        config.bufferBytes(initial, max);
+        return this;
+    }
+
+    /**
+     * Any option of the native core by its JSON name (docs/native-bridge.md), e.g.
+     * {@code connect_timeout_ms}, {@code buffer_bytes}, {@code transaction_chunk_bytes},
+     * {@code retry_max_attempts}, {@code idle_timeout_ms}.
+     */
+    public VitessSourceBuilder<T> nativeOption(String name, Object value) {
+        config.nativeOption(name, value);
+        return this;
+    }
+
+    public VitessSourceBuilder<T> deserializer(VitessDeserializationSchema<T> deserializer) {
+        this.deserializer = deserializer;
+        return this;
+    }
+
+    public VitessSource<T> build() {
+        if (deserializer == null) {
+            throw new IllegalArgumentException("no deserializer: call deserializer(...), e.g. with "
+                    + "new JsonDebeziumDeserializationSchema() for JSON strings");
+        }
+        return new VitessSource<>(config.build(), deserializer);
+    }
+}

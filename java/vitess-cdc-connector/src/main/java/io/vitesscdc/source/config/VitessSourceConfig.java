@@ -1,0 +1,398 @@
+package io.vitesscdc.source.config;
+
+import io.vitesscdc.source.StartupMode;
+
+import org.apache.flink.annotation.Internal;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.io.Serializable;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Everything a {@link io.vitesscdc.source.VitessSource} needs to open native streams, in one
+ * serializable value that travels from the client to the enumerator and every reader.
+ *
+ * <p>It renders itself as the options JSON of {@code NativeStream.open} (field names of the
+ * Rust core's {@code StreamOptions}); knobs the Java side does not model explicitly pass through
+ * {@link #nativeOptions()} unchanged, so every core limit stays reachable without a Java release.
+ */
+@Internal
+public final class VitessSourceConfig implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    /** Default wait of one native poll before the fetcher thread re-checks for wake-ups. */
+    public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(200);
+
+    public static final int DEFAULT_INITIAL_BUFFER_BYTES = 1 << 20;
+    public static final int DEFAULT_MAX_BUFFER_BYTES = 256 << 20;
+
+    private final String address;
+    private final String keyspace;
+    private final List<String> shards;
+    private final List<String> tables;
+    private final List<String> tablePatterns;
+    private final StartupMode startupMode;
+    private final String specificOffsets;
+    private final String tabletType;
+    private final String cells;
+    private final String username;
+    private final String password;
+    private final TlsConfig tls;
+    private final Duration heartbeatInterval;
+    private final boolean heartbeatWatermarks;
+    private final Duration pollTimeout;
+    private final int initialBufferBytes;
+    private final int maxBufferBytes;
+    private final Map<String, Object> nativeOptions;
+
+    private VitessSourceConfig(Builder b) {
+        this.address = b.address;
+        this.keyspace = b.keyspace;
+        this.shards = List.copyOf(b.shards);
+        this.tables = List.copyOf(b.tables);
+        this.tablePatterns = List.copyOf(b.tablePatterns);
+        this.startupMode = b.startupMode;
+        this.specificOffsets = b.specificOffsets;
+        this.tabletType = b.tabletType;
+        this.cells = b.cells;
+        this.username = b.username;
+        this.password = b.password;
+        this.tls = b.tls;
+        this.heartbeatInterval = b.heartbeatInterval;
+        this.heartbeatWatermarks = b.heartbeatWatermarks;
+        this.pollTimeout = b.pollTimeout;
+        this.initialBufferBytes = b.initialBufferBytes;
+        this.maxBufferBytes = b.maxBufferBytes;
+        this.nativeOptions = Collections.unmodifiableMap(new LinkedHashMap<>(b.nativeOptions));
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public String address() {
+        return address;
+    }
+
+    public String keyspace() {
+        return keyspace;
+    }
+
+    /** Shards to read; empty means every shard of the keyspace. */
+    public List<String> shards() {
+        return shards;
+    }
+
+    public List<String> tables() {
+        return tables;
+    }
+
+    public List<String> tablePatterns() {
+        return tablePatterns;
+    }
+
+    public StartupMode startupMode() {
+        return startupMode;
+    }
+
+    /** VGTID JSON for {@link StartupMode#SPECIFIC_OFFSETS}; null otherwise. */
+    public String specificOffsets() {
+        return specificOffsets;
+    }
+
+    public String tabletType() {
+        return tabletType;
+    }
+
+    public Duration heartbeatInterval() {
+        return heartbeatInterval;
+    }
+
+    /** Whether VTGate heartbeats advance every split's watermark (see docs/flink-source.md). */
+    public boolean heartbeatWatermarks() {
+        return heartbeatWatermarks;
+    }
+
+    public Duration pollTimeout() {
+        return pollTimeout;
+    }
+
+    public int initialBufferBytes() {
+        return initialBufferBytes;
+    }
+
+    public int maxBufferBytes() {
+        return maxBufferBytes;
+    }
+
+    /** Extra core options, passed to the native stream as they are. */
+    public Map<String, Object> nativeOptions() {
+        return nativeOptions;
+    }
+
+    /**
+     * The {@code NativeStream.open} options for the given shards.
+     *
+     * @param shardsToRead the shards of this stream (empty = all shards of the keyspace)
+     * @param startMode {@code initial}, {@code latest} or {@code snapshot_only}; ignored when
+     *     positions are given
+     * @param positionsJson the per-shard start positions (JSON objects as the core emits them in
+     *     position marks), or empty to start by {@code startMode}
+     */
+    public String toNativeOptionsJson(
+            Collection<String> shardsToRead, String startMode, Collection<String> positionsJson) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("address", address);
+        o.put("keyspace", keyspace);
+        ArrayNode shardArray = o.putArray("shards");
+        shardsToRead.forEach(shardArray::add);
+        if (!tables.isEmpty()) {
+            ArrayNode a = o.putArray("tables");
+            tables.forEach(a::add);
+        }
+        if (!tablePatterns.isEmpty()) {
+            ArrayNode a = o.putArray("table_patterns");
+            tablePatterns.forEach(a::add);
+        }
+        if (positionsJson.isEmpty()) {
+            o.put("start_mode", startMode);
+        } else {
+            ArrayNode a = o.putArray("start_positions");
+            for (String p : positionsJson) {
+                a.add(parse(p));
+            }
+        }
+        if (tabletType != null) {
+            o.put("tablet_type", tabletType);
+        }
+        if (cells != null) {
+            o.put("cells", cells);
+        }
+        if (username != null) {
+            o.put("username", username);
+        }
+        if (password != null) {
+            o.put("password", password);
+        }
+        if (tls != null) {
+            ObjectNode t = o.putObject("tls");
+            putIfSet(t, "ca_cert_path", tls.caCertPath());
+            putIfSet(t, "client_cert_path", tls.clientCertPath());
+            putIfSet(t, "client_key_path", tls.clientKeyPath());
+            putIfSet(t, "server_name", tls.serverName());
+        }
+        if (heartbeatInterval != null) {
+            o.put("heartbeat_interval_secs", heartbeatInterval.toSeconds());
+        }
+        for (Map.Entry<String, Object> e : nativeOptions.entrySet()) {
+            o.set(e.getKey(), JSON.valueToTree(e.getValue()));
+        }
+        try {
+            return JSON.writeValueAsString(o);
+        } catch (Exception e) {
+            throw new IllegalStateException("cannot render native stream options", e);
+        }
+    }
+
+    private static void putIfSet(ObjectNode node, String field, String value) {
+        if (value != null) {
+            node.put(field, value);
+        }
+    }
+
+    private static JsonNode parse(String json) {
+        try {
+            return JSON.readTree(json);
+        } catch (Exception e) {
+            throw new IllegalArgumentException("not a JSON position: " + json, e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "VitessSourceConfig{address=" + address + ", keyspace=" + keyspace + ", shards=" + shards
+                + ", tables=" + tables + ", tablePatterns=" + tablePatterns + ", startupMode=" + startupMode
+                + ", tabletType=" + tabletType + ", user=" + username + ", tls=" + (tls != null) + "}";
+    }
+
+    /** TLS files for the gRPC connection to VTGate (all optional; CA alone = server-only TLS). */
+    public static final class TlsConfig implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        private final String caCertPath;
+        private final String clientCertPath;
+        private final String clientKeyPath;
+        private final String serverName;
+
+        public TlsConfig(String caCertPath, String clientCertPath, String clientKeyPath, String serverName) {
+            this.caCertPath = caCertPath;
+            this.clientCertPath = clientCertPath;
+            this.clientKeyPath = clientKeyPath;
+            this.serverName = serverName;
+        }
+
+        public String caCertPath() {
+            return caCertPath;
+        }
+
+        public String clientCertPath() {
+            return clientCertPath;
+        }
+
+        public String clientKeyPath() {
+            return clientKeyPath;
+        }
+
+        public String serverName() {
+            return serverName;
+        }
+    }
+
+    /** Mutable builder; validation that needs no server happens in {@link #build()}. */
+    public static final class Builder {
+        private String address;
+        private String keyspace;
+        private final List<String> shards = new ArrayList<>();
+        private final List<String> tables = new ArrayList<>();
+        private final List<String> tablePatterns = new ArrayList<>();
+        private StartupMode startupMode = StartupMode.INITIAL;
+        private String specificOffsets;
+        private String tabletType;
+        private String cells;
+        private String username;
+        private String password;
+        private TlsConfig tls;
+        private Duration heartbeatInterval;
+        private boolean heartbeatWatermarks = true;
+        private Duration pollTimeout = DEFAULT_POLL_TIMEOUT;
+        private int initialBufferBytes = DEFAULT_INITIAL_BUFFER_BYTES;
+        private int maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES;
+        private final Map<String, Object> nativeOptions = new LinkedHashMap<>();
+
+        public Builder address(String address) {
+            this.address = address;
+            return this;
+        }
+
+        public Builder keyspace(String keyspace) {
+            this.keyspace = keyspace;
+            return this;
+        }
+
+        public Builder shards(Collection<String> shards) {
+            this.shards.clear();
+            this.shards.addAll(shards);
+            return this;
+        }
+
+        public Builder tables(Collection<String> tables) {
+            this.tables.clear();
+            this.tables.addAll(tables);
+            return this;
+        }
+
+        public Builder tablePatterns(Collection<String> patterns) {
+            this.tablePatterns.clear();
+            this.tablePatterns.addAll(patterns);
+            return this;
+        }
+
+        public Builder startupMode(StartupMode mode) {
+            this.startupMode = Objects.requireNonNull(mode, "startupMode");
+            return this;
+        }
+
+        public Builder specificOffsets(String vgtidJson) {
+            this.specificOffsets = vgtidJson;
+            return this;
+        }
+
+        public Builder tabletType(String tabletType) {
+            this.tabletType = tabletType;
+            return this;
+        }
+
+        public Builder cells(String cells) {
+            this.cells = cells;
+            return this;
+        }
+
+        public Builder credentials(String username, String password) {
+            this.username = username;
+            this.password = password;
+            return this;
+        }
+
+        public Builder tls(TlsConfig tls) {
+            this.tls = tls;
+            return this;
+        }
+
+        public Builder heartbeatInterval(Duration interval) {
+            this.heartbeatInterval = interval;
+            return this;
+        }
+
+        public Builder heartbeatWatermarks(boolean enabled) {
+            this.heartbeatWatermarks = enabled;
+            return this;
+        }
+
+        public Builder pollTimeout(Duration timeout) {
+            this.pollTimeout = Objects.requireNonNull(timeout, "pollTimeout");
+            return this;
+        }
+
+        public Builder bufferBytes(int initial, int max) {
+            this.initialBufferBytes = initial;
+            this.maxBufferBytes = max;
+            return this;
+        }
+
+        /** A core option by its JSON name (see docs/native-bridge.md), e.g. {@code idle_timeout_ms}. */
+        public Builder nativeOption(String name, Object value) {
+            this.nativeOptions.put(Objects.requireNonNull(name, "name"), value);
+            return this;
+        }
+
+        public VitessSourceConfig build() {
+            require(address != null && !address.isBlank(),
+                    "the VTGate gRPC address is not set: call address(\"host:port\"), e.g. 127.0.0.1:15991");
+            require(keyspace != null && !keyspace.isBlank(),
+                    "the keyspace is not set: call keyspace(\"<name>\") with the Vitess keyspace to read");
+            if (startupMode == StartupMode.SPECIFIC_OFFSETS) {
+                require(specificOffsets != null && !specificOffsets.isBlank(),
+                        "startup mode SPECIFIC_OFFSETS needs the positions: call specificOffsets(<VGTID JSON>)");
+            } else {
+                require(specificOffsets == null,
+                        "specific offsets are only used with startup mode SPECIFIC_OFFSETS, but the mode is "
+                                + startupMode + ": drop the offsets or change the mode");
+            }
+            require(initialBufferBytes >= 64 && maxBufferBytes >= initialBufferBytes,
+                    "batch buffer sizes must satisfy 64 <= initial <= max, got " + initialBufferBytes + " and "
+                            + maxBufferBytes);
+            require(!pollTimeout.isNegative(), "the poll timeout must not be negative");
+            return new VitessSourceConfig(this);
+        }
+
+        private static void require(boolean condition, String message) {
+            if (!condition) {
+                throw new IllegalArgumentException(message);
+            }
+        }
+    }
+}

@@ -1,0 +1,22 @@
+package io.vitesscdc.source.enumerator;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.Map;
+
+/**
+ * Finds the shards a source reads and the position each starts from when nothing was restored.
+ * A seam so the enumerator can be tested without a server.
+ */
+@Internal
+@FunctionalInterface
+public interface ShardDiscovery {
+
+    /**
+     * The shards to read, each with its start position JSON (the core's mark format), in a
+     * stable order.
+     *
+     * @throws Exception with a message naming the cause (unknown keyspace, unreachable VTGate...)
+     */
+    Map<String, String> discover() throws Exception;
+}

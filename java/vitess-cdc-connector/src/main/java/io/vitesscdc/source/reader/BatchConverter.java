@@ -1,0 +1,251 @@
+package io.vitesscdc.source.reader;
+
+import io.vitesscdc.nativeio.Batch;
+import io.vitesscdc.nativeio.BatchEntry;
+import io.vitesscdc.nativeio.FatalException;
+import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.split.ShardPositions;
+import io.vitesscdc.source.split.VitessSplit;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.util.Collector;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Turns decoded native batches into per-split {@link SplitElement}s on the fetcher thread:
+ * converts records with the user's deserializer, skips records already emitted before a
+ * (re)open, groups copy-phase records with the mark that closes their copy batch, fans
+ * heartbeats out to every split, and finishes splits (bounded mode: at their copy completion).
+ *
+ * <p>No I/O and no Flink runtime here, so the bookkeeping is unit-testable with crafted batches.
+ */
+@Internal
+final class BatchConverter<T> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(BatchConverter.class);
+
+    /** Copy batches larger than this are handed out record by record (bounded memory). */
+    static final int DEFAULT_MAX_GROUPED_RECORDS = 100_000;
+
+    private final VitessDeserializationSchema<T> deserializer;
+    private final boolean bounded;
+    private final int maxGroupedRecords;
+    private final Map<String, ShardCursor<T>> cursors = new LinkedHashMap<>();
+    private final ValuesCollector<T> collector = new ValuesCollector<>();
+    private final VitessSourceReaderMetrics metrics;
+
+    BatchConverter(VitessDeserializationSchema<T> deserializer, boolean bounded, int maxGroupedRecords,
+            VitessSourceReaderMetrics metrics) {
+        this.deserializer = deserializer;
+        this.bounded = bounded;
+        this.maxGroupedRecords = maxGroupedRecords;
+        this.metrics = metrics;
+    }
+
+    void addSplit(VitessSplit split) {
+        ShardCursor<T> cursor = new ShardCursor<>(split);
+        if (bounded && ShardPositions.isCopyCompleted(split.position())) {
+            cursor.finished = true;
+        }
+        cursors.put(cursor.splitId, cursor);
+    }
+
+    /** Shards a stream must read: every split not finished. */
+    List<ShardCursor<T>> openCursors() {
+        List<ShardCursor<T>> open = new ArrayList<>();
+        for (ShardCursor<T> c : cursors.values()) {
+            if (!c.finished) {
+                open.add(c);
+            }
+        }
+        return open;
+    }
+
+    Collection<ShardCursor<T>> cursors() {
+        return cursors.values();
+    }
+
+    /** Before opening a new stream: every open shard resumes from its last handed-out mark. */
+    void rewind() {
+        for (ShardCursor<T> c : cursors.values()) {
+            c.rewindToMark();
+        }
+    }
+
+    /** Reports splits that finished without a batch (e.g. restored with the copy already done). */
+    VitessRecords<T> finishedOnly() {
+        VitessRecords<T> out = new VitessRecords<>();
+        reportFinished(out);
+        return out;
+    }
+
+    VitessRecords<T> convert(Batch batch) throws Exception {
+        VitessRecords<T> out = new VitessRecords<>();
+        for (BatchEntry entry : batch) {
+            if (entry instanceof VitessRecord) {
+                onRecord((VitessRecord) entry, out);
+            } else if (entry instanceof BatchEntry.PositionMark) {
+                onMark((BatchEntry.PositionMark) entry, out);
+            } else if (entry instanceof BatchEntry.Heartbeat) {
+                long ts = ((BatchEntry.Heartbeat) entry).timestampMillis();
+                for (ShardCursor<T> c : cursors.values()) {
+                    if (!c.finished) {
+                        out.add(c.splitId, new SplitElement.Heartbeat<>(ts));
+                    }
+                }
+            } else if (entry instanceof BatchEntry.ShardCopyCompleted) {
+                onShardCopyCompleted((BatchEntry.ShardCopyCompleted) entry, out);
+            } else if (entry instanceof BatchEntry.Journal) {
+                BatchEntry.Journal j = (BatchEntry.Journal) entry;
+                throw new FatalException("Vitess resharded: shards " + j.ended() + " ended and "
+                        + j.started() + " started. This version of the Flink source cannot follow a reshard "
+                        + "yet; restart the job with the new shard layout (startup mode latest-offset or "
+                        + "specific-offset with the new shards' positions)");
+            } else if (entry instanceof BatchEntry.EndOfStream) {
+                for (ShardCursor<T> c : cursors.values()) {
+                    finishCursor(c);
+                }
+            } else if (entry instanceof BatchEntry.Ddl) {
+                BatchEntry.Ddl ddl = (BatchEntry.Ddl) entry;
+                LOG.info("DDL on {}/{}: {}", ddl.keyspace(), ddl.shard(), ddl.statement());
+            }
+            // Table descriptors are registered by the decoder; copy-completed of the whole stream
+            // and entry kinds newer than this connector carry nothing a split needs.
+        }
+        reportFinished(out);
+        return out;
+    }
+
+    private void onRecord(VitessRecord record, VitessRecords<T> out) throws Exception {
+        ShardCursor<T> c = cursor(record.table().keyspace(), record.table().shard());
+        if (c.finished) {
+            return;
+        }
+        if (c.skip > 0) {
+            c.skip--;
+            return;
+        }
+        collector.values = new ArrayList<>(1);
+        collector.cursor = c;
+        deserializer.deserialize(record, collector, collector);
+        SplitElement.Change<T> change =
+                new SplitElement.Change<>(collector.values, record.commitTimestampMillis(), record.isSnapshot());
+        metrics.recordFetched(c.splitId, record.commitTimestampMillis(), record.isSnapshot());
+        if (record.isSnapshot()) {
+            c.pendingCopyBatch.add(change);
+            if (c.pendingCopyBatch.size() >= maxGroupedRecords) {
+                LOG.warn("Copy batch of {} has more than {} records: handing them out one by one; a checkpoint "
+                        + "inside this batch resumes at-least-once", c.splitId, maxGroupedRecords);
+                flushPending(c, out);
+            }
+        } else {
+            flushPending(c, out);
+            c.recordsSinceMark++;
+            out.add(c.splitId, change);
+        }
+    }
+
+    private void flushPending(ShardCursor<T> c, VitessRecords<T> out) {
+        for (SplitElement.Change<T> pending : c.pendingCopyBatch) {
+            c.recordsSinceMark++;
+            out.add(c.splitId, pending);
+        }
+        c.pendingCopyBatch.clear();
+    }
+
+    private void onMark(BatchEntry.PositionMark mark, VitessRecords<T> out) {
+        ShardCursor<T> c = cursor(mark.keyspace(), mark.shard());
+        if (c.finished) {
+            return;
+        }
+        if (c.skip > 0) {
+            throw new FatalException("Resuming shard " + c.splitId + " from " + c.position + " should replay "
+                    + c.skip + " more already-emitted records before the next position mark, but the mark "
+                    + mark.json() + " came first: the replay differs from the original stream, so exactly-once "
+                    + "cannot be guaranteed. Restart the job from an earlier checkpoint or re-snapshot.");
+        }
+        if (c.pendingCopyBatch.isEmpty()) {
+            out.add(c.splitId, new SplitElement.Mark<>(mark.json()));
+        } else {
+            out.add(c.splitId, new SplitElement.CopyBatch<>(new ArrayList<>(c.pendingCopyBatch), mark.json()));
+            c.pendingCopyBatch.clear();
+        }
+        c.position = mark.json();
+        c.recordsSinceMark = 0;
+    }
+
+    private void onShardCopyCompleted(BatchEntry.ShardCopyCompleted done, VitessRecords<T> out) {
+        ShardCursor<T> c = cursor(done.keyspace(), done.shard());
+        if (c.finished) {
+            return;
+        }
+        flushPending(c, out);
+        out.add(c.splitId, new SplitElement.CopyCompleted<>());
+        if (bounded) {
+            finishCursor(c);
+        }
+    }
+
+    private static void finishCursor(ShardCursor<?> c) {
+        c.finished = true;
+    }
+
+    /** Tells Flink, once, about every split that finished. */
+    private void reportFinished(VitessRecords<T> out) {
+        for (ShardCursor<T> c : cursors.values()) {
+            if (c.finished && !c.reported) {
+                out.finish(c.splitId);
+                c.reported = true;
+            }
+        }
+    }
+
+    /** True when every split of this reader finished (nothing left to read). */
+    boolean allFinished() {
+        for (ShardCursor<T> c : cursors.values()) {
+            if (!c.finished) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private ShardCursor<T> cursor(String keyspace, String shard) {
+        ShardCursor<T> c = cursors.get(VitessSplit.splitId(keyspace, shard));
+        if (c == null) {
+            throw new FatalException("The native stream delivered data of shard " + keyspace + "/" + shard
+                    + ", which this reader does not own (its splits: " + cursors.keySet() + "). If the keyspace "
+                    + "was resharded, restart the job with the new shard layout.");
+        }
+        return c;
+    }
+
+    /** Collects a record's converted values and answers the deserializer's context questions. */
+    private static final class ValuesCollector<T> implements Collector<T>, VitessDeserializationSchema.RecordContext {
+        List<T> values;
+        ShardCursor<T> cursor;
+
+        @Override
+        public void collect(T value) {
+            values.add(value);
+        }
+
+        @Override
+        public void close() {}
+
+        @Override
+        public String position() {
+            return cursor.position;
+        }
+    }
+}

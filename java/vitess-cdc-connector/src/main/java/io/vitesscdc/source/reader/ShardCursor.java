@@ -1,0 +1,49 @@
+package io.vitesscdc.source.reader;
+
+import io.vitesscdc.source.split.VitessSplit;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Fetch-side bookkeeping of one shard: how far the fetcher has handed elements to the emitter.
+ * It mirrors {@link io.vitesscdc.source.split.VitessSplitState} one step ahead (fetched rather
+ * than emitted), which is what a stream re-opened on the fetcher thread must resume from: every
+ * fetched element will still be emitted.
+ */
+@Internal
+final class ShardCursor<T> {
+
+    final String splitId;
+    final String keyspace;
+    final String shard;
+    /** Position of the last mark handed out (or the split's start position). */
+    String position;
+    /** Records handed out after {@link #position}. */
+    long recordsSinceMark;
+    /** Records still to drop after a (re)open: they were handed out before. */
+    long skip;
+    /** Copy-phase records waiting for the mark that closes their copy batch. */
+    final List<SplitElement.Change<T>> pendingCopyBatch = new ArrayList<>();
+    /** No more elements: bounded mode reached the shard's copy completion, or the stream ended. */
+    boolean finished;
+    /** Flink was told that the split finished. */
+    boolean reported;
+
+    ShardCursor(VitessSplit split) {
+        this.splitId = split.splitId();
+        this.keyspace = split.keyspace();
+        this.shard = split.shard();
+        this.position = split.position();
+        this.recordsSinceMark = split.recordsSinceMark();
+        this.skip = split.recordsSinceMark();
+    }
+
+    /** Prepares a re-open from {@link #position}: records handed out since are skipped again. */
+    void rewindToMark() {
+        skip = recordsSinceMark;
+        pendingCopyBatch.clear();
+    }
+}

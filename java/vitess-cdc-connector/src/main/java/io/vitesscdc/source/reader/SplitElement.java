@@ -1,0 +1,81 @@
+package io.vitesscdc.source.reader;
+
+import org.apache.flink.annotation.Internal;
+
+import java.util.List;
+
+/**
+ * What the fetcher thread hands to the record emitter for one split, in shard order. Records are
+ * already converted to the output type (the native batch they came from is reused by the next
+ * poll), so these objects own their data.
+ *
+ * @param <T> the source's output type
+ */
+@Internal
+public interface SplitElement<T> {
+
+    /** One change record: the values it converted to (any number), its commit time, its phase. */
+    final class Change<T> implements SplitElement<T> {
+        final List<T> values;
+        final long commitTimestampMillis;
+        final boolean snapshot;
+
+        Change(List<T> values, long commitTimestampMillis, boolean snapshot) {
+            this.values = values;
+            this.commitTimestampMillis = commitTimestampMillis;
+            this.snapshot = snapshot;
+        }
+
+        @Override
+        public String toString() {
+            return "Change" + values;
+        }
+    }
+
+    /**
+     * The records of one copy batch together with the mark that ends it, emitted as one unit so a
+     * checkpoint never falls inside a copy batch. A copy batch cannot be replayed record for
+     * record (a resumed copy reads a fresh snapshot), so counting records inside it would not be
+     * exact; a binlog transaction can, so it is not grouped.
+     */
+    final class CopyBatch<T> implements SplitElement<T> {
+        final List<Change<T>> changes;
+        final String position;
+
+        CopyBatch(List<Change<T>> changes, String position) {
+            this.changes = changes;
+            this.position = position;
+        }
+
+        @Override
+        public String toString() {
+            return "CopyBatch{" + changes.size() + " records, " + position + "}";
+        }
+    }
+
+    /** The shard reached a committed position. */
+    final class Mark<T> implements SplitElement<T> {
+        final String position;
+
+        Mark(String position) {
+            this.position = position;
+        }
+
+        @Override
+        public String toString() {
+            return "Mark{" + position + "}";
+        }
+    }
+
+    /** VTGate had nothing to send for a while: event time moved on to this instant. */
+    final class Heartbeat<T> implements SplitElement<T> {
+        final long timestampMillis;
+
+        Heartbeat(long timestampMillis) {
+            this.timestampMillis = timestampMillis;
+        }
+    }
+
+    /** The shard's copy phase finished. */
+    final class CopyCompleted<T> implements SplitElement<T> {}
+}

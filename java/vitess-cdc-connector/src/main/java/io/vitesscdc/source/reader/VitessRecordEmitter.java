@@ -1,0 +1,70 @@
+package io.vitesscdc.source.reader;
+
+import io.vitesscdc.source.split.VitessSplitState;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.connector.base.source.reader.RecordEmitter;
+
+/**
+ * Emits converted values and advances the split state with every element, on the task thread —
+ * so a checkpoint between any two elements stores exactly where the split is: the last mark
+ * plus the number of records emitted after it.
+ *
+ * <p>Event time: a streamed record carries its binlog commit time as timestamp; copy-phase
+ * records carry none. A VTGate heartbeat means every shard of the stream had nothing to send, so
+ * (when enabled) it emits a watermark at the heartbeat's time for each split that is not inside
+ * a transaction, and marks a split idle when no record came since the previous heartbeat.
+ */
+@Internal
+public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<T>, T, VitessSplitState> {
+
+    private final boolean heartbeatWatermarks;
+
+    public VitessRecordEmitter(boolean heartbeatWatermarks) {
+        this.heartbeatWatermarks = heartbeatWatermarks;
+    }
+
+    @Override
+    public void emitRecord(SplitElement<T> element, SourceOutput<T> output, VitessSplitState state) {
+        if (element instanceof SplitElement.Change) {
+            emitChange((SplitElement.Change<T>) element, output, state);
+        } else if (element instanceof SplitElement.Mark) {
+            state.markReached(((SplitElement.Mark<T>) element).position);
+        } else if (element instanceof SplitElement.CopyBatch) {
+            SplitElement.CopyBatch<T> batch = (SplitElement.CopyBatch<T>) element;
+            for (SplitElement.Change<T> change : batch.changes) {
+                emitChange(change, output, state);
+            }
+            state.markReached(batch.position);
+        } else if (element instanceof SplitElement.Heartbeat) {
+            onHeartbeat(((SplitElement.Heartbeat<T>) element).timestampMillis, output, state);
+        } else if (element instanceof SplitElement.CopyCompleted) {
+            state.copyCompleted();
+        }
+    }
+
+    private static <T> void emitChange(SplitElement.Change<T> change, SourceOutput<T> output, VitessSplitState state) {
+        if (change.snapshot || change.commitTimestampMillis <= 0) {
+            for (T value : change.values) {
+                output.collect(value);
+            }
+        } else {
+            for (T value : change.values) {
+                output.collect(value, change.commitTimestampMillis);
+            }
+        }
+        state.recordEmitted(change.snapshot);
+    }
+
+    private void onHeartbeat(long timestampMillis, SourceOutput<T> output, VitessSplitState state) {
+        if (!heartbeatWatermarks || state.recordsSinceMark() > 0) {
+            return;
+        }
+        output.emitWatermark(new Watermark(timestampMillis));
+        if (state.idleSinceLastHeartbeat()) {
+            output.markIdle();
+        }
+    }
+}

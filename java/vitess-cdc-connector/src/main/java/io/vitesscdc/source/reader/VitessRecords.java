@@ -1,0 +1,58 @@
+package io.vitesscdc.source.reader;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.Map;
+import java.util.Set;
+
+/** The elements of one fetch, grouped by split (order within a split is kept). */
+@Internal
+final class VitessRecords<T> implements RecordsWithSplitIds<SplitElement<T>> {
+
+    private final Map<String, ArrayDeque<SplitElement<T>>> bySplit = new LinkedHashMap<>();
+    private final Set<String> finished = new LinkedHashSet<>();
+    private Iterator<Map.Entry<String, ArrayDeque<SplitElement<T>>>> splits;
+    private ArrayDeque<SplitElement<T>> current;
+
+    void add(String splitId, SplitElement<T> element) {
+        bySplit.computeIfAbsent(splitId, k -> new ArrayDeque<>()).add(element);
+    }
+
+    void finish(String splitId) {
+        finished.add(splitId);
+    }
+
+    boolean isEmpty() {
+        return bySplit.isEmpty() && finished.isEmpty();
+    }
+
+    @Override
+    public String nextSplit() {
+        if (splits == null) {
+            splits = bySplit.entrySet().iterator();
+        }
+        if (!splits.hasNext()) {
+            current = null;
+            return null;
+        }
+        Map.Entry<String, ArrayDeque<SplitElement<T>>> next = splits.next();
+        current = next.getValue();
+        return next.getKey();
+    }
+
+    @Override
+    public SplitElement<T> nextRecordFromSplit() {
+        return current == null ? null : current.poll();
+    }
+
+    @Override
+    public Set<String> finishedSplits() {
+        return Collections.unmodifiableSet(finished);
+    }
+}

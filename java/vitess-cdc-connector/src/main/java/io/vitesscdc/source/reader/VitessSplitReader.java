@@ -1,0 +1,149 @@
+package io.vitesscdc.source.reader;
+
+import io.vitesscdc.nativeio.Batch;
+import io.vitesscdc.nativeio.NativeStream;
+import io.vitesscdc.nativeio.NativeStreamReader;
+import io.vitesscdc.source.config.VitessSourceConfig;
+import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.split.VitessSplit;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsAddition;
+import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Reads every split of one source reader through ONE native stream: one JNI call per fetch
+ * returns a batch holding records of any of the reader's shards.
+ *
+ * <p>When splits are added, the stream is re-opened (lazily, at the next fetch) with the current
+ * fetch-side position of every shard, and records already handed out after those positions are
+ * skipped, so the emitter sees each record once. Runs on the fetcher thread; only
+ * {@link #wakeUp()} is called from another thread.
+ */
+@Internal
+public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, VitessSplit> {
+
+    private static final Logger LOG = LoggerFactory.getLogger(VitessSplitReader.class);
+
+    private final VitessSourceConfig config;
+    private final BatchConverter<T> converter;
+    private final VitessSourceReaderMetrics metrics;
+    private final Function<String, NativeStream> streamOpener;
+
+    private volatile NativeStreamReader stream;
+    private boolean reopen;
+
+    public VitessSplitReader(
+            VitessSourceConfig config,
+            VitessDeserializationSchema<T> deserializer,
+            VitessSourceReaderMetrics metrics,
+            Function<String, NativeStream> streamOpener) {
+        this.config = config;
+        this.metrics = metrics;
+        this.streamOpener = streamOpener;
+        this.converter = new BatchConverter<>(deserializer, config.startupMode().isBounded(),
+                BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
+    }
+
+    @Override
+    public RecordsWithSplitIds<SplitElement<T>> fetch() throws IOException {
+        if (reopen) {
+            reopen = false;
+            openStream();
+        }
+        NativeStreamReader current = stream;
+        if (current == null) {
+            return converter.finishedOnly();
+        }
+        Batch batch = current.poll(config.pollTimeout().toMillis());
+        metrics.polled(current);
+        if (batch == null) {
+            return converter.finishedOnly();
+        }
+        metrics.batchFetched(batch.sizeInBytes());
+        VitessRecords<T> records;
+        try {
+            records = converter.convert(batch);
+        } catch (IOException | RuntimeException e) {
+            throw e;
+        } catch (Exception e) {
+            throw new IOException("converting a Vitess record failed: " + e.getMessage(), e);
+        }
+        if (converter.allFinished()) {
+            LOG.info("Every split of this reader finished; closing the native stream");
+            closeStream();
+        }
+        return records;
+    }
+
+    @Override
+    public void handleSplitsChanges(SplitsChange<VitessSplit> splitsChanges) {
+        if (!(splitsChanges instanceof SplitsAddition)) {
+            throw new UnsupportedOperationException(
+                    "Unsupported splits change: " + splitsChanges.getClass().getSimpleName());
+        }
+        for (VitessSplit split : splitsChanges.splits()) {
+            LOG.info("Adding split {} from position {} (skip {} records)", split.splitId(), split.position(),
+                    split.recordsSinceMark());
+            converter.addSplit(split);
+            metrics.registerSplit(split.splitId());
+        }
+        reopen = true;
+    }
+
+    private void openStream() {
+        closeStream();
+        converter.rewind();
+        List<ShardCursor<T>> open = converter.openCursors();
+        if (open.isEmpty()) {
+            return;
+        }
+        List<String> shards = new ArrayList<>();
+        List<String> positions = new ArrayList<>();
+        for (ShardCursor<T> c : open) {
+            shards.add(c.shard);
+            positions.add(c.position);
+        }
+        String options = config.toNativeOptionsJson(shards, "initial", positions);
+        LOG.info("Opening a native Vitess stream for shards {} of keyspace {}", shards, config.keyspace());
+        NativeStream nativeStream = streamOpener.apply(options);
+        stream = new NativeStreamReader(nativeStream, config.initialBufferBytes(), config.maxBufferBytes());
+        metrics.streamOpened();
+    }
+
+    private void closeStream() {
+        NativeStreamReader s = stream;
+        stream = null;
+        if (s != null) {
+            s.close();
+        }
+    }
+
+    @Override
+    public void wakeUp() {
+        NativeStreamReader s = stream;
+        if (s != null) {
+            try {
+                s.wake();
+            } catch (IllegalStateException closedMeanwhile) {
+                // the fetcher closed the stream between the read and the wake: nothing to wake
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        closeStream();
+    }
+}

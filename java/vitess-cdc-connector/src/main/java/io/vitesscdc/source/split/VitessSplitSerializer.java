@@ -1,0 +1,81 @@
+package io.vitesscdc.source.split;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.core.io.SimpleVersionedSerializer;
+import org.apache.flink.core.memory.DataInputDeserializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Versioned split serializer. Every version ever written stays readable: add a {@code VERSION_n}
+ * constant and a branch, never change an existing one (the golden bytes in
+ * {@code VitessSplitSerializerTest} guard this).
+ *
+ * <p>Version 1: {@code utf8 keyspace, utf8 shard, utf8 position, long recordsSinceMark}, where
+ * {@code utf8} is an int length followed by UTF-8 bytes (VGTIDs can exceed the 64 KiB limit of
+ * {@code writeUTF}).
+ */
+@Internal
+public final class VitessSplitSerializer implements SimpleVersionedSerializer<VitessSplit> {
+
+    public static final VitessSplitSerializer INSTANCE = new VitessSplitSerializer();
+
+    public static final int VERSION_1 = 1;
+    public static final int CURRENT_VERSION = VERSION_1;
+
+    @Override
+    public int getVersion() {
+        return CURRENT_VERSION;
+    }
+
+    @Override
+    public byte[] serialize(VitessSplit split) throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64 + split.position().length());
+        writeString(out, split.keyspace());
+        writeString(out, split.shard());
+        writeString(out, split.position());
+        out.writeLong(split.recordsSinceMark());
+        return out.getCopyOfBuffer();
+    }
+
+    @Override
+    public VitessSplit deserialize(int version, byte[] serialized) throws IOException {
+        switch (version) {
+            case VERSION_1:
+                return deserializeV1(serialized);
+            default:
+                throw new IOException("Unknown Vitess split serializer version " + version + " (this connector reads "
+                        + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
+        }
+    }
+
+    private static VitessSplit deserializeV1(byte[] serialized) throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(serialized);
+        String keyspace = readString(in);
+        String shard = readString(in);
+        String position = readString(in);
+        long recordsSinceMark = in.readLong();
+        if (in.available() != 0) {
+            throw new IOException("corrupt Vitess split state: " + in.available() + " trailing bytes");
+        }
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark);
+    }
+
+    static void writeString(DataOutputSerializer out, String s) throws IOException {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    static String readString(DataInputDeserializer in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > in.available()) {
+            throw new IOException("corrupt Vitess split state: string of " + n + " bytes, " + in.available() + " left");
+        }
+        byte[] bytes = new byte[n];
+        in.readFully(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+}

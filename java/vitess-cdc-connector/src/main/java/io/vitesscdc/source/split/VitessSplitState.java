@@ -1,0 +1,100 @@
+package io.vitesscdc.source.split;
+
+import org.apache.flink.annotation.Internal;
+
+/**
+ * The mutable, emit-side state of a split, advanced by the record emitter on the task thread
+ * with every element: a record bumps the count, a position mark replaces the position and resets
+ * the count. {@link #toSplit()} is what a checkpoint stores.
+ */
+@Internal
+public final class VitessSplitState {
+
+    private final String keyspace;
+    private final String shard;
+    private String position;
+    private long recordsSinceMark;
+    private boolean copyCompleted;
+    private long snapshotRecords;
+    private long lastHeartbeatRecords = -1;
+    private long totalRecords;
+
+    public VitessSplitState(VitessSplit split) {
+        this.keyspace = split.keyspace();
+        this.shard = split.shard();
+        this.position = split.position();
+        this.recordsSinceMark = split.recordsSinceMark();
+        this.copyCompleted = ShardPositions.isCopyCompleted(split.position());
+    }
+
+    public String splitId() {
+        return VitessSplit.splitId(keyspace, shard);
+    }
+
+    public String keyspace() {
+        return keyspace;
+    }
+
+    public String shard() {
+        return shard;
+    }
+
+    public String position() {
+        return position;
+    }
+
+    public long recordsSinceMark() {
+        return recordsSinceMark;
+    }
+
+    /** A change record of this shard was emitted. */
+    public void recordEmitted(boolean snapshot) {
+        recordsSinceMark++;
+        totalRecords++;
+        if (snapshot) {
+            snapshotRecords++;
+        }
+    }
+
+    /** The shard reached a committed position: everything before it is emitted. */
+    public void markReached(String positionJson) {
+        this.position = positionJson;
+        this.recordsSinceMark = 0;
+        if (ShardPositions.isCopyCompleted(positionJson)) {
+            copyCompleted = true;
+        }
+    }
+
+    public void copyCompleted() {
+        this.copyCompleted = true;
+    }
+
+    public boolean isCopyCompleted() {
+        return copyCompleted;
+    }
+
+    /** Snapshot (copy-phase) records emitted by this reader since the split was assigned. */
+    public long snapshotRecords() {
+        return snapshotRecords;
+    }
+
+    /**
+     * True when no record was emitted since the previous call (the previous heartbeat): the shard
+     * is idle.
+     */
+    public boolean idleSinceLastHeartbeat() {
+        boolean idle = lastHeartbeatRecords == totalRecords;
+        lastHeartbeatRecords = totalRecords;
+        return idle;
+    }
+
+    public VitessSplit toSplit() {
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark);
+    }
+
+    @Override
+    public String toString() {
+        return "VitessSplitState{" + splitId() + ", position=" + position + ", recordsSinceMark=" + recordsSinceMark
+                + "}";
+    }
+}
