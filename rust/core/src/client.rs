@@ -391,13 +391,18 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
             ErrorKind::Config,
             format!("VTGate at {address} rejected the credentials ({msg}) — check username and password"),
         ),
-        Code::ResourceExhausted if lower.contains("message") && lower.contains("larger") => (
+        Code::ResourceExhausted | Code::OutOfRange
+            if lower.contains("message")
+                && (lower.contains("larger") || lower.contains("too large")) =>
+        {
+            (
             ErrorKind::Config,
             format!(
                 "a VStream message from {address} is larger than the client limit ({msg}) — raise max_message_bytes \
                  to at least VTGate's --grpc-max-message-size"
             ),
-        ),
+        )
+        }
         Code::Unimplemented => (
             ErrorKind::Fatal,
             format!("the server at {address} does not implement the Vitess VTGate service ({msg}) — is this VTGate's gRPC port?"),

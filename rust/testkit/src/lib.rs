@@ -1,1 +1,298 @@
-//! TODO
+//! A scripted fake VTGate: a tonic server on 127.0.0.1:0 that answers `Execute` discovery
+//! queries from a fixed keyspace description and plays a script of VStream responses, one
+//! script *session* per VStream call. It produces what a real Vitess cannot on demand: grammar
+//! corner cases, streams cut mid-transaction or mid-copy-batch, malformed and oversized events.
+//!
+//! ```ignore
+//! let fake = FakeVtgate::start(Keyspace::single("ks", &[("t", true)]), vec![
+//!     Session::new().send(vec![begin(), field("t"), insert("t", 1), vgtid("pos1"), commit()]).fail_unavailable(),
+//!     Session::new().send(vec![/* replay from pos1 */]).hold(),
+//! ]).await;
+//! ```
+
+pub mod events;
+
+use std::net::SocketAddr;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex};
+use tokio::sync::oneshot;
+use tokio_stream::Stream;
+use tonic::{Request, Response, Status};
+use vitess_cdc_core::proto::query::{Field, QueryResult, Row, Type};
+use vitess_cdc_core::proto::vtgate::{
+    ExecuteRequest, ExecuteResponse, VStreamRequest, VStreamResponse,
+};
+
+#[allow(clippy::all)]
+mod server {
+    tonic::include_proto!("vtgateservice");
+}
+use server::vitess_server::{Vitess, VitessServer};
+
+/// What `Execute` discovery reports.
+#[derive(Debug, Clone)]
+pub struct Keyspace {
+    pub name: String,
+    pub shards: Vec<String>,
+    /// (table, has primary key)
+    pub tables: Vec<(String, bool)>,
+    /// `@@version_comment`
+    pub version_comment: String,
+}
+
+impl Keyspace {
+    pub fn new(name: &str, shards: &[&str], tables: &[(&str, bool)]) -> Self {
+        Keyspace {
+            name: name.into(),
+            shards: shards.iter().map(|s| s.to_string()).collect(),
+            tables: tables.iter().map(|(t, pk)| (t.to_string(), *pk)).collect(),
+            version_comment: "Version: 24.0.4 (Git revision testkit)".into(),
+        }
+    }
+}
+
+/// One step of a VStream session.
+#[derive(Debug, Clone)]
+pub enum Step {
+    /// One `VStreamResponse` with these events.
+    Send(Vec<vitess_cdc_core::proto::binlogdata::VEvent>),
+    /// End the RPC with this status (e.g. UNAVAILABLE = connection trouble).
+    Fail(tonic::Code, String),
+    /// End the RPC with OK status (EOF).
+    End,
+    /// Keep the RPC open without sending anything until the client goes away.
+    Hold,
+}
+
+/// The responses of one VStream call.
+#[derive(Debug, Clone, Default)]
+pub struct Session {
+    pub steps: Vec<Step>,
+}
+
+impl Session {
+    pub fn new() -> Self {
+        Session::default()
+    }
+    pub fn send(mut self, events: Vec<vitess_cdc_core::proto::binlogdata::VEvent>) -> Self {
+        self.steps.push(Step::Send(events));
+        self
+    }
+    pub fn fail_unavailable(mut self) -> Self {
+        self.steps.push(Step::Fail(
+            tonic::Code::Unavailable,
+            "connection reset by peer".into(),
+        ));
+        self
+    }
+    pub fn fail(mut self, code: tonic::Code, message: &str) -> Self {
+        self.steps.push(Step::Fail(code, message.into()));
+        self
+    }
+    pub fn end(mut self) -> Self {
+        self.steps.push(Step::End);
+        self
+    }
+    pub fn hold(mut self) -> Self {
+        self.steps.push(Step::Hold);
+        self
+    }
+}
+
+#[derive(Default)]
+struct Shared {
+    sessions: Vec<Session>,
+    next: usize,
+    requests: Vec<VStreamRequest>,
+}
+
+struct Service {
+    keyspace: Keyspace,
+    shared: Arc<Mutex<Shared>>,
+}
+
+/// A running fake VTGate. Dropping it stops the server.
+pub struct FakeVtgate {
+    pub addr: SocketAddr,
+    shared: Arc<Mutex<Shared>>,
+    _shutdown: oneshot::Sender<()>,
+}
+
+impl FakeVtgate {
+    /// Starts the server (call inside a tokio runtime). `sessions` are played in order, one per
+    /// VStream call; calls beyond the script hold the stream open.
+    pub async fn start(keyspace: Keyspace, sessions: Vec<Session>) -> FakeVtgate {
+        Self::start_with_limit(keyspace, sessions, 64 * 1024 * 1024).await
+    }
+
+    /// Like [`FakeVtgate::start`], sending messages up to `max_message_bytes`.
+    pub async fn start_with_limit(
+        keyspace: Keyspace,
+        sessions: Vec<Session>,
+        max_message_bytes: usize,
+    ) -> FakeVtgate {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .expect("bind 127.0.0.1:0");
+        let addr = listener.local_addr().expect("local addr");
+        let shared = Arc::new(Mutex::new(Shared {
+            sessions,
+            ..Default::default()
+        }));
+        let service = Service {
+            keyspace,
+            shared: shared.clone(),
+        };
+        let (tx, rx) = oneshot::channel::<()>();
+        let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
+        tokio::spawn(async move {
+            let svc = VitessServer::new(service)
+                .max_encoding_message_size(max_message_bytes)
+                .max_decoding_message_size(max_message_bytes);
+            let _ = tonic::transport::Server::builder()
+                .add_service(svc)
+                .serve_with_incoming_shutdown(incoming, async {
+                    let _ = rx.await;
+                })
+                .await;
+        });
+        FakeVtgate {
+            addr,
+            shared,
+            _shutdown: tx,
+        }
+    }
+
+    pub fn address(&self) -> String {
+        self.addr.to_string()
+    }
+
+    /// Every VStream request received so far (to check resume positions).
+    pub fn requests(&self) -> Vec<VStreamRequest> {
+        self.shared
+            .lock()
+            .map(|s| s.requests.clone())
+            .unwrap_or_default()
+    }
+}
+
+fn text_result(column: &str, values: &[String]) -> QueryResult {
+    QueryResult {
+        fields: vec![Field {
+            name: column.into(),
+            r#type: Type::Varchar as i32,
+            ..Default::default()
+        }],
+        rows: values
+            .iter()
+            .map(|v| Row {
+                lengths: vec![v.len() as i64],
+                values: v.as_bytes().to_vec(),
+            })
+            .collect(),
+        ..Default::default()
+    }
+}
+
+type VStreamStream = Pin<Box<dyn Stream<Item = Result<VStreamResponse, Status>> + Send>>;
+
+#[tonic::async_trait]
+impl Vitess for Service {
+    async fn execute(
+        &self,
+        request: Request<ExecuteRequest>,
+    ) -> Result<Response<ExecuteResponse>, Status> {
+        let sql = request
+            .into_inner()
+            .query
+            .map(|q| q.sql)
+            .unwrap_or_default()
+            .to_lowercase();
+        let ks = &self.keyspace;
+        let result = if sql.contains("@@version_comment") {
+            text_result(
+                "@@version_comment",
+                std::slice::from_ref(&ks.version_comment),
+            )
+        } else if sql.contains("show vitess_shards") {
+            text_result(
+                "Shards",
+                &ks.shards
+                    .iter()
+                    .map(|s| format!("{}/{s}", ks.name))
+                    .collect::<Vec<_>>(),
+            )
+        } else if sql.contains("information_schema.tables") {
+            let tables = if sql.contains(&format!("'{}'", ks.name)) {
+                ks.tables.iter().map(|t| t.0.clone()).collect()
+            } else {
+                vec![]
+            };
+            text_result("TABLE_NAME", &tables)
+        } else if sql.contains("information_schema.columns") {
+            let tables = if sql.contains(&format!("'{}'", ks.name)) {
+                ks.tables
+                    .iter()
+                    .filter(|t| t.1)
+                    .map(|t| t.0.clone())
+                    .collect()
+            } else {
+                vec![]
+            };
+            text_result("TABLE_NAME", &tables)
+        } else {
+            return Err(Status::unimplemented(format!(
+                "testkit: unexpected query {sql}"
+            )));
+        };
+        Ok(Response::new(ExecuteResponse {
+            error: None,
+            session: None,
+            result: Some(result),
+        }))
+    }
+
+    type VStreamStream = VStreamStream;
+
+    async fn v_stream(
+        &self,
+        request: Request<VStreamRequest>,
+    ) -> Result<Response<Self::VStreamStream>, Status> {
+        let session = {
+            let mut shared = self
+                .shared
+                .lock()
+                .map_err(|_| Status::internal("poisoned"))?;
+            shared.requests.push(request.into_inner());
+            let i = shared.next;
+            shared.next += 1;
+            shared
+                .sessions
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| Session::new().hold())
+        };
+        let stream = async_stream(session.steps);
+        Ok(Response::new(Box::pin(stream)))
+    }
+}
+
+/// Turns the steps into a response stream (without extra dependencies).
+fn async_stream(steps: Vec<Step>) -> impl Stream<Item = Result<VStreamResponse, Status>> + Send {
+    futures::stream::unfold((steps.into_iter(), false), |(mut steps, done)| async move {
+        if done {
+            return None;
+        }
+        match steps.next() {
+            None | Some(Step::Hold) => {
+                futures::future::pending::<()>().await;
+                None
+            }
+            Some(Step::Send(events)) => Some((Ok(VStreamResponse { events }), (steps, false))),
+            Some(Step::Fail(code, message)) => {
+                Some((Err(Status::new(code, message)), (steps, true)))
+            }
+            Some(Step::End) => None,
+        }
+    })
+}

@@ -1,0 +1,409 @@
+//! Grammar corner cases and faults, played by the scripted VTGate (`rust/testkit`).
+
+mod common;
+
+use common::Materialized;
+use std::time::{Duration, Instant};
+use vitess_cdc_core::blocking::BlockingStream;
+use vitess_cdc_core::{ErrorKind, Event, StartMode, StreamOptions, Value};
+use vitess_cdc_testkit::events::*;
+use vitess_cdc_testkit::{FakeVtgate, Keyspace, Session};
+
+struct Harness {
+    fake: FakeVtgate,
+    _rt: tokio::runtime::Runtime,
+}
+
+fn fake(sessions: Vec<Session>) -> Harness {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let fake = rt.block_on(FakeVtgate::start(
+        Keyspace::new(KS, &[SHARD], &[("t", true), ("u", true)]),
+        sessions,
+    ));
+    Harness { fake, _rt: rt }
+}
+
+fn options(h: &Harness, start: StartMode) -> StreamOptions {
+    let mut o = StreamOptions::new(h.fake.address(), KS);
+    o.tables = vec!["t".into()];
+    o.start = start;
+    o.heartbeat_interval_secs = 0;
+    o.retry_initial_backoff = Duration::from_millis(10);
+    o.retry_max_backoff = Duration::from_millis(50);
+    o.connect_timeout = Duration::from_secs(5);
+    o
+}
+
+fn resume_at(gtid: &str) -> StartMode {
+    StartMode::Positions(vec![vitess_cdc_core::ShardPosition {
+        keyspace: KS.into(),
+        shard: SHARD.into(),
+        gtid: gtid.into(),
+        table_p_ks: vec![],
+        tables_to_copy: vec![],
+        copy_completed: true,
+    }])
+}
+
+/// Polls until `n` events matching `want` were seen (or an error / 10 s).
+fn collect(stream: &BlockingStream, mut until: impl FnMut(&[Event]) -> bool) -> Vec<Event> {
+    let started = Instant::now();
+    let mut all = Vec::new();
+    while !until(&all) {
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "timed out; got {all:?}"
+        );
+        all.extend(stream.poll(Duration::from_millis(100)).expect("poll"));
+    }
+    all
+}
+
+fn ids(events: &[Event]) -> Vec<i64> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Change(c) => match c.values[0] {
+                Value::Int(i) => Some(i),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+fn count_marks(events: &[Event]) -> usize {
+    events
+        .iter()
+        .filter(|e| matches!(e, Event::Mark(_)))
+        .count()
+}
+
+#[test]
+fn copy_grammar_quirks_are_tolerated() {
+    let h = fake(vec![Session::new()
+        // empty table first: BEGIN, FIELD, VGTID, then a second BEGIN for the completion
+        .send(vec![begin(), field("t"), vgtid("p1")])
+        .send(vec![begin(), vgtid("p1"), commit()])
+        // a batch split over two responses, with two VGTIDs and a heartbeat inside
+        .send(vec![begin(), vgtid("p2"), copy_rows("t", 0..3)])
+        .send(vec![
+            heartbeat(),
+            copy_rows("t", 3..5),
+            vgtid_with("p2", vec![lastpk("t", 4)]),
+            commit(),
+        ])
+        // BEGIN/COMMIT without VGTID: no mark
+        .send(vec![begin(), commit()])
+        .send(vec![
+            begin(),
+            vgtid("p3"),
+            commit(),
+            shard_copy_completed(),
+            copy_completed(),
+        ])
+        .hold()]);
+    let stream = BlockingStream::open(options(&h, StartMode::SnapshotOnly)).unwrap();
+    let events = collect(&stream, |e| matches!(e.last(), Some(Event::End)));
+    assert_eq!(ids(&events), vec![0, 1, 2, 3, 4]);
+    assert!(
+        events.iter().all(|e| !matches!(e, Event::Heartbeat { .. })),
+        "heartbeat inside a transaction"
+    );
+    assert_eq!(
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Schema(_)))
+            .count(),
+        1
+    );
+    let marks: Vec<_> = events
+        .iter()
+        .filter_map(|e| {
+            if let Event::Mark(p) = e {
+                Some(p.clone())
+            } else {
+                None
+            }
+        })
+        .collect();
+    // p1 (empty table done), p2 (batch), p3, after COPY_COMPLETED
+    assert_eq!(marks.len(), 4, "{marks:?}");
+    assert_eq!(marks[1].table_p_ks[0].table_name, "t");
+    assert!(marks.last().unwrap().copy_completed);
+    assert_eq!(stream.positions().shards[0].gtid, "p3");
+}
+
+#[test]
+fn stream_cut_mid_transaction_resumes_without_gap_or_repeat() {
+    let h = fake(vec![
+        Session::new()
+            .send(vec![vgtid("p0"), other()])
+            .send(vec![begin(), field("t"), insert("t", 1)])
+            .send(vec![insert("t", 2)])
+            .fail_unavailable(),
+        Session::new()
+            .send(vec![
+                begin(),
+                field("t"),
+                insert("t", 1),
+                insert("t", 2),
+                insert("t", 3),
+                vgtid("p1"),
+                commit(),
+            ])
+            .send(vec![begin(), insert("t", 4), vgtid("p2"), commit()])
+            .hold(),
+    ]);
+    let stream = BlockingStream::open(options(&h, StartMode::Latest)).unwrap();
+    let events = collect(&stream, |e| ids(e).len() >= 4);
+    assert_eq!(ids(&events), vec![1, 2, 3, 4]);
+    // the second request resumed from the last mark
+    let requests = h.fake.requests();
+    assert_eq!(requests.len(), 2);
+    assert_eq!(
+        requests[0].vgtid.as_ref().unwrap().shard_gtids[0].gtid,
+        "current"
+    );
+    assert_eq!(
+        requests[1].vgtid.as_ref().unwrap().shard_gtids[0].gtid,
+        "p0"
+    );
+    assert_eq!(stream.metrics().reconnects, 1);
+    assert_eq!(stream.positions().shards[0].gtid, "p2");
+}
+
+#[test]
+fn chunked_transaction_cut_midway_is_skipped_exactly_on_replay() {
+    // 1 MiB buffer → transactions above 1 MiB are handed out in chunks before COMMIT
+    let big = "x".repeat(200 * 1024);
+    let big_insert = |id: i64| rows("t", 1_700_000_000, vec![(None, Some(row(id, &big)))]);
+    let h = fake(vec![
+        Session::new()
+            .send(vec![vgtid("p0"), other(), begin(), field("t")])
+            .send((0..8).map(big_insert).collect())
+            .fail_unavailable(),
+        Session::new()
+            .send(vec![begin(), field("t")])
+            .send((0..10).map(big_insert).collect())
+            .send(vec![vgtid("p1"), commit()])
+            .hold(),
+    ]);
+    let mut o = options(&h, StartMode::Latest);
+    o.buffer_bytes = 1024 * 1024;
+    let stream = BlockingStream::open(o).unwrap();
+    let events = collect(&stream, |e| count_marks(e) >= 2);
+    assert_eq!(
+        ids(&events),
+        (0..10).collect::<Vec<_>>(),
+        "each row exactly once"
+    );
+    assert_eq!(stream.metrics().reconnects, 1);
+}
+
+#[test]
+fn stream_cut_mid_copy_batch_resumes_from_the_last_lastpk() {
+    let h = fake(vec![
+        Session::new()
+            .send(vec![
+                begin(),
+                field("t"),
+                vgtid("s1"),
+                copy_rows("t", 0..10),
+                vgtid_with("s1", vec![lastpk("t", 9)]),
+                commit(),
+            ])
+            .send(vec![begin(), copy_rows("t", 10..15)])
+            .fail_unavailable(),
+        Session::new()
+            .send(vec![
+                begin(),
+                field("t"),
+                copy_rows("t", 10..20),
+                vgtid_with("s1", vec![lastpk("t", 19)]),
+                commit(),
+            ])
+            .send(vec![
+                begin(),
+                vgtid("s2"),
+                commit(),
+                shard_copy_completed(),
+                copy_completed(),
+            ])
+            .hold(),
+    ]);
+    let stream = BlockingStream::open(options(&h, StartMode::Initial)).unwrap();
+    let events = collect(&stream, |e| {
+        e.iter().any(|x| matches!(x, Event::CopyCompleted))
+    });
+    let mut view = Materialized::default();
+    for e in &events {
+        if let Event::Change(c) = e {
+            view.apply(c);
+        }
+    }
+    assert_eq!(ids(&events), (0..20).collect::<Vec<_>>());
+    assert!(view.copied.values().all(|&n| n == 1), "no row copied twice");
+    let requests = h.fake.requests();
+    let resumed = &requests[1].vgtid.as_ref().unwrap().shard_gtids[0];
+    assert_eq!(resumed.gtid, "s1");
+    assert_eq!(resumed.table_p_ks.len(), 1);
+    assert_eq!(
+        resumed.table_p_ks[0].lastpk.as_ref().unwrap().rows[0].values,
+        b"9"
+    );
+}
+
+#[test]
+fn malformed_event_is_a_clear_sticky_error() {
+    let bad_row = rows(
+        "t",
+        1,
+        vec![(
+            None,
+            Some(vitess_cdc_core::proto::query::Row {
+                lengths: vec![9, 1],
+                values: b"1".to_vec(),
+            }),
+        )],
+    );
+    let h = fake(vec![Session::new()
+        .send(vec![begin(), field("t"), bad_row, vgtid("p1"), commit()])
+        .hold()]);
+    let stream = BlockingStream::open(options(&h, resume_at("p0"))).unwrap();
+    let started = Instant::now();
+    let err = loop {
+        match stream.poll(Duration::from_millis(100)) {
+            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
+            Ok(_) => panic!("no error"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err.kind, ErrorKind::Fatal);
+    assert!(
+        err.message.contains("ks.t") && err.message.contains("malformed row"),
+        "{}",
+        err.message
+    );
+    let again = stream.poll(Duration::from_millis(10)).unwrap_err();
+    assert_eq!(again.kind, ErrorKind::Fatal);
+    stream.close();
+}
+
+#[test]
+fn oversized_message_names_the_limit_to_raise() {
+    let huge = "y".repeat(5 * 1024 * 1024);
+    let h = fake(vec![Session::new()
+        .send(vec![
+            begin(),
+            field("t"),
+            rows("t", 1, vec![(None, Some(row(1, &huge)))]),
+        ])
+        .hold()]);
+    let mut o = options(&h, resume_at("p0"));
+    o.max_message_bytes = 4 * 1024 * 1024;
+    let stream = BlockingStream::open(o).unwrap();
+    let started = Instant::now();
+    let err = loop {
+        match stream.poll(Duration::from_millis(100)) {
+            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
+            Ok(_) => panic!("no error"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err.kind, ErrorKind::Config);
+    assert!(err.message.contains("max_message_bytes"), "{}", err.message);
+}
+
+#[test]
+fn retries_are_bounded() {
+    let h = fake((0..10).map(|_| Session::new().fail_unavailable()).collect());
+    let mut o = options(&h, resume_at("p0"));
+    o.retry_max_attempts = 2;
+    // the first call fails after open succeeded (headers come with the status)
+    let stream = match BlockingStream::open(o) {
+        Ok(s) => s,
+        Err(e) => {
+            assert_eq!(e.kind, ErrorKind::Retryable);
+            return;
+        }
+    };
+    let started = Instant::now();
+    let err = loop {
+        match stream.poll(Duration::from_millis(100)) {
+            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
+            Ok(_) => panic!("no error"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err.kind, ErrorKind::Retryable);
+    assert!(err.message.contains("gave up after 2"), "{}", err.message);
+}
+
+#[test]
+fn a_consumer_that_stops_polling_stops_the_reader() {
+    let payload = "z".repeat(64 * 1024);
+    let txn = |i: i64| {
+        vec![
+            begin(),
+            rows("t", 1, vec![(None, Some(row(i, &payload)))]),
+            vgtid(&format!("p{i}")),
+            commit(),
+        ]
+    };
+    let mut session = Session::new().send(vec![
+        vgtid("p0"),
+        other(),
+        begin(),
+        field("t"),
+        vgtid("p0"),
+        commit(),
+    ]);
+    for i in 1..2000 {
+        session = session.send(txn(i)); // ~128 MB in total
+    }
+    let h = fake(vec![session.hold()]);
+    let mut o = options(&h, StartMode::Latest);
+    o.buffer_bytes = 1024 * 1024;
+    let stream = BlockingStream::open(o).unwrap();
+    std::thread::sleep(Duration::from_secs(2));
+    let received = stream.metrics().bytes;
+    assert!(
+        received < 24 * 1024 * 1024,
+        "reader kept reading without a consumer: {received} bytes"
+    );
+    // and it resumes when polled again
+    let events = collect(&stream, |e| ids(e).len() >= 100);
+    assert_eq!(ids(&events)[..100], (1..101).collect::<Vec<_>>()[..]);
+    stream.close();
+    stream.close(); // idempotent
+}
+
+#[test]
+fn wake_returns_a_blocked_poll_early() {
+    let h = fake(vec![Session::new().hold()]);
+    let stream = std::sync::Arc::new(BlockingStream::open(options(&h, resume_at("p0"))).unwrap());
+    let s2 = stream.clone();
+    let waker = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        s2.wake();
+    });
+    let started = Instant::now();
+    let events = stream.poll(Duration::from_secs(30)).unwrap();
+    assert!(events.is_empty());
+    assert!(started.elapsed() < Duration::from_secs(5));
+    waker.join().unwrap();
+    let s3 = stream.clone();
+    let closer = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        s3.close();
+    });
+    let _ = stream.poll(Duration::from_secs(30));
+    assert!(started.elapsed() < Duration::from_secs(10));
+    closer.join().unwrap();
+    assert!(stream.poll(Duration::from_millis(1)).is_err());
+}
