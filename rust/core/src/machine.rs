@@ -142,15 +142,13 @@ impl Machine {
         self.metrics.record_lag(ev.timestamp, ev.current_time);
         let ty = VEventType::try_from(ev.r#type).unwrap_or(VEventType::Unknown);
         match ty {
-            VEventType::Begin => {
-                // A second BEGIN before COMMIT happens for empty tables in the copy phase:
-                // keep the open transaction (and whatever it buffered).
-                if self.txn.is_none() {
-                    self.txn = Some(Txn {
-                        shard: event_shard(&ev),
-                        ..Default::default()
-                    });
-                }
+            // A second BEGIN before COMMIT happens for empty tables in the copy phase: keep the
+            // open transaction (and whatever it buffered), i.e. only open one if none is open.
+            VEventType::Begin if self.txn.is_none() => {
+                self.txn = Some(Txn {
+                    shard: event_shard(&ev),
+                    ..Default::default()
+                });
             }
             VEventType::Field => self.on_field(&ev, out)?,
             VEventType::Row => self.on_row(&ev, out)?,
@@ -178,13 +176,12 @@ impl Machine {
                 let key = event_shard(&ev);
                 self.apply_vgtid(key.as_ref(), out);
             }
-            VEventType::Heartbeat => {
-                // Inside a (chunked) transaction a heartbeat is not a boundary.
-                if self.txn.is_none() {
-                    out.push(Event::Heartbeat {
-                        timestamp_millis: ev.timestamp * 1000,
-                    });
-                }
+            // Inside a (chunked) transaction a heartbeat is not a boundary: it falls through to
+            // the ignored events below.
+            VEventType::Heartbeat if self.txn.is_none() => {
+                out.push(Event::Heartbeat {
+                    timestamp_millis: ev.timestamp * 1000,
+                });
             }
             VEventType::CopyCompleted => self.on_copy_completed(&ev, out),
             VEventType::Journal => self.on_journal(&ev, out),
