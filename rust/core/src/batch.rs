@@ -971,4 +971,140 @@ mod tests {
             .collect();
         assert_eq!(ids, vec![1, 2]);
     }
+
+    /// The batch the Java decoder's tests read (BatchDecoderTest): one of every entry and value
+    /// kind. The committed file must equal what this encoder writes; regenerate it with
+    /// `VITESS_CDC_UPDATE_GOLDEN=1 cargo test -p vitess-cdc-core golden` after a deliberate
+    /// format change (and bump VERSION if old readers cannot read it).
+    pub(crate) fn golden_events() -> Vec<Event> {
+        let mut customer = (*schema(1)).clone();
+        customer.keyspace = "customer".into();
+        customer.shard = "-80".into();
+        customer.table = "customer".into();
+        customer.columns = vec![
+            column("customer_id", ColumnType::Int, "bigint", true),
+            column("email", ColumnType::String, "varbinary(128)", false),
+            column("balance", ColumnType::Decimal, "decimal(10,2)", false),
+            column("big", ColumnType::UInt, "bigint unsigned", false),
+            column("ratio", ColumnType::Double, "double", false),
+            column("photo", ColumnType::Bytes, "blob", false),
+            column("born", ColumnType::Date, "date", false),
+            column("seen", ColumnType::DateTime, "datetime(6)", false),
+            column("took", ColumnType::Time, "time(6)", false),
+            column("note", ColumnType::String, "text", false),
+            column("zero", ColumnType::Date, "date", false),
+        ];
+        let customer = Arc::new(customer);
+        let pos = ShardPosition {
+            keyspace: "customer".into(),
+            shard: "-80".into(),
+            gtid: "MySQL56/3e11fa47-71ca-11e1-9e33-c80aa9429562:1-42".into(),
+            table_p_ks: vec![],
+            tables_to_copy: vec![],
+            copy_completed: true,
+        };
+        vec![
+            Event::Schema(customer.clone()),
+            Event::Change(ChangeEvent {
+                schema: customer.clone(),
+                kind: RowKind::Insert,
+                values: vec![
+                    Value::Int(1),
+                    Value::String("alice@example.com".into()),
+                    Value::Decimal("-12.30".into()),
+                    Value::UInt(u64::MAX),
+                    Value::Float(0.25),
+                    Value::Bytes(vec![0xde, 0xad, 0xbe, 0xef]),
+                    Value::Date {
+                        year: 2024,
+                        month: 2,
+                        day: 29,
+                    },
+                    Value::DateTime {
+                        year: 2025,
+                        month: 1,
+                        day: 2,
+                        hour: 3,
+                        minute: 4,
+                        second: 5,
+                        micros: 678_901,
+                    },
+                    Value::Time {
+                        negative: true,
+                        hours: 838,
+                        minute: 59,
+                        second: 59,
+                        micros: 0,
+                    },
+                    Value::Null,
+                    Value::Date {
+                        year: 0,
+                        month: 0,
+                        day: 0,
+                    },
+                ],
+                commit_ts_millis: 1_700_000_000_123,
+                is_snapshot: false,
+            }),
+            Event::Change(ChangeEvent {
+                schema: customer.clone(),
+                kind: RowKind::UpdateBefore,
+                values: vec![
+                    Value::Int(2),
+                    Value::String("ünïcödé 😀".into()),
+                    Value::Null,
+                    Value::Absent,
+                    Value::Null,
+                    Value::Absent,
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::Absent,
+                    Value::Null,
+                ],
+                commit_ts_millis: 0,
+                is_snapshot: true,
+            }),
+            Event::Mark(pos.clone()),
+            Event::Heartbeat {
+                timestamp_millis: 1_700_000_000_999,
+            },
+            Event::Ddl {
+                keyspace: "customer".into(),
+                shard: "-80".into(),
+                statement: "alter table customer add column note text".into(),
+                commit_ts_millis: 1_700_000_001_000,
+            },
+            Event::ShardCopyCompleted {
+                keyspace: "customer".into(),
+                shard: "-80".into(),
+            },
+            Event::CopyCompleted,
+            Event::Journal {
+                ended: vec![("customer".into(), "-80".into())],
+                started: vec![pos],
+            },
+            Event::End,
+        ]
+    }
+
+    #[test]
+    fn golden_batch_matches_the_java_fixture() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../java/vitess-cdc-connector/src/test/resources/batch/golden-v1.bin"
+        );
+        let mut enc = BatchEncoder::new();
+        let batch = encode_all(&mut enc, &golden_events());
+        if std::env::var_os("VITESS_CDC_UPDATE_GOLDEN").is_some() {
+            std::fs::create_dir_all(std::path::Path::new(path).parent().unwrap()).unwrap();
+            std::fs::write(path, &batch).unwrap();
+        }
+        let committed =
+            std::fs::read(path).expect("golden batch file (VITESS_CDC_UPDATE_GOLDEN=1 writes it)");
+        assert!(
+            committed == batch,
+            "the encoder no longer writes {path}: a format change? see the doc comment"
+        );
+    }
 }

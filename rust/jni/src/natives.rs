@@ -193,11 +193,25 @@ extern "system" fn native_metrics_json<'l>(
 ) -> JString<'l> {
     env.with_env(|env| {
         let stream = STREAMS.get(handle)?;
-        let json = serde_json::to_string(&stream.source().metrics())
-            .map_err(|e| CoreError::fatal(format!("cannot render metrics as JSON: {e}")))?;
+        let json = metrics_json(&stream.source().metrics());
         Ok::<_, BridgeError>(env.new_string(json)?)
     })
     .resolve::<ThrowVitessException>()
+}
+
+/// The metrics snapshot as a flat JSON object (field names as in `MetricsSnapshot`).
+fn metrics_json(m: &vitess_cdc_core::metrics::MetricsSnapshot) -> String {
+    serde_json::json!({
+        "events": m.events,
+        "bytes": m.bytes,
+        "changes": m.changes,
+        "transactions": m.transactions,
+        "reconnects": m.reconnects,
+        "lag_millis": m.lag_millis,
+        "last_event_millis": m.last_event_millis,
+        "rows_copied": m.rows_copied,
+    })
+    .to_string()
 }
 
 extern "system" fn native_wake<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, handle: jlong) {

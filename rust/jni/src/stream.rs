@@ -112,7 +112,11 @@ impl<S: EventSource> StreamHandle<S> {
             if self.is_closed() {
                 return Ok(PollOutcome::Timeout);
             }
-            let events = self.source.poll(timeout)?;
+            let events = match self.source.poll(timeout) {
+                // Closed by another thread while this poll waited: not an error for the poller.
+                Err(_) if self.is_closed() => return Ok(PollOutcome::Timeout),
+                other => other?,
+            };
             if events.is_empty() || self.is_closed() {
                 return Ok(PollOutcome::Timeout);
             }

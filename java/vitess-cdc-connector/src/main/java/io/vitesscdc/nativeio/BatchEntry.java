@@ -1,0 +1,53 @@
+package io.vitesscdc.nativeio;
+
+import java.util.List;
+
+/**
+ * One entry of a batch, in stream order. Records ({@link VitessRecord}) and table descriptors
+ * ({@link TableDescriptor}) are classes of their own; the markers are the small records nested
+ * here.
+ */
+public sealed interface BatchEntry
+        permits TableDescriptor,
+                VitessRecord,
+                BatchEntry.PositionMark,
+                BatchEntry.Heartbeat,
+                BatchEntry.ShardCopyCompleted,
+                BatchEntry.CopyCompleted,
+                BatchEntry.Ddl,
+                BatchEntry.Journal,
+                BatchEntry.EndOfStream,
+                BatchEntry.Unknown {
+
+    /**
+     * A committed position of one shard: resuming from {@link #json()} yields exactly the entries
+     * after this mark. The JSON is both the resumable token (store it as it is) and what people
+     * read ({@code {"keyspace":..,"shard":..,"gtid":..,"table_p_ks":[..]}}).
+     */
+    record PositionMark(String keyspace, String shard, String json) implements BatchEntry {}
+
+    /** No data, but time moved on (drives watermarks of idle shards). */
+    record Heartbeat(long timestampMillis) implements BatchEntry {}
+
+    /** The copy (snapshot) phase of one shard finished. */
+    record ShardCopyCompleted(String keyspace, String shard) implements BatchEntry {}
+
+    /** The copy phase of the whole stream finished. */
+    record CopyCompleted() implements BatchEntry {}
+
+    /** A DDL statement applied on a shard. */
+    record Ddl(String keyspace, String shard, long commitTimestampMillis, String statement)
+            implements BatchEntry {}
+
+    /** A shard named by keyspace and shard range. */
+    record ShardRef(String keyspace, String shard) {}
+
+    /** Resharding: {@code ended} shards finished; {@code started} shards begin at these positions. */
+    record Journal(List<ShardRef> ended, List<PositionMark> started) implements BatchEntry {}
+
+    /** Snapshot-only mode: the stream ended; nothing follows. */
+    record EndOfStream() implements BatchEntry {}
+
+    /** An entry kind newer than this decoder; skipped safely thanks to the entry framing. */
+    record Unknown(int tag, int length) implements BatchEntry {}
+}

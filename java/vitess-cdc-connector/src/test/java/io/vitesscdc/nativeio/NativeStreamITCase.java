@@ -1,0 +1,279 @@
+package io.vitesscdc.nativeio;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
+
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/**
+ * The native bridge end to end against the real local Vitess (tests/vitess/up.sh), with the
+ * native library loaded from the packaged connector jar, as Flink will load it.
+ *
+ * <p>Runs under maven-failsafe in {@code mvn verify}, which puts the built jar (not
+ * target/classes) on the test class path. Fails with instructions when the cluster is down.
+ */
+@Timeout(180)
+class NativeStreamITCase {
+
+    /** A decoded record, copied out of the batch buffer (views die at the next poll). */
+    record Row(String keyspace, String shard, String table, ChangeKind kind, boolean snapshot, Map<String, Object> values) {
+
+        static Row of(VitessRecord r) {
+            Map<String, Object> values = new LinkedHashMap<>();
+            for (int i = 0; i < r.arity(); i++) {
+                values.put(r.table().columns().get(i).name(), r.getObject(i));
+            }
+            TableDescriptor t = r.table();
+            return new Row(t.keyspace(), t.shard(), t.table(), r.kind(), r.isSnapshot(), values);
+        }
+    }
+
+    /** Everything a poll loop saw. */
+    static final class Seen {
+        final List<Row> rows = new ArrayList<>();
+        final List<BatchEntry.PositionMark> marks = new ArrayList<>();
+        int batches;
+    }
+
+    @BeforeAll
+    static void clusterIsUp() {
+        LocalVitess.requireRunning();
+    }
+
+    private static String options(String keyspace, String... tables) {
+        StringBuilder t = new StringBuilder();
+        for (String table : tables) {
+            t.append(t.length() == 0 ? "" : ",").append('"').append(table).append('"');
+        }
+        return "{\"address\":\"" + LocalVitess.grpcAddress() + "\",\"keyspace\":\"" + keyspace
+                + "\",\"tables\":[" + t + "],\"connect_timeout_ms\":15000}";
+    }
+
+    /** Polls until {@code done} holds for what was seen, or fails after {@code timeout}. */
+    private static Seen pollUntil(NativeStreamReader reader, Seen seen, Predicate<Seen> done, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!done.test(seen)) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + "; saw " + seen.rows.size() + " rows: "
+                        + seen.rows + ", marks: " + seen.marks.size());
+            }
+            Batch batch = reader.poll(500);
+            if (batch == null) {
+                continue;
+            }
+            seen.batches++;
+            for (BatchEntry e : batch) {
+                if (e instanceof VitessRecord r) {
+                    seen.rows.add(Row.of(r));
+                } else if (e instanceof BatchEntry.PositionMark m) {
+                    seen.marks.add(m);
+                }
+            }
+            assertThat(batch.isEndOfStream()).as("a replicating stream does not end").isFalse();
+        }
+        return seen;
+    }
+
+    private static Predicate<Seen> hasRow(String table, ChangeKind kind, String column, Object value) {
+        return s -> s.rows.stream()
+                .anyMatch(r -> r.table().equals(table) && r.kind() == kind && value.equals(r.values().get(column)));
+    }
+
+    @Test
+    void nativeLibraryComesFromThePackagedJar() {
+        assertThat(NativeStream.nativeSelfTest(0)).startsWith("vitess-cdc-jni ");
+        String classes = NativeStream.class.getProtectionDomain().getCodeSource().getLocation().toString();
+        assertThat(classes).as("connector classes come from the built jar").endsWith(".jar");
+        String expected = System.getProperty("vitesscdc.expected.platform", Platform.current());
+        assertThat(NativeLibrary.loadedFrom())
+                .as("native library loaded from the jar's bundled resource")
+                .startsWith("jar:file:")
+                .contains(".jar!/native/" + expected + "/" + System.mapLibraryName(NativeLibrary.LIBRARY_NAME));
+    }
+
+    @Test
+    void receivesRowChangesWrittenThroughVtgateWithTheirValues() throws Exception {
+        String sku = "it-" + UUID.randomUUID().toString().substring(0, 8);
+        try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(options("commerce", "product")),
+                4096, 64 << 20)) {
+            LocalVitess.execute(
+                    "commerce", "insert into product (sku, description, price) values ('" + sku + "', 'café ☕', 42)");
+            Seen seen = pollUntil(reader, new Seen(), hasRow("product", ChangeKind.INSERT, "sku", sku), Duration.ofSeconds(90));
+
+            Row inserted = seen.rows.stream()
+                    .filter(r -> sku.equals(r.values().get("sku")))
+                    .findFirst()
+                    .orElseThrow();
+            assertThat(inserted.keyspace()).isEqualTo("commerce");
+            assertThat(inserted.shard()).isEqualTo("0");
+            assertThat(inserted.values())
+                    .containsEntry("sku", sku)
+                    .containsEntry("description", "café ☕")
+                    .containsEntry("price", 42L);
+
+            // After the insert arrived, an update and a delete follow in binlog order.
+            LocalVitess.execute(
+                    "commerce",
+                    "update product set price = 43 where sku = '" + sku + "'",
+                    "delete from product where sku = '" + sku + "'");
+            pollUntil(reader, seen, hasRow("product", ChangeKind.DELETE, "sku", sku), Duration.ofSeconds(60));
+            List<String> changes = new ArrayList<>();
+            for (Row r : seen.rows) {
+                if (sku.equals(r.values().get("sku"))) {
+                    changes.add(r.kind().shortString() + " " + r.values().get("price"));
+                }
+            }
+            assertThat(changes).containsExactly("+I 42", "-U 42", "+U 43", "-D 43");
+
+            assertThat(seen.marks).as("position marks between records").isNotEmpty();
+            assertThat(seen.marks.get(seen.marks.size() - 1).json()).contains("\"gtid\":\"MySQL56/");
+            assertThat(reader.stream().positionsJson()).contains("\"keyspace\":\"commerce\"").contains("\"shard\":\"0\"");
+            assertThat(reader.stream().metricsJson()).contains("\"events\":");
+            assertThat(reader.bufferCapacity())
+                    .as("grew from 4 KiB only if a single event needed it")
+                    .isGreaterThanOrEqualTo(4096);
+        } finally {
+            LocalVitess.execute("commerce", "delete from product where sku = '" + sku + "'");
+        }
+    }
+
+    @Test
+    void streamsBothShardsOfAShardedKeyspace() throws Exception {
+        // Under the `hash` vindex customer_id 1..3 land in -80 and 4 in 80- (keyspace ids 0x166b..,
+        // 0x06e7.., 0x4eb1.., 0xd2fd..).
+        long orderId = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(options("customer", "corder")))) {
+            String[] inserts = new String[4];
+            for (int c = 1; c <= 4; c++) {
+                inserts[c - 1] = "insert into corder (customer_id, order_id, sku, quantity, price) values (" + c + ", "
+                        + orderId + ", 's" + c + "', " + c + ", " + c + ".01)";
+            }
+            LocalVitess.execute("customer", inserts);
+            Seen seen = pollUntil(
+                    reader,
+                    new Seen(),
+                    s -> s.rows.stream()
+                                    .filter(r -> Long.valueOf(orderId).equals(r.values().get("order_id")))
+                                    .count() == 4,
+                    Duration.ofSeconds(90));
+            List<Row> ours = seen.rows.stream()
+                    .filter(r -> Long.valueOf(orderId).equals(r.values().get("order_id")))
+                    .toList();
+            assertThat(ours).extracting(Row::shard).containsExactlyInAnyOrder("-80", "-80", "-80", "80-");
+            assertThat(ours).allMatch(r -> r.kind() == ChangeKind.INSERT);
+            assertThat(ours)
+                    .extracting(r -> r.values().get("customer_id") + ":" + r.values().get("price"))
+                    .containsExactlyInAnyOrder("1:1.01", "2:2.01", "3:3.01", "4:4.01");
+            assertThat(reader.stream().positionsJson()).contains("\"shard\":\"-80\"").contains("\"shard\":\"80-\"");
+        } finally {
+            LocalVitess.execute("customer", "delete from corder where order_id = " + orderId);
+        }
+    }
+
+    @Test
+    void unreachableVtgateFailsFastNamingTheAddress() {
+        String address = "127.0.0.1:1";
+        long start = System.nanoTime();
+        Throwable t = catchThrowable(() -> NativeStream.open(
+                "{\"address\":\"" + address + "\",\"keyspace\":\"commerce\",\"connect_timeout_ms\":3000}"));
+        Duration took = Duration.ofNanos(System.nanoTime() - start);
+        assertThat(t)
+                .isInstanceOfAny(RetryableException.class, ConfigurationException.class)
+                .hasMessageContaining(address);
+        assertThat(took).as("fails within the connect timeout, not a retry budget").isLessThan(Duration.ofSeconds(20));
+    }
+
+    @Test
+    void unknownKeyspaceFailsNamingTheKeyspace() {
+        String keyspace = "no_such_keyspace_" + ThreadLocalRandom.current().nextInt(1_000_000);
+        assertThatThrownBy(() -> NativeStream.open(options(keyspace)))
+                .isInstanceOf(ConfigurationException.class)
+                .hasMessageContaining(keyspace);
+    }
+
+    @Test
+    void useAfterCloseThrowsAndDoubleCloseIsANoOp() {
+        NativeStream stream = NativeStream.open(options("commerce", "product"));
+        stream.close();
+        assertThat(stream.isClosed()).isTrue();
+        assertThatCode(stream::close).doesNotThrowAnyException();
+        ByteBuffer buf = ByteBuffer.allocateDirect(4096);
+        assertThatThrownBy(() -> stream.poll(buf, 0)).isInstanceOf(IllegalStateException.class);
+        assertThatThrownBy(stream::positionsJson).isInstanceOf(IllegalStateException.class);
+        assertThatCode(stream::wake).doesNotThrowAnyException();
+        assertThatThrownBy(() -> stream.poll(ByteBuffer.allocate(16), 0)).isInstanceOf(IllegalArgumentException.class);
+    }
+
+    @Test
+    void closeWhileAnotherThreadPollsEndsThatPoll() throws Exception {
+        NativeStream stream = NativeStream.open(options("commerce", "product"));
+        ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+        AtomicReference<Object> outcome = new AtomicReference<>();
+        Thread poller = new Thread(() -> {
+            try {
+                // Drain the copy phase, then block in a long poll.
+                while (!stream.isClosed()) {
+                    stream.poll(buf, 30_000);
+                }
+                outcome.set("returned");
+            } catch (IllegalStateException closed) {
+                outcome.set("closed");
+            } catch (Throwable other) {
+                outcome.set(other);
+            }
+        });
+        poller.start();
+        Thread.sleep(2000);
+        long start = System.nanoTime();
+        stream.close();
+        poller.join(20_000);
+        assertThat(poller.isAlive()).as("poll returned after close").isFalse();
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+        assertThat(outcome.get()).isIn("returned", "closed");
+    }
+
+    @Test
+    void wakeEndsAPollEarly() throws Exception {
+        // Heartbeats off, so nothing but the wake can end the 30 s poll early.
+        String opts = options("commerce", "product").replaceFirst("}$", ",\"heartbeat_interval_secs\":0}");
+        try (NativeStream stream = NativeStream.open(opts)) {
+            ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
+            // Drain the copy phase first so the next poll has nothing to return.
+            long quietSince = System.nanoTime();
+            while (System.nanoTime() - quietSince < Duration.ofSeconds(2).toNanos()) {
+                if (stream.poll(buf, 200) != 0) {
+                    quietSince = System.nanoTime();
+                }
+            }
+            Thread waker = new Thread(() -> {
+                try {
+                    Thread.sleep(500);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                stream.wake();
+            });
+            waker.start();
+            long start = System.nanoTime();
+            int n = stream.poll(buf, 30_000);
+            Duration took = Duration.ofNanos(System.nanoTime() - start);
+            waker.join();
+            assertThat(n).as("a woken poll returns 0").isZero();
+            assertThat(took).as("woken after ~0.5 s").isLessThan(Duration.ofSeconds(5));
+        }
+    }
+}

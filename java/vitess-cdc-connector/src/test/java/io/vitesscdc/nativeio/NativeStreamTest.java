@@ -1,0 +1,99 @@
+package io.vitesscdc.nativeio;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.ByteBuffer;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The native bridge without a server: error mapping, panics, bad handles, bad options. Every
+ * case must end in a Java exception, never in a crashed JVM (the test run itself proves that).
+ */
+class NativeStreamTest {
+
+    @Test
+    void libraryLoadsAndAnswers() {
+        assertThat(NativeStream.nativeSelfTest(0)).startsWith("vitess-cdc-jni ");
+        assertThat(NativeLibrary.loadedFrom()).isNotNull();
+    }
+
+    @Test
+    void errorKindsMapToExceptionClasses() {
+        assertThatThrownBy(() -> NativeStream.nativeSelfTest(1))
+                .isExactlyInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("option `x` is wrong");
+        assertThatThrownBy(() -> NativeStream.nativeSelfTest(2))
+                .isExactlyInstanceOf(RetryableException.class)
+                .hasMessageContaining("VTGate unreachable");
+    }
+
+    @Test
+    void causeChainIsKeptInTheMessageAndAsCauses() {
+        assertThatThrownBy(() -> NativeStream.nativeSelfTest(3))
+                .isExactlyInstanceOf(FatalException.class)
+                .hasMessage("self-test fatal error: middle cause: root cause")
+                .cause()
+                .isInstanceOf(NativeCause.class)
+                .hasMessage("middle cause")
+                .cause()
+                .isInstanceOf(NativeCause.class)
+                .hasMessage("root cause")
+                .hasNoCause();
+    }
+
+    @Test
+    void panicBecomesFatalExceptionAndTheLibraryKeepsWorking() {
+        for (int i = 0; i < 3; i++) {
+            assertThatThrownBy(() -> NativeStream.nativeSelfTest(4))
+                    .isExactlyInstanceOf(FatalException.class)
+                    .hasMessageContaining("panic")
+                    .hasMessageContaining("self-test panic");
+        }
+        assertThat(NativeStream.nativeSelfTest(0)).startsWith("vitess-cdc-jni ");
+    }
+
+    @Test
+    void foreignAndGarbageHandlesThrowInsteadOfCrashing() {
+        ByteBuffer buf = ByteBuffer.allocateDirect(1024);
+        for (long handle : new long[] {0L, 1L, -1L, 0xdeadbeefL, Long.MIN_VALUE, Long.MAX_VALUE}) {
+            assertThatThrownBy(() -> NativeStream.nativePoll(handle, buf, 0))
+                    .isInstanceOf(IllegalStateException.class)
+                    .hasMessageContaining("closed or was never opened");
+            assertThatThrownBy(() -> NativeStream.nativePositionsJson(handle))
+                    .isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> NativeStream.nativeMetricsJson(handle))
+                    .isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> NativeStream.nativeWake(handle)).isInstanceOf(IllegalStateException.class);
+            assertThatCode(() -> NativeStream.nativeClose(handle))
+                    .as("closing an unknown handle is a no-op")
+                    .doesNotThrowAnyException();
+        }
+    }
+
+    @Test
+    void invalidOptionsAreConfigurationErrorsNamingTheField() {
+        assertThatThrownBy(() -> NativeStream.open("{\"address\":\"127.0.0.1:1\"}"))
+                .isExactlyInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("keyspace");
+        assertThatThrownBy(() -> NativeStream.open("{\"address\":\"a:1\",\"keyspace\":\"k\",\"keyspaces\":[]}"))
+                .isExactlyInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("keyspaces");
+        assertThatThrownBy(() -> NativeStream.open(
+                        "{\"address\":\"a:1\",\"keyspace\":\"k\",\"connect_timeout_ms\":\"soon\"}"))
+                .isExactlyInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("connect_timeout_ms");
+        assertThatThrownBy(() -> NativeStream.open("not json"))
+                .isExactlyInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("invalid stream options JSON");
+        assertThatThrownBy(() -> NativeStream.open(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void nullArgumentsAreRefusedNatively() {
+        assertThatThrownBy(() -> NativeStream.nativeOpen(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("null");
+    }
+}
