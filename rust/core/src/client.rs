@@ -142,17 +142,20 @@ impl VtgateClient {
     }
 
     /// Starts a VStream. Returns once VTGate answered with response headers (or an error).
+    /// VTGate (grpc-go) sends its headers together with the first events, which can take a
+    /// while during a copy, so the wait is given separately from the connect timeout.
     pub async fn vstream(
         &self,
         request: VStreamRequest,
+        wait: Duration,
     ) -> Result<tonic::Streaming<VStreamResponse>> {
         let mut client = self.inner.clone();
-        match tokio::time::timeout(self.rpc_timeout, client.v_stream(request)).await {
+        match tokio::time::timeout(wait, client.v_stream(request)).await {
             Ok(Ok(response)) => Ok(response.into_inner()),
             Ok(Err(status)) => Err(status_error(&self.address, &status)),
             Err(_) => Err(Error::retryable(format!(
-                "VTGate at {} did not answer the VStream request within {:?}",
-                self.address, self.rpc_timeout
+                "VTGate at {} did not start the VStream within {wait:?}",
+                self.address
             ))),
         }
     }

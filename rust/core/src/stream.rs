@@ -122,7 +122,8 @@ impl EventStream {
         }
         let request = build_request(&self.options, &self.plan, &positions);
         tracing::debug!(?request, "VStream request");
-        self.grpc = Some(self.client.vstream(request).await?);
+        let wait = self.options.idle_timeout.max(self.options.connect_timeout);
+        self.grpc = Some(self.client.vstream(request, wait).await?);
         Ok(())
     }
 

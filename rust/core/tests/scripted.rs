@@ -407,3 +407,38 @@ fn wake_returns_a_blocked_poll_early() {
     closer.join().unwrap();
     assert!(stream.poll(Duration::from_millis(1)).is_err());
 }
+
+#[test]
+fn static_auth_errors_say_what_to_fix() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let keyspace = Keyspace::new(KS, &[SHARD], &[("t", true)]).with_credentials("app", "s3cret");
+    let fake = rt.block_on(FakeVtgate::start(keyspace, vec![Session::new().hold()]));
+    let h = Harness { fake, _rt: rt };
+    let mut o = options(&h, resume_at("p0"));
+    let err = BlockingStream::open(o.clone())
+        .err()
+        .expect("no credentials");
+    assert_eq!(err.kind, ErrorKind::Config);
+    assert!(
+        err.message.contains("requires credentials"),
+        "{}",
+        err.message
+    );
+    o.username = Some("app".into());
+    o.password = Some("wrong".into());
+    let err = BlockingStream::open(o.clone())
+        .err()
+        .expect("wrong password");
+    assert_eq!(err.kind, ErrorKind::Config);
+    assert!(
+        err.message.contains("rejected the credentials"),
+        "{}",
+        err.message
+    );
+    o.password = Some("s3cret".into());
+    BlockingStream::open(o).expect("right credentials").close();
+}

@@ -38,15 +38,24 @@ pub struct Keyspace {
     pub tables: Vec<(String, bool)>,
     /// `@@version_comment`
     pub version_comment: String,
+    /// Static auth the fake enforces like VTGate's `--grpc-auth-mode=static`: missing
+    /// credentials → UNAUTHENTICATED, wrong ones → PERMISSION_DENIED.
+    pub credentials: Option<(String, String)>,
 }
 
 impl Keyspace {
+    pub fn with_credentials(mut self, user: &str, password: &str) -> Self {
+        self.credentials = Some((user.into(), password.into()));
+        self
+    }
+
     pub fn new(name: &str, shards: &[&str], tables: &[(&str, bool)]) -> Self {
         Keyspace {
             name: name.into(),
             shards: shards.iter().map(|s| s.to_string()).collect(),
             tables: tables.iter().map(|(t, pk)| (t.to_string(), *pk)).collect(),
             version_comment: "Version: 24.0.4 (Git revision testkit)".into(),
+            credentials: None,
         }
     }
 }
@@ -194,6 +203,29 @@ fn text_result(column: &str, values: &[String]) -> QueryResult {
     }
 }
 
+impl Service {
+    fn check_auth(&self, metadata: &tonic::metadata::MetadataMap) -> Result<(), Status> {
+        let Some((user, password)) = &self.keyspace.credentials else {
+            return Ok(());
+        };
+        let get = |k: &str| {
+            metadata
+                .get(k)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        match (get("username"), get("password")) {
+            (Some(u), Some(p)) if &u == user && &p == password => Ok(()),
+            (Some(u), _) => Err(Status::permission_denied(format!(
+                "auth failure: caller \"{u}\" provided invalid credentials"
+            ))),
+            _ => Err(Status::unauthenticated(
+                "username and password must be provided",
+            )),
+        }
+    }
+}
+
 type VStreamStream = Pin<Box<dyn Stream<Item = Result<VStreamResponse, Status>> + Send>>;
 
 #[tonic::async_trait]
@@ -258,6 +290,7 @@ impl Vitess for Service {
         &self,
         request: Request<VStreamRequest>,
     ) -> Result<Response<Self::VStreamStream>, Status> {
+        self.check_auth(request.metadata())?;
         let session = {
             let mut shared = self
                 .shared
