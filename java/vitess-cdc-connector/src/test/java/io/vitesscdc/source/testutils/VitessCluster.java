@@ -1,0 +1,111 @@
+package io.vitesscdc.source.testutils;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.Socket;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.ResultSetMetaData;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.fail;
+
+/**
+ * The local Vitess of tests/vitess (up.sh) as the Flink tests see it. Addresses come from system
+ * properties, then the variables tests/vitess/env.sh exports, then the defaults
+ * (127.0.0.1:15991 gRPC, 127.0.0.1:15993 MySQL).
+ */
+public final class VitessCluster {
+
+    private VitessCluster() {}
+
+    public static String grpcAddress() {
+        return setting("vitess.grpc.addr", "VTGATE_GRPC_ADDR", "127.0.0.1:15991");
+    }
+
+    static String mysqlHost() {
+        return setting("vitess.mysql.host", "VTGATE_MYSQL_HOST", "127.0.0.1");
+    }
+
+    static int mysqlPort() {
+        return Integer.parseInt(setting("vitess.mysql.port", "VTGATE_MYSQL_PORT", "15993"));
+    }
+
+    private static String setting(String property, String env, String fallback) {
+        String v = System.getProperty(property);
+        if (v == null || v.isEmpty()) {
+            v = System.getenv(env);
+        }
+        return v == null || v.isEmpty() ? fallback : v;
+    }
+
+    /** Fails (never skips) with instructions when VTGate does not answer. */
+    public static void requireRunning() {
+        String grpc = grpcAddress();
+        int colon = grpc.lastIndexOf(':');
+        String grpcHost = grpc.substring(0, colon).replaceFirst("^https?://", "");
+        int grpcPort = Integer.parseInt(grpc.substring(colon + 1));
+        String[][] targets = {
+            {grpcHost, String.valueOf(grpcPort), "VTGate gRPC"}, {mysqlHost(), String.valueOf(mysqlPort()), "VTGate MySQL"}
+        };
+        for (String[] target : targets) {
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress(target[0], Integer.parseInt(target[1])), 2000);
+            } catch (IOException e) {
+                fail("The local Vitess is not running: " + target[2] + " at " + target[0] + ":" + target[1]
+                        + " refused the connection (" + e.getMessage() + "). Start it with "
+                        + "bash tests/vitess/up.sh (once: tests/vitess/install.sh).");
+            }
+        }
+    }
+
+    public static Connection connect(String keyspace) throws SQLException {
+        String url = "jdbc:mysql://" + mysqlHost() + ":" + mysqlPort() + "/" + keyspace
+                + "?user=vitess_cdc_it&useSSL=false&allowPublicKeyRetrieval=true&connectTimeout=5000";
+        return DriverManager.getConnection(url);
+    }
+
+    public static void execute(String keyspace, String... sql) throws SQLException {
+        try (Connection c = connect(keyspace);
+                Statement s = c.createStatement()) {
+            for (String q : sql) {
+                s.execute(q);
+            }
+        }
+    }
+
+    /**
+     * Rows of a query as {@code key -> (column -> normalized text)}, keyed by the given key
+     * columns joined with {@code |}. Values are normalized by {@link Values#normalize}.
+     */
+    public static Map<String, Map<String, String>> query(String keyspace, String sql, String... keyColumns)
+            throws SQLException {
+        Map<String, Map<String, String>> out = new TreeMap<>();
+        try (Connection c = connect(keyspace);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery(sql)) {
+            ResultSetMetaData md = rs.getMetaData();
+            while (rs.next()) {
+                Map<String, String> row = new LinkedHashMap<>();
+                for (int i = 1; i <= md.getColumnCount(); i++) {
+                    String type = md.getColumnTypeName(i).toUpperCase();
+                    Object v = type.startsWith("DATETIME") || type.startsWith("TIMESTAMP")
+                            ? rs.getObject(i, java.time.LocalDateTime.class)
+                            : rs.getObject(i);
+                    row.put(md.getColumnLabel(i), Values.normalize(v));
+                }
+                StringBuilder key = new StringBuilder();
+                for (String k : keyColumns) {
+                    key.append(key.length() == 0 ? "" : "|").append(row.get(k));
+                }
+                out.put(key.toString(), row);
+            }
+        }
+        return out;
+    }
+}
