@@ -20,7 +20,7 @@ bash tests/vitess/loadgen.sh --count 5 > /dev/null
 bash tests/vitess/loadgen.sh --rate "$DEMO_RATE" --duration "$DEMO_SECONDS" &
 loadgen=$!
 "$CARGO_TARGET_DIR/release/vstream" tail --address "$VTGATE_GRPC_ADDR" --keyspace customer \
-  --table customer --duration "$((DEMO_SECONDS + 3))s"
+  --tables customer --idle-exit-secs 5
 wait $loadgen
 echo "==> rows in Vitess now:"
 vt_mysql -D customer -e 'SELECT COUNT(*) AS rows_in_customer, SUM(visits) AS total_visits FROM customer'
