@@ -79,7 +79,7 @@ struct StreamArgs {
     #[arg(long, value_delimiter = ',')]
     shards: Vec<String>,
     /// Tables by exact name, comma-separated; default all [tables]
-    #[arg(long, short = 't', value_delimiter = ',')]
+    #[arg(long, short = 't', value_delimiter = ',', alias = "table")]
     tables: Vec<String>,
     /// Tables by regex matched against the whole name; repeatable [table_patterns]
     #[arg(long = "table-pattern")]

@@ -49,27 +49,41 @@ impl EventStream {
         validate_options(&options)?;
         let span = tracing::info_span!("vstream", keyspace = %options.keyspace, address = %options.address);
         async move {
-            let client = VtgateClient::connect(&options).await?;
-            let server = match client.server_version().await {
-                Ok(v) => v,
-                Err(e) if e.kind == ErrorKind::Config => return Err(e),
-                Err(e) => {
-                    tracing::warn!(error = %e.message, "could not read the Vitess version; assuming v24");
-                    None
+            // One deadline for connecting and discovery: a port that accepts TCP but never
+            // speaks gRPC must fail within connect_timeout, not once per step.
+            let discovery = async {
+                let client = VtgateClient::connect(&options).await?;
+                let server = match client.server_version().await {
+                    Ok(v) => v,
+                    Err(e) if e.kind == ErrorKind::Config => return Err(e),
+                    Err(e) => {
+                        tracing::warn!(error = %e.message, "could not read the Vitess version; assuming v24");
+                        None
+                    }
+                };
+                let info = client.describe_keyspace(&options.keyspace).await?;
+                Ok((client, server, info))
+            };
+            let (client, server, info) = match tokio::time::timeout(options.connect_timeout, discovery).await {
+                Ok(r) => r?,
+                Err(_) => {
+                    return Err(Error::retryable(format!(
+                        "VTGate at {} did not answer within {:?} — check that the address is VTGate's gRPC \
+                         port (not its MySQL or HTTP port) and that VTGate is healthy",
+                        options.address, options.connect_timeout
+                    )))
                 }
             };
             if let Some(v) = server {
                 tracing::info!(major = v.major, minor = v.minor, "VTGate version");
                 if v.major < 24 {
                     tracing::warn!(
-                        "Vitess {}.{} < 24: transaction chunking and the tables_to_copy resume narrowing are off; \
-                         a resumed copy re-copies tables finished before the interruption",
+                        "Vitess {}.{} < 24: transaction chunking (transaction_chunk_size) is off",
                         v.major,
                         v.minor
                     );
                 }
             }
-            let info = client.describe_keyspace(&options.keyspace).await?;
             let plan = plan(&options, &info, server)?;
             let start = start_positions(&options, &plan)?;
             tracing::info!(shards = ?plan.shards, tables = ?plan.matched_tables, "stream plan");
