@@ -147,6 +147,12 @@ fn throw_plain(env: &mut Env<'_>, class: &JNIString, message: &str) -> jni::erro
     }
 }
 
+/// Builds `class(message, cause)` with `causes` as a `NativeCause` chain and throws it.
+///
+/// Classes are resolved with JNI `FindClass`, which inside a native method uses the class loader
+/// of the class declaring that method: the connector's own loader, whatever the thread's context
+/// class loader is (name-based lookups in `jni` would consult the context loader first and could
+/// pick up another job's copy of the exception classes).
 fn throw_with_causes(
     env: &mut Env<'_>,
     class: &JNIString,
@@ -154,18 +160,21 @@ fn throw_with_causes(
     causes: &[String],
 ) -> jni::errors::Result<()> {
     let sig = jni_sig!("(Ljava/lang/String;Ljava/lang/Throwable;)V");
-    let cause_class = exception_class("NativeCause");
     let mut cause = JObject::null();
-    for m in causes.iter().rev() {
-        let jm = env.new_string(m)?;
-        cause = env.new_object(
-            &cause_class,
-            &sig,
-            &[JValue::Object(&jm), JValue::Object(&cause)],
-        )?;
+    if !causes.is_empty() {
+        let cause_class = env.find_class(exception_class("NativeCause"))?;
+        for m in causes.iter().rev() {
+            let jm = env.new_string(m)?;
+            cause = env.new_object(
+                &cause_class,
+                &sig,
+                &[JValue::Object(&jm), JValue::Object(&cause)],
+            )?;
+        }
     }
+    let class = env.find_class(class)?;
     let jm = env.new_string(message)?;
-    let ex = env.new_object(class, &sig, &[JValue::Object(&jm), JValue::Object(&cause)])?;
+    let ex = env.new_object(&class, &sig, &[JValue::Object(&jm), JValue::Object(&cause)])?;
     let ex: JThrowable = env.cast_local::<JThrowable>(ex)?;
     match env.throw(ex) {
         Ok(()) | Err(jni::errors::Error::JavaException) => Ok(()),
