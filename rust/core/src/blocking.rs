@@ -34,6 +34,9 @@ struct PollState {
     positions: BTreeMap<(String, String), ShardPosition>,
     failed: Option<(ErrorKind, String)>,
     ended: bool,
+    /// Shards that reached a reshard journal: later marks for them (the journal transaction's
+    /// own VGTID still lists them) must not bring them back.
+    retired: std::collections::BTreeSet<(String, String)>,
 }
 
 pub struct BlockingStream {
@@ -195,13 +198,15 @@ impl BlockingStream {
         for e in events {
             match e {
                 Event::Mark(p) => {
-                    state
-                        .positions
-                        .insert((p.keyspace.clone(), p.shard.clone()), p.clone());
+                    let key = (p.keyspace.clone(), p.shard.clone());
+                    if !state.retired.contains(&key) {
+                        state.positions.insert(key, p.clone());
+                    }
                 }
                 Event::Journal { ended, started } => {
                     for k in ended {
                         state.positions.remove(k);
+                        state.retired.insert(k.clone());
                     }
                     for p in started {
                         state

@@ -192,9 +192,12 @@ impl EventStream {
             Ok(Some(r)) => r,
             Ok(None) => {
                 if self.options.stop_on_reshard {
-                    return Err(Error::fatal(
-                        "VTGate ended the stream (stop_on_reshard): resume from the journal's new shards",
-                    ));
+                    // The journal (forwarded before EOF) told the consumer the new shards;
+                    // positions() now lists them, ready for a new stream.
+                    tracing::info!("VTGate ended the stream at a reshard (stop_on_reshard)");
+                    self.ended = true;
+                    self.grpc = None;
+                    return Ok(vec![Event::End]);
                 }
                 return Err(Error::retryable(
                     "VTGate ended the stream unexpectedly (EOF)",

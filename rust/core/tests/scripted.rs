@@ -442,3 +442,46 @@ fn static_auth_errors_say_what_to_fix() {
     o.password = Some("s3cret".into());
     BlockingStream::open(o).expect("right credentials").close();
 }
+
+#[test]
+fn stop_on_reshard_ends_with_the_new_shards_as_positions() {
+    use vitess_cdc_core::proto::binlogdata::{
+        Journal, KeyspaceShard, MigrationType, ShardGtid, VEvent, VEventType,
+    };
+    let new_shard = |s: &str| ShardGtid {
+        keyspace: KS.into(),
+        shard: s.into(),
+        gtid: format!("g{s}"),
+        table_p_ks: vec![],
+    };
+    let journal = VEvent {
+        r#type: VEventType::Journal as i32,
+        keyspace: KS.into(),
+        shard: SHARD.into(),
+        journal: Some(Journal {
+            migration_type: MigrationType::Shards as i32,
+            participants: vec![KeyspaceShard {
+                keyspace: KS.into(),
+                shard: SHARD.into(),
+            }],
+            shard_gtids: vec![new_shard("-80"), new_shard("80-")],
+            ..Default::default()
+        }),
+        ..Default::default()
+    };
+    let h = fake(vec![Session::new()
+        .send(vec![begin(), journal, vgtid("p9"), commit()])
+        .end()]);
+    let mut o = options(&h, resume_at("p0"));
+    o.stop_on_reshard = true;
+    let stream = BlockingStream::open(o).unwrap();
+    let events = collect(&stream, |e| matches!(e.last(), Some(Event::End)));
+    assert!(events.iter().any(|e| matches!(e, Event::Journal { .. })));
+    let shards: Vec<String> = stream
+        .positions()
+        .shards
+        .into_iter()
+        .map(|p| p.shard)
+        .collect();
+    assert_eq!(shards, vec!["-80", "80-"]);
+}
