@@ -185,6 +185,55 @@ class NativeStreamITCase {
     }
 
     @Test
+    void typedValuesOfEveryFamilyAndABufferThatMustGrow() throws Exception {
+        long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        // Starts with a 1 KiB buffer: the 100 KB blob forces NativeStreamReader to grow it.
+        try (NativeStreamReader reader = new NativeStreamReader(
+                NativeStream.open(options("customer", "all_types")), 1024, 8 << 20)) {
+            LocalVitess.execute(
+                    "customer",
+                    "insert into all_types (id, c_tinyint, c_tinyint_u, c_int, c_bigint, c_bigint_u, c_decimal,"
+                            + " c_float, c_double, c_bit64, c_date, c_datetime6, c_time, c_year, c_varchar,"
+                            + " c_varbinary, c_enum, c_set, c_json, c_longblob, c_timestamp) values ("
+                            + id + ", -5, 250, -2147483648, -9223372036854775808, 18446744073709551615,"
+                            + " '12345678901234567890.0123456789', 1.5, -2.25, b'101', '2024-02-29',"
+                            + " '2025-01-02 03:04:05.678901', '-838:59:59', 2024, 'héllo ☕', x'00ff10', 'medium',"
+                            + " 'a,c', '{\"k\": [1, 2]}', repeat('ab', 50000), null)");
+            Seen seen = pollUntil(reader, new Seen(), hasRow("all_types", ChangeKind.INSERT, "id", id), Duration.ofSeconds(90));
+            Map<String, Object> v = seen.rows.stream()
+                    .filter(r -> Long.valueOf(id).equals(r.values().get("id")))
+                    .findFirst()
+                    .orElseThrow()
+                    .values();
+
+            assertThat(String.valueOf(v.get("c_tinyint"))).isEqualTo("-5");
+            assertThat(String.valueOf(v.get("c_tinyint_u"))).isEqualTo("250");
+            assertThat(v.get("c_int")).isEqualTo(-2147483648L);
+            assertThat(v.get("c_bigint")).isEqualTo(Long.MIN_VALUE);
+            assertThat(v.get("c_bigint_u")).isEqualTo(new java.math.BigInteger("18446744073709551615"));
+            assertThat(v.get("c_decimal")).isEqualTo(new java.math.BigDecimal("12345678901234567890.0123456789"));
+            assertThat(v.get("c_float")).isEqualTo(1.5);
+            assertThat(v.get("c_double")).isEqualTo(-2.25);
+            assertThat((byte[]) v.get("c_bit64")).endsWith(5);
+            assertThat(v.get("c_date")).isEqualTo(java.time.LocalDate.of(2024, 2, 29));
+            assertThat(v.get("c_datetime6")).isEqualTo(java.time.LocalDateTime.of(2025, 1, 2, 3, 4, 5, 678_901_000));
+            assertThat(v.get("c_time")).isEqualTo(Duration.ofHours(-838).minusMinutes(59).minusSeconds(59));
+            assertThat(String.valueOf(v.get("c_year"))).isEqualTo("2024");
+            assertThat(v.get("c_varchar")).isEqualTo("héllo ☕");
+            assertThat((byte[]) v.get("c_varbinary")).containsExactly(0x00, 0xff, 0x10);
+            assertThat(v.get("c_enum")).isEqualTo("medium");
+            assertThat(v.get("c_set")).isEqualTo("a,c");
+            assertThat(String.valueOf(v.get("c_json")).replace(" ", "")).isEqualTo("{\"k\":[1,2]}");
+            assertThat((byte[]) v.get("c_longblob")).hasSize(100_000).startsWith('a', 'b', 'a');
+            assertThat(v.get("c_timestamp")).isNull();
+            assertThat(v).containsKey("c_text").containsEntry("c_text", null);
+            assertThat(reader.bufferCapacity()).as("buffer grew for the blob").isGreaterThan(100_000);
+        } finally {
+            LocalVitess.execute("customer", "delete from all_types where id = " + id);
+        }
+    }
+
+    @Test
     void unreachableVtgateFailsFastNamingTheAddress() {
         String address = "127.0.0.1:1";
         long start = System.nanoTime();
