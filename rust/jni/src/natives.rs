@@ -214,9 +214,13 @@ fn metrics_json(m: &vitess_cdc_core::metrics::MetricsSnapshot) -> String {
     .to_string()
 }
 
+/// A no-op for an unknown handle: a wake that races a close (Flink's fetcher does this at
+/// shutdown) must not fail.
 extern "system" fn native_wake<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, handle: jlong) {
     env.with_env(|_env| {
-        STREAMS.get(handle)?.source().wake();
+        if let Ok(stream) = STREAMS.get(handle) {
+            stream.source().wake();
+        }
         Ok::<_, BridgeError>(())
     })
     .resolve::<ThrowVitessException>()

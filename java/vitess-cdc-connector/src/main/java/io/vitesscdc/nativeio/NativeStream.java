@@ -76,7 +76,10 @@ public final class NativeStream implements AutoCloseable {
         return nativePoll(handle, buffer, timeoutMillis);
     }
 
-    /** Makes a {@link #poll} that is waiting in another thread return 0 now. */
+    /**
+     * Makes a {@link #poll} that is waiting in another thread return 0 now (or the next poll, if
+     * none is waiting). A no-op on a closed stream, also when racing {@link #close}.
+     */
     public void wake() {
         if (!closed.get()) {
             nativeWake(handle);
