@@ -4,12 +4,16 @@
 mod json;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::options::{TabletType, TlsOptions};
-use vitess_cdc_core::{Error, ErrorKind, Event, StartMode, StreamOptions, StreamPosition};
+use vitess_cdc_core::{
+    Error, ErrorKind, Event, ShardPosition, StartMode, StreamOptions, StreamPosition,
+};
 
 #[derive(Parser)]
 #[command(
@@ -40,6 +44,9 @@ enum Command {
         /// Exit after this many seconds without a row change.
         #[arg(long)]
         idle_exit_secs: Option<u64>,
+        /// Exit after this many seconds in total (after the batch being printed).
+        #[arg(long)]
+        duration: Option<u64>,
     },
     /// Copy the selected tables (consistent snapshot), print the rows, then exit.
     Snapshot {
@@ -251,6 +258,7 @@ fn run(cli: Cli) -> Result<(), Error> {
             schemas,
             max_changes,
             idle_exit_secs,
+            duration,
         } => {
             let opts = stream.to_options(StartMode::Initial)?;
             let printer = json::Printer {
@@ -260,8 +268,12 @@ fn run(cli: Cli) -> Result<(), Error> {
             tail(
                 opts,
                 printer,
-                max_changes,
-                idle_exit_secs.map(Duration::from_secs),
+                Limits {
+                    max_changes,
+                    idle_exit: idle_exit_secs.map(Duration::from_secs),
+                    duration: duration.map(Duration::from_secs),
+                    report_position: true,
+                },
             )
         }
         Command::Snapshot { stream, positions } => {
@@ -275,8 +287,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                     marks: positions,
                     schemas: false,
                 },
-                None,
-                None,
+                Limits::default(),
             )
         }
         Command::Positions { stream, wait_secs } => {
@@ -286,20 +297,94 @@ fn run(cli: Cli) -> Result<(), Error> {
     }
 }
 
-fn tail(
-    options: StreamOptions,
-    printer: json::Printer,
+/// When `tail` stops (besides the end of a snapshot).
+#[derive(Default)]
+struct Limits {
+    /// After this many row changes (an update counts once).
     max_changes: Option<u64>,
+    /// After this long without a row change.
     idle_exit: Option<Duration>,
-) -> Result<(), Error> {
+    /// After this long in total.
+    duration: Option<Duration>,
+    /// Print the final position to stderr when stopping.
+    report_position: bool,
+}
+
+/// Set by SIGINT/SIGTERM: `tail` finishes the batch it is printing, flushes and stops.
+static STOP: AtomicBool = AtomicBool::new(false);
+
+/// SIGINT/SIGTERM ask `tail` to stop after the current batch; a second signal exits at once.
+fn install_signal_handler() {
+    let result = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            eprintln!("interrupted again: exiting without waiting");
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = result {
+        tracing::warn!("cannot install the Ctrl-C handler: {e}");
+    }
+}
+
+/// Positions exactly as of the events printed so far (a mark applies once its line was
+/// written), so the reported final position resumes right after the last printed commit.
+struct PrintedPositions(BTreeMap<(String, String), ShardPosition>);
+
+impl PrintedPositions {
+    fn new(start: StreamPosition) -> Self {
+        PrintedPositions(
+            start
+                .shards
+                .into_iter()
+                .map(|p| ((p.keyspace.clone(), p.shard.clone()), p))
+                .collect(),
+        )
+    }
+
+    fn apply(&mut self, event: &Event) {
+        match event {
+            Event::Mark(p) => {
+                self.0
+                    .insert((p.keyspace.clone(), p.shard.clone()), p.clone());
+            }
+            Event::Journal { ended, started } => {
+                for k in ended {
+                    self.0.remove(k);
+                }
+                for p in started {
+                    self.0
+                        .insert((p.keyspace.clone(), p.shard.clone()), p.clone());
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn to_json(&self) -> String {
+        StreamPosition {
+            shards: self.0.values().cloned().collect(),
+        }
+        .to_json()
+    }
+}
+
+fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> Result<(), Error> {
+    if limits.report_position {
+        install_signal_handler();
+    }
+    let started = Instant::now();
     let stream = BlockingStream::open(options)?;
+    let mut printed = PrintedPositions::new(stream.positions());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut changes = 0u64;
     let mut last_change = Instant::now();
     let mut pending_before = None;
-    loop {
-        let events = stream.poll(Duration::from_millis(500))?;
+    let stop_reason = 'outer: loop {
+        if STOP.load(Ordering::SeqCst) {
+            break "interrupted";
+        }
+        let events = stream.poll(Duration::from_millis(200))?;
         let mut ended = false;
         for event in &events {
             if matches!(event, Event::Change(_)) {
@@ -308,27 +393,39 @@ fn tail(
             ended |= matches!(event, Event::End);
             if let Some(line) = printer.line(event, &mut pending_before, &mut changes) {
                 if writeln!(out, "{line}").is_err() {
+                    stream.close();
                     return Ok(()); // stdout closed (e.g. piped into `head`)
                 }
             }
-            if max_changes.is_some_and(|m| changes >= m) {
-                let _ = out.flush();
-                stream.close();
-                return Ok(());
+            printed.apply(event);
+            if limits.max_changes.is_some_and(|m| changes >= m) {
+                break 'outer "max changes reached";
             }
         }
         if out.flush().is_err() {
+            stream.close();
             return Ok(());
         }
         if ended {
-            stream.close();
-            return Ok(());
+            break "end of snapshot";
         }
-        if idle_exit.is_some_and(|d| last_change.elapsed() >= d) {
-            stream.close();
-            return Ok(());
+        if limits.idle_exit.is_some_and(|d| last_change.elapsed() >= d) {
+            break "idle";
         }
+        if limits.duration.is_some_and(|d| started.elapsed() >= d) {
+            break "duration reached";
+        }
+    };
+    let _ = out.flush();
+    drop(out);
+    stream.close();
+    if limits.report_position {
+        eprintln!(
+            "vstream: stopped ({stop_reason}) after {changes} changes; final position (resume with --start):\n{}",
+            printed.to_json()
+        );
     }
+    Ok(())
 }
 
 fn positions(options: StreamOptions, wait: Duration) -> Result<(), Error> {
