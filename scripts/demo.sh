@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything on a fresh machine and runs the demo: a local Vitess with a sharded
-# `customer` keyspace, a load generator writing inserts, updates and deletes, and vitess-cdc
-# tailing the table (initial snapshot, then every change) while it happens.
+# `customer` keyspace, a load generator writing inserts, updates and deletes, and a Flink SQL job
+# ('connector' = 'vitess-cdc') keeping a materialized copy of customer.customer in sync while it
+# happens. Every 3 s the demo prints the copy's latest rows; at the end it compares the whole copy
+# with SELECT * through VTGate and exits non-zero if they differ.
 # Env: DEMO_SECONDS (default 30), DEMO_RATE writes/s (default 5), KEEP_CLUSTER=1.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -13,14 +15,16 @@ trap 'stop_cluster_if_started_here' EXIT
 
 step "install local Vitess" bash tests/vitess/install.sh
 step "start local Vitess" ensure_cluster
-step "build the vstream CLI" cargo build --release -q -p vitess-cdc-cli
+step "build the connector (Rust core inside the jar) and the demo" \
+  "${MVN[@]}" package -DskipTests -pl java/vitess-cdc-demo -am
 
-echo "==> seeding 5 rows, then writing ~$DEMO_RATE changes/s for ${DEMO_SECONDS}s while vitess-cdc tails customer.customer"
-bash tests/vitess/loadgen.sh --count 5 > /dev/null
+echo "==> seeding 20 rows, then writing ~$DEMO_RATE changes/s for ${DEMO_SECONDS}s while the Flink SQL job keeps a copy in sync"
+bash tests/vitess/loadgen.sh --count 20 > /dev/null
 bash tests/vitess/loadgen.sh --rate "$DEMO_RATE" --duration "$DEMO_SECONDS" &
 loadgen=$!
-"$CARGO_TARGET_DIR/release/vstream" tail --address "$VTGATE_GRPC_ADDR" --keyspace customer \
-  --tables customer --idle-exit-secs 5
+demo_rc=0
+java -cp "java/vitess-cdc-demo/target/classes:$(cat java/vitess-cdc-demo/target/classpath.txt)" \
+  io.vitesscdc.demo.SqlSyncDemo --vtgate "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" \
+  --seconds "$DEMO_SECONDS" || demo_rc=$?
 wait $loadgen
-echo "==> rows in Vitess now:"
-vt_mysql -D customer -e 'SELECT COUNT(*) AS rows_in_customer, SUM(visits) AS total_visits FROM customer'
+exit $demo_rc
