@@ -38,12 +38,20 @@ pub unsafe extern "system" fn JNI_OnLoad(
         init_logging();
         // SAFETY: the JVM passes a valid, non-null JavaVM pointer to JNI_OnLoad.
         let vm = unsafe { JavaVM::from_raw(vm) };
-        match vm.attach_current_thread(natives::register) {
-            Ok(()) => JNI_VERSION_1_8,
-            Err(e) => {
-                eprintln!("vitess-cdc: registering native methods failed: {e}");
-                JNI_ERR
+        let outcome = vm.attach_current_thread(|env| -> jni::errors::Result<bool> {
+            match natives::register(env) {
+                Ok(()) => Ok(true),
+                Err(e) => {
+                    let message = format!("registering the native methods failed: {e}");
+                    eprintln!("vitess-cdc: {message}");
+                    natives::report_load_error(env, &message);
+                    Ok(false)
+                }
             }
+        });
+        match outcome {
+            Ok(true) => JNI_VERSION_1_8,
+            _ => JNI_ERR,
         }
     });
     result.unwrap_or(JNI_ERR)

@@ -19,7 +19,12 @@ use vitess_cdc_core::Error as CoreError;
 pub const DEFAULT_NATIVES_CLASS: &str = "io/vitesscdc/nativeio/NativeStream";
 
 /// System property through which `NativeLibrary` names the (possibly relocated) natives class.
-pub const NATIVES_CLASS_PROPERTY: &str = "io.vitesscdc.nativeio.natives-class";
+/// It must not start with the connector's package name: shading would relocate the Java string.
+pub const NATIVES_CLASS_PROPERTY: &str = "vitesscdc.jni.natives-class";
+
+/// System property in which a failed `JNI_OnLoad` leaves its reason for `NativeLibrary` (the JVM
+/// itself only reports "unsupported JNI version").
+pub const LOAD_ERROR_PROPERTY: &str = "vitesscdc.jni.load-error";
 
 /// Every open stream of this library copy.
 pub static STREAMS: Registry<StreamHandle> = Registry::new();
@@ -73,6 +78,27 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
     };
     // SAFETY: see above; the methods are declared `static native` in NativeStream.
     unsafe { env.register_native_methods(&class, &methods) }
+}
+
+/// Leaves `message` in [`LOAD_ERROR_PROPERTY`]; best effort.
+pub fn report_load_error(env: &mut Env<'_>, message: &str) {
+    if env.exception_check() {
+        env.exception_clear();
+    }
+    let result = (|| -> jni::errors::Result<()> {
+        let key = env.new_string(LOAD_ERROR_PROPERTY)?;
+        let value = env.new_string(message)?;
+        env.call_static_method(
+            jni_str!("java/lang/System"),
+            jni_str!("setProperty"),
+            jni_sig!("(Ljava/lang/String;Ljava/lang/String;)Ljava/lang/String;"),
+            &[JValue::Object(&key), JValue::Object(&value)],
+        )?;
+        Ok(())
+    })();
+    if result.is_err() && env.exception_check() {
+        env.exception_clear();
+    }
 }
 
 /// Reads [`NATIVES_CLASS_PROPERTY`]; falls back to the unrelocated name.

@@ -50,8 +50,14 @@ public final class NativeLibrary {
     /** System property: directory to extract the bundled library into (default java.io.tmpdir). */
     public static final String EXTRACT_DIR_PROPERTY = "vitesscdc.native.tmpdir";
 
-    /** Read by {@code JNI_OnLoad}: the JVM name of the class whose natives it registers. */
-    static final String NATIVES_CLASS_PROPERTY = "io.vitesscdc.nativeio.natives-class";
+    /**
+     * Read by {@code JNI_OnLoad}: the JVM name of the class whose natives it registers. Must not
+     * start with this package's name, or shading would relocate the key itself.
+     */
+    static final String NATIVES_CLASS_PROPERTY = "vitesscdc.jni.natives-class";
+
+    /** Set by a failing {@code JNI_OnLoad} to its reason (the JVM reports only a bad version). */
+    static final String LOAD_ERROR_PROPERTY = "vitesscdc.jni.load-error";
 
     /** Resource directory holding one subdirectory per platform. */
     static final String RESOURCE_DIR = "native/";
@@ -225,12 +231,25 @@ public final class NativeLibrary {
         }
     }
 
-    /** Runs a {@code System.load*} call with the natives class published for JNI_OnLoad. */
+    /**
+     * Runs a {@code System.load*} call with the natives class published for JNI_OnLoad, and turns
+     * a failed registration into an error that says why.
+     */
     private static void link(Runnable systemLoad) {
         String previous = System.getProperty(NATIVES_CLASS_PROPERTY);
         System.setProperty(NATIVES_CLASS_PROPERTY, NativeStream.class.getName().replace('.', '/'));
+        System.clearProperty(LOAD_ERROR_PROPERTY);
         try {
             systemLoad.run();
+        } catch (UnsatisfiedLinkError e) {
+            String reason = System.clearProperty(LOAD_ERROR_PROPERTY);
+            if (reason == null) {
+                throw e;
+            }
+            UnsatisfiedLinkError explained = new UnsatisfiedLinkError(
+                    "JNI_OnLoad of " + LIBRARY_NAME + " failed for " + NativeStream.class.getName() + ": " + reason);
+            explained.initCause(e);
+            throw explained;
         } finally {
             if (previous == null) {
                 System.clearProperty(NATIVES_CLASS_PROPERTY);

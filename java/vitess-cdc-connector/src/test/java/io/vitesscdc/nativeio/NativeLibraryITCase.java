@@ -6,6 +6,9 @@ import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
 import java.net.URL;
 import java.net.URLClassLoader;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -23,7 +26,11 @@ class NativeLibraryITCase {
 
     /** Calls {@code NativeStream.nativeSelfTest(kind)} through a class loader of its own. */
     private static Object selfTest(ClassLoader loader, int kind) throws Exception {
-        Class<?> stream = Class.forName(NativeStream.class.getName(), true, loader);
+        return selfTest(loader, NativeStream.class.getName(), kind);
+    }
+
+    private static Object selfTest(ClassLoader loader, String streamClass, int kind) throws Exception {
+        Class<?> stream = Class.forName(streamClass, true, loader);
         assertThat(stream.getClassLoader()).isSameAs(loader);
         Method m = stream.getDeclaredMethod("nativeSelfTest", int.class);
         m.setAccessible(true);
@@ -55,5 +62,27 @@ class NativeLibraryITCase {
         }
         // The application's own copy still works after the others came and went.
         assertThat(NativeStream.nativeSelfTest(0)).startsWith("vitess-cdc-jni ");
+    }
+
+    /**
+     * A user shading the connector with relocation (maven-shade {@code io.vitesscdc ->
+     * relocated.vitesscdc}, done on the packaged jar during {@code package}): registration follows
+     * the relocated class, and exceptions are the relocated classes.
+     */
+    @Test
+    void relocatedCopyRegistersItsNativesAndThrowsItsOwnExceptions() throws Exception {
+        Path relocated = Paths.get(System.getProperty(
+                "vitesscdc.relocated.jar", "target/relocation-check/connector-relocated.jar"));
+        assertThat(Files.isRegularFile(relocated)).as("relocated jar %s", relocated).isTrue();
+        try (URLClassLoader loader = new URLClassLoader(
+                "relocated", new URL[] {relocated.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
+            String streamClass = "relocated.vitesscdc.nativeio.NativeStream";
+            assertThat(selfTest(loader, streamClass, 0)).asString().startsWith("vitess-cdc-jni ");
+            Object error = selfTest(loader, streamClass, 1);
+            assertThat(error.getClass().getName()).isEqualTo("relocated.vitesscdc.nativeio.ConfigurationException");
+            Object fatal = selfTest(loader, streamClass, 3);
+            assertThat(((Throwable) fatal).getCause().getClass().getName())
+                    .isEqualTo("relocated.vitesscdc.nativeio.NativeCause");
+        }
     }
 }
