@@ -71,6 +71,27 @@ pub struct VtgateClient {
     inner: Inner,
     address: String,
     rpc_timeout: Duration,
+    tls: TlsMode,
+}
+
+/// How the connection is secured: decides the hints in connection errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsMode {
+    Off,
+    /// TLS without a client certificate.
+    ServerOnly,
+    /// TLS with a client certificate (mTLS).
+    Mutual,
+}
+
+impl TlsMode {
+    fn of(options: &StreamOptions) -> TlsMode {
+        match &options.tls {
+            None => TlsMode::Off,
+            Some(t) if t.client_cert_path.is_some() => TlsMode::Mutual,
+            Some(_) => TlsMode::ServerOnly,
+        }
+    }
 }
 
 /// What `Execute`-based discovery learned about a keyspace.
@@ -134,11 +155,21 @@ impl VtgateClient {
             inner,
             address: options.address.clone(),
             rpc_timeout: options.connect_timeout,
+            tls: TlsMode::of(options),
         })
     }
 
     pub fn address(&self) -> &str {
         &self.address
+    }
+
+    /// Classifies a failed call: TLS problems that only show after the handshake (a server
+    /// refusing the client certificate, or requiring one) get a message naming the fix; the
+    /// rest goes through [`status_error`]. `discovery` = a call made while opening the stream,
+    /// where a TLS connection closed before any answer means mTLS trouble, not a restart.
+    pub fn rpc_error(&self, status: &tonic::Status, discovery: bool) -> Error {
+        tls_status_error(&self.address, self.tls, status, discovery)
+            .unwrap_or_else(|| status_error(&self.address, status))
     }
 
     /// Starts a VStream. Returns once VTGate answered with response headers (or an error).
@@ -152,7 +183,7 @@ impl VtgateClient {
         let mut client = self.inner.clone();
         match tokio::time::timeout(wait, client.v_stream(request)).await {
             Ok(Ok(response)) => Ok(response.into_inner()),
-            Ok(Err(status)) => Err(status_error(&self.address, &status)),
+            Ok(Err(status)) => Err(self.rpc_error(&status, false)),
             Err(_) => Err(Error::retryable(format!(
                 "VTGate at {} did not start the VStream within {wait:?}",
                 self.address
@@ -175,7 +206,7 @@ impl VtgateClient {
         };
         let response = match tokio::time::timeout(self.rpc_timeout, client.execute(request)).await {
             Ok(Ok(r)) => r.into_inner(),
-            Ok(Err(status)) => return Err(status_error(&self.address, &status)),
+            Ok(Err(status)) => return Err(self.rpc_error(&status, true)),
             Err(_) => {
                 return Err(Error::retryable(format!(
                     "VTGate at {} did not answer `{sql}` within {:?}",
@@ -360,6 +391,9 @@ fn transport_error(address: &str, tls: bool, err: &tonic::transport::Error) -> E
     use std::io::ErrorKind as Io;
     let (io_kind, cause) = root_cause(err);
     let lower = cause.to_lowercase();
+    if let Some(e) = tls_handshake_error(address, tls, &cause) {
+        return e;
+    }
     let message = match io_kind {
         Some(Io::ConnectionRefused) => format!(
             "cannot reach VTGate at {address}: connection refused — check the address and that VTGate's gRPC port is open"
@@ -370,14 +404,165 @@ fn transport_error(address: &str, tls: bool, err: &tonic::transport::Error) -> E
         _ if lower.contains("dns") || lower.contains("resolve") || lower.contains("name or service") => format!(
             "cannot resolve the VTGate host in '{address}': {cause} — check the host name"
         ),
-        _ if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") => format!(
-            "TLS handshake with VTGate at {address} failed: {cause} — check the CA certificate, server name and \
-             whether VTGate serves TLS ({})",
-            if tls { "TLS is on" } else { "TLS is off" }
-        ),
         _ => format!("cannot connect to VTGate at {address}: {cause} — check the address and that VTGate is running"),
     };
     Error::retryable(message)
+}
+
+/// TLS failures seen by the client during the handshake (its view of the server's certificate,
+/// or a server that does not speak TLS). Retrying does not help: these are configuration errors.
+fn tls_handshake_error(address: &str, tls: bool, cause: &str) -> Option<Error> {
+    let lower = cause.to_lowercase();
+    let fix = |what: String| Some(Error::config(what));
+    if lower.contains("unknownissuer") || lower.contains("unknown issuer") {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: VTGate's certificate is not signed by a CA this client \
+             trusts ({cause}) — set the CA certificate (tls.ca_cert_path, --tls-ca) to the CA that signed \
+             VTGate's certificate"
+        ));
+    }
+    if lower.contains("not valid for name") || lower.contains("notvalidforname") {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: VTGate's certificate does not match the server name \
+             ({cause}) — connect by a name the certificate lists, or set the server name to verify \
+             (tls.server_name, --tls-server-name)"
+        ));
+    }
+    if lower.contains("expired") || lower.contains("notvalidyet") || lower.contains("not valid yet")
+    {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: VTGate's certificate is outside its validity period \
+             ({cause}) — renew VTGate's certificate or check this machine's clock"
+        ));
+    }
+    if lower.contains("received fatal alert") {
+        return fix(alert_message(address, cause));
+    }
+    if lower.contains("invalidcontenttype")
+        || lower.contains("corrupt message")
+        || lower.contains("wrong version number")
+        || (tls && lower.contains("invalidmessage"))
+    {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: the server does not speak TLS on this port ({cause}) — \
+             drop the TLS options (VTGate serves TLS only with --grpc-cert/--grpc-key) or use its TLS port"
+        ));
+    }
+    if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: {cause} — check the CA certificate (tls.ca_cert_path), \
+             the server name and whether VTGate serves TLS ({})",
+            if tls { "TLS is on" } else { "TLS is off" }
+        ));
+    }
+    None
+}
+
+/// A TLS alert the server sent: about our client certificate, almost always.
+fn alert_message(address: &str, cause: &str) -> String {
+    let lower = cause.to_lowercase();
+    if lower.contains("certificaterequired") {
+        return format!(
+            "VTGate at {address} requires a TLS client certificate (mTLS) and none was sent ({cause}) — set the \
+             client certificate and key (tls.client_cert_path/client_key_path, --tls-cert/--tls-key)"
+        );
+    }
+    if [
+        "unknownca",
+        "badcertificate",
+        "certificateunknown",
+        "unsupportedcertificate",
+        "certificaterevoked",
+        "certificateexpired",
+        "accessdenied",
+    ]
+    .iter()
+    .any(|a| lower.contains(a))
+    {
+        return format!(
+            "VTGate at {address} refused the TLS client certificate ({cause}) — use a client certificate signed by \
+             the CA VTGate trusts for clients (its --grpc-ca), not expired, with client-auth usage \
+             (tls.client_cert_path, --tls-cert)"
+        );
+    }
+    format!("TLS with VTGate at {address} failed: the server sent {cause} — check the TLS options on both sides")
+}
+
+/// TLS trouble that surfaces only as a failed call after the handshake: with TLS 1.3 the server
+/// checks the client certificate after the client considers the handshake done.
+fn tls_status_error(
+    address: &str,
+    tls: TlsMode,
+    status: &tonic::Status,
+    discovery: bool,
+) -> Option<Error> {
+    if tls == TlsMode::Off {
+        // A plaintext HTTP/2 client talking to a TLS port sees its preface answered with TLS
+        // bytes: a protocol error or a closed connection before any answer.
+        let (_, cause) = root_cause(status);
+        let lower = cause.to_lowercase();
+        let broken = lower.contains("h2 protocol error")
+            || lower.contains("http2 error")
+            || lower.contains("transport error")
+            || lower.contains("connection closed")
+            || lower.contains("frame with invalid size");
+        if discovery && broken {
+            return Some(Error::config(format!(
+                "VTGate at {address} broke off the connection before answering ({}: {}) — check that the address \
+                 is VTGate's gRPC port; if VTGate serves TLS (--grpc-cert), turn TLS on (--tls, tls options)",
+                status.message(),
+                cause
+            )));
+        }
+        return None;
+    }
+    let (_, cause) = root_cause(status);
+    let lower = cause.to_lowercase();
+    if lower.contains("received fatal alert") {
+        let mut message = alert_message(address, &cause);
+        if tls == TlsMode::ServerOnly && !lower.contains("certificaterequired") {
+            message = format!(
+                "VTGate at {address} refused the TLS connection ({cause}) — it probably requires a client certificate \
+             (mTLS, VTGate's --grpc-ca): set the client certificate and key (tls.client_cert_path/client_key_path, \
+             --tls-cert/--tls-key)"
+            );
+        }
+        return Some(Error::config(message));
+    }
+    if let Some(e) = tls_handshake_error(address, true, &cause) {
+        return Some(e);
+    }
+    let closed = matches!(
+        status.code(),
+        tonic::Code::Cancelled | tonic::Code::Unavailable | tonic::Code::Unknown
+    ) && (lower.contains("connection closed")
+        || lower.contains("connection reset")
+        || lower.contains("broken pipe"));
+    if closed && tls == TlsMode::Mutual {
+        let message = format!(
+            "VTGate at {address} closed the TLS connection without answering ({cause}) — if VTGate refused the \
+             client certificate, use one signed by the CA VTGate trusts for clients (its --grpc-ca), not expired, \
+             with client-auth usage (tls.client_cert_path, --tls-cert)"
+        );
+        return Some(if discovery {
+            Error::config(message)
+        } else {
+            Error::retryable(message)
+        });
+    }
+    if closed && tls == TlsMode::ServerOnly {
+        let message = format!(
+            "VTGate at {address} closed the TLS connection without answering ({cause}) — if VTGate requires a TLS \
+             client certificate (mTLS, its --grpc-ca), set the client certificate and key \
+             (tls.client_cert_path/client_key_path, --tls-cert/--tls-key)"
+        );
+        return Some(if discovery {
+            Error::config(message)
+        } else {
+            Error::retryable(message)
+        });
+    }
+    None
 }
 
 /// Classifies a gRPC status from VTGate into an actionable error.

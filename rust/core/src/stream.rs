@@ -203,7 +203,7 @@ impl EventStream {
                     "VTGate ended the stream unexpectedly (EOF)",
                 ));
             }
-            Err(status) => return Err(crate::client::status_error(self.client.address(), &status)),
+            Err(status) => return Err(self.client.rpc_error(&status, false)),
         };
         self.metrics
             .record_response(response.events.len(), response.encoded_len());

@@ -60,6 +60,16 @@ impl Keyspace {
     }
 }
 
+/// Server-side TLS material (PEM).
+#[derive(Debug, Clone)]
+pub struct ServerTls {
+    pub cert_pem: String,
+    pub key_pem: String,
+    /// CA that client certificates must chain to; `Some` = mTLS (clients without a valid
+    /// certificate are refused).
+    pub client_ca_pem: Option<String>,
+}
+
 /// One step of a VStream session.
 #[derive(Debug, Clone)]
 pub enum Step {
@@ -140,6 +150,32 @@ impl FakeVtgate {
         sessions: Vec<Session>,
         max_message_bytes: usize,
     ) -> FakeVtgate {
+        Self::start_inner(keyspace, sessions, max_message_bytes, None).await
+    }
+
+    /// Like [`FakeVtgate::start`], serving TLS (and verifying client certificates when
+    /// `tls.client_ca_pem` is set, like VTGate's `--grpc-ca`). Clients connect to
+    /// `https://` + [`address`](Self::address).
+    pub async fn start_tls(
+        keyspace: Keyspace,
+        sessions: Vec<Session>,
+        tls: ServerTls,
+    ) -> FakeVtgate {
+        let mut config = tonic::transport::ServerTlsConfig::new().identity(
+            tonic::transport::Identity::from_pem(&tls.cert_pem, &tls.key_pem),
+        );
+        if let Some(ca) = &tls.client_ca_pem {
+            config = config.client_ca_root(tonic::transport::Certificate::from_pem(ca));
+        }
+        Self::start_inner(keyspace, sessions, 64 * 1024 * 1024, Some(config)).await
+    }
+
+    async fn start_inner(
+        keyspace: Keyspace,
+        sessions: Vec<Session>,
+        max_message_bytes: usize,
+        tls: Option<tonic::transport::ServerTlsConfig>,
+    ) -> FakeVtgate {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
@@ -158,7 +194,14 @@ impl FakeVtgate {
             let svc = VitessServer::new(service)
                 .max_encoding_message_size(max_message_bytes)
                 .max_decoding_message_size(max_message_bytes);
-            let _ = tonic::transport::Server::builder()
+            let mut builder = tonic::transport::Server::builder();
+            if let Some(tls) = tls {
+                builder = match builder.tls_config(tls) {
+                    Ok(b) => b,
+                    Err(e) => panic!("testkit: invalid server TLS config: {e}"),
+                };
+            }
+            let _ = builder
                 .add_service(svc)
                 .serve_with_incoming_shutdown(incoming, async {
                     let _ = rx.await;
