@@ -20,6 +20,7 @@ use crate::event::{ChangeEvent, Event, TableSchema};
 use crate::position::ShardPosition;
 use crate::value::Value;
 use std::collections::HashMap;
+use std::sync::Arc;
 
 /// `"VCDB"` in byte order: the first four bytes of every batch.
 pub const MAGIC: [u8; 4] = *b"VCDB";
@@ -108,6 +109,9 @@ pub struct BatchEncoder {
     /// Table-state changes made while encoding the current event, undone if it does not fit.
     undo: Vec<(TableKey, Option<TableState>)>,
     undo_next_table_id: u32,
+    /// Fast path: the schema of the last record and its id. Holding the `Arc` keeps the pointer
+    /// from being reused by another schema, so pointer equality is identity.
+    hot: Option<(Arc<TableSchema>, u32)>,
 }
 
 impl Default for BatchEncoder {
@@ -127,6 +131,7 @@ impl BatchEncoder {
             flags: 0,
             undo: Vec::new(),
             undo_next_table_id: 1,
+            hot: None,
         }
     }
 
@@ -159,6 +164,7 @@ impl BatchEncoder {
     pub fn reset_tables(&mut self) {
         self.tables.clear();
         self.next_table_id = 1;
+        self.hot = None;
     }
 
     /// Appends one event, or leaves everything untouched and says why not.
@@ -205,6 +211,9 @@ impl BatchEncoder {
     }
 
     fn rollback_tables(&mut self) {
+        if !self.undo.is_empty() {
+            self.hot = None;
+        }
         while let Some((key, prev)) = self.undo.pop() {
             match prev {
                 Some(state) => {
@@ -221,11 +230,19 @@ impl BatchEncoder {
     fn encode_event(&mut self, event: &Event) -> Result<(), EncodeError> {
         match event {
             Event::Schema(schema) => {
+                self.hot = None;
                 self.ensure_table(schema)?;
                 Ok(())
             }
             Event::Change(change) => {
-                let id = self.ensure_table(&change.schema)?;
+                let id = match &self.hot {
+                    Some((schema, id)) if Arc::ptr_eq(schema, &change.schema) => *id,
+                    _ => {
+                        let id = self.ensure_table(&change.schema)?;
+                        self.hot = Some((change.schema.clone(), id));
+                        id
+                    }
+                };
                 self.entry(tag::RECORD, |w| write_record(w, id, change))
             }
             Event::Mark(pos) => self.entry(tag::POSITION, |w| write_position(w, pos)),
@@ -950,6 +967,33 @@ mod tests {
         r.str();
         assert!(r.done());
         assert!(entries[4].1.is_empty() && entries[6].1.is_empty());
+    }
+
+    #[test]
+    fn a_stale_schema_after_a_newer_one_is_described_again() {
+        let mut enc = BatchEncoder::new();
+        let v1 = schema(1);
+        let v2 = schema(2);
+        let batch = encode_all(
+            &mut enc,
+            &[
+                change(&v1, 1, Value::Null),
+                Event::Schema(v2.clone()),
+                change(&v2, 2, Value::Null),
+                change(&v1, 3, Value::Null),
+            ],
+        );
+        let versions: Vec<u32> = parse(&batch)
+            .1
+            .iter()
+            .filter(|(t, _)| *t == tag::TABLE)
+            .map(|(_, p)| u32::from_le_bytes(p[4..8].try_into().unwrap()))
+            .collect();
+        assert_eq!(
+            versions,
+            vec![1, 2, 1],
+            "every record is preceded by its own shape"
+        );
     }
 
     #[test]
