@@ -340,10 +340,10 @@ pub fn decode_value(column: &Column, bytes: &[u8]) -> Result<Value> {
         }
         ColumnType::Float => {
             let t = ascii(bytes)?;
-            // Parse as f32 first so FLOAT keeps the exact single-precision value in both
-            // `1.5` (copy) and `1.5E+00` (binlog) forms.
+            // Parse as f32 so FLOAT is the same single-precision value in both `1.5` (copy)
+            // and `1.5E+00` (binlog) forms, then round to MySQL's 6 significant digits.
             let v: f32 = t.trim().parse().map_err(|_| bad("FLOAT", t))?;
-            Value::Float(v as f64)
+            Value::Float(float_as_mysql_shows(t, v) as f64)
         }
         ColumnType::Double => {
             let t = ascii(bytes)?;
@@ -357,19 +357,125 @@ pub fn decode_value(column: &Column, bytes: &[u8]) -> Result<Value> {
         }
         ColumnType::DateTime | ColumnType::Timestamp => parse_datetime(ascii(bytes)?)?,
         ColumnType::Time => parse_time(ascii(bytes)?)?,
-        ColumnType::String | ColumnType::Enum | ColumnType::Set | ColumnType::Json => {
+        ColumnType::String | ColumnType::Enum | ColumnType::Set => {
             Value::String(decode_text(bytes, column.charset)?)
         }
+        ColumnType::Json => Value::String(normalize_json_text(decode_text(bytes, column.charset)?)),
         ColumnType::Bytes | ColumnType::Bit | ColumnType::Geometry => Value::Bytes(bytes.to_vec()),
     })
 }
 
+/// FLOAT rounded to 6 significant digits (FLT_DIG), the precision MySQL prints a FLOAT with.
+/// The copy phase reads FLOAT columns through `SELECT`, so it only ever has those 6 digits,
+/// while the binlog carries the full single-precision value: rounding both the same way makes
+/// a row decode to the same value in both phases (and equal to what `SELECT` shows).
+fn float_as_mysql_shows(text: &str, v: f32) -> f32 {
+    // Fast path: text with at most 6 significant digits already is such a value.
+    let mantissa = text
+        .trim()
+        .split(['e', 'E'])
+        .next()
+        .unwrap_or("")
+        .trim_start_matches(['-', '+']);
+    let significant = mantissa
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .skip_while(|&b| b == b'0')
+        .count();
+    if significant <= 6 || !v.is_finite() {
+        return v;
+    }
+    // Rust formats with round-half-even on the exact value, as MySQL's dtoa does.
+    format!("{v:.5e}").parse().unwrap_or(v)
+}
+
+/// JSON text in MySQL's canonical layout: `", "` between elements, `": "` after keys, no other
+/// whitespace outside strings. MySQL (copy phase) already writes this layout; the binlog
+/// decoder of some Vitess versions writes compact JSON. Numbers and strings are kept as sent.
+pub fn normalize_json_text(text: String) -> String {
+    fn canonical(b: &[u8]) -> bool {
+        let (mut in_str, mut esc) = (false, false);
+        for (i, &c) in b.iter().enumerate() {
+            if in_str {
+                match c {
+                    _ if esc => esc = false,
+                    b'\\' => esc = true,
+                    b'"' => in_str = false,
+                    _ => {}
+                }
+                continue;
+            }
+            match c {
+                b'"' => in_str = true,
+                b',' | b':' => {
+                    if b.get(i + 1) != Some(&b' ') {
+                        return false;
+                    }
+                }
+                b' ' => {
+                    if i == 0 || !matches!(b[i - 1], b',' | b':') {
+                        return false;
+                    }
+                }
+                b'\t' | b'\n' | b'\r' => return false,
+                _ => {}
+            }
+        }
+        true
+    }
+    if canonical(text.as_bytes()) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    let (mut in_str, mut esc) = (false, false);
+    for c in text.chars() {
+        if in_str {
+            out.push(c);
+            match c {
+                _ if esc => esc = false,
+                '\\' => esc = true,
+                '"' => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' => {
+                in_str = true;
+                out.push(c);
+            }
+            ',' | ':' => {
+                out.push(c);
+                out.push(' ');
+            }
+            ' ' | '\t' | '\n' | '\r' => {}
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// MySQL's `latin1` is Windows-1252, with the five bytes cp1252 leaves undefined mapped to the
+/// C1 controls of the same number (0x80 = €, 0x81 = U+0081, …).
+const LATIN1_0X80: [char; 32] = [
+    '\u{20AC}', '\u{0081}', '\u{201A}', '\u{0192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
+    '\u{02C6}', '\u{2030}', '\u{0160}', '\u{2039}', '\u{0152}', '\u{008D}', '\u{017D}', '\u{008F}',
+    '\u{0090}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
+    '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}', '\u{009D}', '\u{017E}', '\u{0178}',
+];
+
 /// Text in the column's character set → UTF-8. utf8/utf8mb4/ascii must be valid UTF-8; the
-/// latin1 family maps byte → code point (ISO-8859-1).
+/// latin1 family is decoded as MySQL defines latin1 (Windows-1252, see [`LATIN1_0X80`]).
 fn decode_text(bytes: &[u8], charset: u32) -> Result<String> {
     const LATIN1: [u32; 8] = [5, 8, 15, 31, 47, 48, 49, 94];
     if LATIN1.contains(&charset) {
-        return Ok(bytes.iter().map(|&b| b as char).collect());
+        return Ok(bytes
+            .iter()
+            .map(|&b| match b {
+                0x80..=0x9f => LATIN1_0X80[(b - 0x80) as usize],
+                _ => b as char,
+            })
+            .collect());
     }
     match std::str::from_utf8(bytes) {
         Ok(s) => Ok(s.to_string()),
@@ -579,6 +685,64 @@ mod tests {
         assert_eq!(copy, binlog);
         assert_eq!(copy, Value::Float(0.1f32 as f64));
         assert!(dv(Type::Float64, "double", b"one").is_err());
+    }
+
+    #[test]
+    fn float_has_the_six_digits_mysql_shows_in_both_phases() {
+        // copy phase (SELECT text) vs binlog phase (full single precision)
+        for (copy, binlog) in [
+            (&b"1.23457"[..], &b"1.2345678E+00"[..]),
+            (b"3.40282e38", b"3.4028235E+38"),
+            (b"1234560", b"1.234565E+06"), // tie: half to even, like MySQL
+            (b"-0.1", b"-1E-01"),
+        ] {
+            let a = dv(Type::Float32, "float", copy).unwrap();
+            let b = dv(Type::Float32, "float", binlog).unwrap();
+            assert_eq!(a, b, "{copy:?} vs {binlog:?}");
+        }
+        assert_eq!(
+            dv(Type::Float32, "float", b"1.2345678").unwrap(),
+            Value::Float(1.23457f32 as f64)
+        );
+        // DOUBLE keeps every digit
+        assert_eq!(
+            dv(Type::Float64, "double", b"1.2345678901234567").unwrap(),
+            Value::Float(1.2345678901234567)
+        );
+    }
+
+    #[test]
+    fn json_text_gets_mysql_layout() {
+        let j = |s: &str| normalize_json_text(s.to_string());
+        let mysql = r#"{"a": [1, 2.5, null], "b": {"c": "x, y: z"}}"#;
+        assert_eq!(j(mysql), mysql);
+        assert_eq!(j(r#"{"a":[1,2.5,null],"b":{"c":"x, y: z"}}"#), mysql);
+        assert_eq!(
+            j("{ \"a\" :\n[1 ,2.5,\tnull],\"b\":{\"c\":\"x, y: z\"}}"),
+            mysql
+        );
+        assert_eq!(j(r#"["q\"uote:,", "\\"]"#), r#"["q\"uote:,", "\\"]"#);
+        assert_eq!(j(r#"["q\"uote:,","\\"]"#), r#"["q\"uote:,", "\\"]"#);
+        assert_eq!(j("{}"), "{}");
+        assert_eq!(j("[]"), "[]");
+        assert_eq!(j("null"), "null");
+        assert_eq!(
+            decode_value(&col(Type::Json, "json", 63), br#"{"a":1}"#).unwrap(),
+            Value::String(r#"{"a": 1}"#.into())
+        );
+    }
+
+    #[test]
+    fn latin1_is_windows_1252_like_mysql() {
+        let latin1 = col(Type::Varchar, "varchar(8)", 8);
+        assert_eq!(
+            decode_value(
+                &latin1,
+                &[b'c', b'a', b'f', 0xe9, b' ', 0x80, b' ', 0xff, 0x81]
+            )
+            .unwrap(),
+            Value::String("café € ÿ\u{81}".into())
+        );
     }
 
     #[test]

@@ -10,11 +10,13 @@ pub enum Value {
     Int(i64),
     /// TINYINT..BIGINT UNSIGNED (BIGINT UNSIGNED needs the full u64 range).
     UInt(u64),
-    /// FLOAT and DOUBLE (FLOAT widened to f64 exactly).
+    /// FLOAT and DOUBLE. FLOAT is rounded to the 6 significant digits MySQL shows (all the
+    /// copy phase has), then widened to f64 exactly, so both phases give the same value.
     Float(f64),
     /// DECIMAL(p,s) as its exact decimal text, e.g. "-12.340" (scale kept).
     Decimal(String),
-    /// Text types (CHAR, VARCHAR, TEXT, ENUM, SET, JSON) as UTF-8.
+    /// Text types (CHAR, VARCHAR, TEXT, ENUM, SET, JSON) as UTF-8 (latin1 decoded as MySQL's
+    /// latin1, i.e. Windows-1252). JSON in MySQL's layout (`{"a": [1, 2]}`) in both phases.
     String(String),
     /// Binary types (BINARY, VARBINARY, BLOB, binary-collation text, GEOMETRY as WKB, BIT).
     Bytes(Vec<u8>),
