@@ -407,16 +407,8 @@ pub fn normalize_json_text(text: String) -> String {
             }
             match c {
                 b'"' => in_str = true,
-                b',' | b':' => {
-                    if b.get(i + 1) != Some(&b' ') {
-                        return false;
-                    }
-                }
-                b' ' => {
-                    if i == 0 || !matches!(b[i - 1], b',' | b':') {
-                        return false;
-                    }
-                }
+                b',' | b':' if b.get(i + 1) != Some(&b' ') => return false,
+                b' ' if i == 0 || !matches!(b[i - 1], b',' | b':') => return false,
                 b'\t' | b'\n' | b'\r' => return false,
                 _ => {}
             }

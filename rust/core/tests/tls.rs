@@ -37,9 +37,10 @@ impl Ca {
         let mut params =
             CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
                 .unwrap();
-        params
-            .distinguished_name
-            .push(DnType::CommonName, names.first().copied().unwrap_or("client"));
+        params.distinguished_name.push(
+            DnType::CommonName,
+            names.first().copied().unwrap_or("client"),
+        );
         params.extended_key_usages = vec![purpose];
         let key = KeyPair::generate().unwrap();
         let cert = params.signed_by(&key, &self.issuer).unwrap();
@@ -109,7 +110,13 @@ fn setup(mtls: bool) -> Setup {
         .build()
         .unwrap();
     let session = Session::new()
-        .send(vec![begin(), field("t"), insert("t", 7), vgtid("pos1"), commit()])
+        .send(vec![
+            begin(),
+            field("t"),
+            insert("t", 7),
+            vgtid("pos1"),
+            commit(),
+        ])
         .hold();
     let fake = rt.block_on(FakeVtgate::start_tls(
         Keyspace::new(KS, &[SHARD], &[("t", true)]),
@@ -160,7 +167,10 @@ fn assert_streams(o: StreamOptions) {
     let stream = BlockingStream::open(o).unwrap_or_else(|e| panic!("open: {}", e.full_message()));
     let started = Instant::now();
     loop {
-        assert!(started.elapsed() < Duration::from_secs(10), "no row over TLS");
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "no row over TLS"
+        );
         let events = stream.poll(Duration::from_millis(100)).expect("poll");
         if events
             .iter()
@@ -288,10 +298,17 @@ fn unreadable_tls_files_are_config_errors() {
         .err()
         .expect("must fail");
     assert_eq!(err.kind, ErrorKind::Config);
-    assert!(err.message.contains("TLS CA certificate"), "{}", err.message);
+    assert!(
+        err.message.contains("TLS CA certificate"),
+        "{}",
+        err.message
+    );
     let err = BlockingStream::open(options(
         &s,
-        tls(Some(&s.ca_path), Some((&s.client_cert, &missing.to_string_lossy()))),
+        tls(
+            Some(&s.ca_path),
+            Some((&s.client_cert, &missing.to_string_lossy())),
+        ),
     ))
     .err()
     .expect("must fail");
