@@ -26,10 +26,6 @@ public final class NativeStream implements AutoCloseable {
     /** {@link #poll} result: the stream ended (snapshot-only mode) and every batch was delivered. */
     public static final int END_OF_STREAM = -1;
 
-    static {
-        NativeLibrary.load();
-    }
-
     private final long handle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -50,6 +46,10 @@ public final class NativeStream implements AutoCloseable {
         if (optionsJson == null) {
             throw new NullPointerException("optionsJson");
         }
+        // Here rather than in a static initializer: a failed load then surfaces as the
+        // NativeLibraryException that says why, on every attempt, instead of an
+        // ExceptionInInitializerError once and a bare NoClassDefFoundError after that.
+        NativeLibrary.load();
         return new NativeStream(nativeOpen(optionsJson));
     }
 
@@ -121,7 +121,8 @@ public final class NativeStream implements AutoCloseable {
         }
     }
 
-    // ---- natives: registered by JNI_OnLoad (see NativeLibrary); the handle is always explicit ----
+    // ---- natives: registered by JNI_OnLoad (see NativeLibrary), so callable only after
+    // NativeLibrary.load(); the handle is always explicit ----
 
     static native long nativeOpen(String optionsJson);
 
@@ -139,7 +140,13 @@ public final class NativeStream implements AutoCloseable {
      * Raises an error of the given kind inside the native library and maps it like any other:
      * 1 = configuration error, 2 = retryable, 3 = fatal with a two-level cause chain, 4 = Rust panic.
      * Any other value returns the library's version string. Lets tests and installation checks
-     * prove the error path without a broken server.
+     * prove the error path without a broken server. Call {@link NativeLibrary#load()} first.
      */
     static native String nativeSelfTest(int kind);
+
+    /** Loads the native library and returns its version, e.g. {@code vitess-cdc-jni 0.1.0}. */
+    public static String nativeVersion() {
+        NativeLibrary.load();
+        return nativeSelfTest(0);
+    }
 }
