@@ -70,6 +70,11 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
                 native_close as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
+                jni_str!("nativeOpenStreams"),
+                jni_str!("()I"),
+                native_open_streams as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
                 jni_str!("nativeSelfTest"),
                 jni_str!("(I)Ljava/lang/String;"),
                 native_self_test as *mut c_void,
@@ -261,6 +266,12 @@ extern "system" fn native_close<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, han
         Ok::<_, BridgeError>(())
     })
     .resolve::<ThrowVitessException>()
+}
+
+/// Streams opened and not yet closed in this library copy (leak checks).
+extern "system" fn native_open_streams<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>) -> jint {
+    env.with_env(|_env| Ok::<_, BridgeError>(STREAMS.len().min(i32::MAX as usize) as jint))
+        .resolve::<ThrowVitessException>()
 }
 
 extern "system" fn native_self_test<'l>(

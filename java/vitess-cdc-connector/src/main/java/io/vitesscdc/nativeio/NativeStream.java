@@ -144,6 +144,17 @@ public final class NativeStream implements AutoCloseable {
      */
     static native String nativeSelfTest(int kind);
 
+    /**
+     * Streams opened through this class loader's copy of the library and not closed yet: for leak
+     * checks in tests and at reader shutdown.
+     */
+    public static int openStreamCount() {
+        NativeLibrary.load();
+        return nativeOpenStreams();
+    }
+
+    static native int nativeOpenStreams();
+
     /** Loads the native library and returns its version, e.g. {@code vitess-cdc-jni 0.1.0}. */
     public static String nativeVersion() {
         NativeLibrary.load();

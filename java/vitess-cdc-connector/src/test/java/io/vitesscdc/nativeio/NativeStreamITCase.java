@@ -4,8 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.catchThrowable;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import java.io.IOException;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -15,6 +21,7 @@ import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -231,6 +238,48 @@ class NativeStreamITCase {
         } finally {
             LocalVitess.execute("customer", "delete from all_types where id = " + id);
         }
+    }
+
+    /** Native threads of the core's runtimes (named vitess-cdc-worker; Linux shows 15 chars). */
+    private static long coreThreads() throws IOException {
+        Path tasks = Paths.get("/proc/self/task");
+        assumeTrue(Files.isDirectory(tasks), "thread names come from /proc (Linux)");
+        try (Stream<Path> all = Files.list(tasks)) {
+            return all.filter(t -> {
+                        try {
+                            return new String(Files.readAllBytes(t.resolve("comm")), StandardCharsets.UTF_8)
+                                    .startsWith("vitess-cdc-wor");
+                        } catch (IOException gone) {
+                            return false;
+                        }
+                    })
+                    .count();
+        }
+    }
+
+    private static void awaitCoreThreads(long expected) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        while (coreThreads() != expected && System.nanoTime() < deadline) {
+            Thread.sleep(100);
+        }
+        assertThat(coreThreads()).as("native runtime threads").isEqualTo(expected);
+    }
+
+    @Test
+    void closeEndsTheStreamsRuntimeAndThreads() throws Exception {
+        long baseline = coreThreads();
+        int openBefore = NativeStream.openStreamCount();
+        NativeStream stream = NativeStream.open(options("commerce", "product"));
+        assertThat(NativeStream.openStreamCount()).isEqualTo(openBefore + 1);
+        assertThat(coreThreads()).as("the stream runs its own runtime").isGreaterThan(baseline);
+        stream.close();
+        assertThat(NativeStream.openStreamCount()).isEqualTo(openBefore);
+        awaitCoreThreads(baseline);
+
+        // A failed open leaves nothing behind either.
+        catchThrowable(() -> NativeStream.open(options("no_such_keyspace_for_leak_check")));
+        assertThat(NativeStream.openStreamCount()).isEqualTo(openBefore);
+        awaitCoreThreads(baseline);
     }
 
     @Test
