@@ -170,7 +170,16 @@ impl<S: EventSource> StreamHandle<S> {
             }
         }
         let batch = p.encoder.finish();
-        out[..batch.len()].copy_from_slice(batch);
+        let Some(dst) = out.get_mut(..batch.len()) else {
+            // Unreachable: the encoder's limit is `out.len()`. Checked anyway, because a slice
+            // panic here would poison the stream.
+            return Err(Error::fatal(format!(
+                "internal error: a {}-byte batch for a {}-byte buffer",
+                batch.len(),
+                out.len()
+            )));
+        };
+        dst.copy_from_slice(batch);
         Ok(PollOutcome::Batch(batch.len()))
     }
 }
@@ -269,6 +278,23 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(h.poll(&mut big, d).unwrap(), PollOutcome::Timeout);
+    }
+
+    #[test]
+    fn buffers_smaller_than_a_header_ask_for_more() {
+        let h = handle(vec![Ok(vec![row("a")])]);
+        for size in [0usize, 1, 15, 16, 17] {
+            let mut tiny = vec![0u8; size];
+            match h.poll(&mut tiny, Duration::ZERO).unwrap() {
+                PollOutcome::NeedCapacity(n) => assert!(n > HEADER_LEN),
+                other => panic!("{size}: {other:?}"),
+            }
+        }
+        let mut buf = vec![0u8; 4096];
+        assert!(matches!(
+            h.poll(&mut buf, Duration::ZERO).unwrap(),
+            PollOutcome::Batch(_)
+        ));
     }
 
     #[test]
