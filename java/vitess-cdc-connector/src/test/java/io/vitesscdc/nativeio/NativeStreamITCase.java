@@ -283,6 +283,41 @@ class NativeStreamITCase {
     }
 
     @Test
+    void snapshotOnlyStreamCopiesThenEnds() throws Exception {
+        String sku = "it-snap-" + UUID.randomUUID().toString().substring(0, 8);
+        LocalVitess.execute("commerce", "insert into product (sku, description, price) values ('" + sku + "', 'x', 7)");
+        String opts = options("commerce", "product").replaceFirst("}$", ",\"start_mode\":\"snapshot_only\"}");
+        try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(opts))) {
+            List<BatchEntry> entries = new ArrayList<>();
+            List<Row> rows = new ArrayList<>();
+            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            Batch batch;
+            do {
+                assertThat(System.nanoTime()).as("stream ended in time").isLessThan(deadline);
+                batch = reader.poll(500);
+                if (batch != null) {
+                    for (BatchEntry e : batch) {
+                        entries.add(e);
+                        if (e instanceof VitessRecord r) {
+                            rows.add(Row.of(r));
+                        }
+                    }
+                }
+            } while (batch == null || !batch.isEndOfStream());
+
+            assertThat(rows).anyMatch(r -> sku.equals(r.values().get("sku")) && r.snapshot()
+                    && r.kind() == ChangeKind.INSERT && Long.valueOf(7).equals(r.values().get("price")));
+            assertThat(entries).anyMatch(e -> e instanceof BatchEntry.CopyCompleted);
+            assertThat(entries.get(entries.size() - 1)).isInstanceOf(BatchEntry.EndOfStream.class);
+            // After the end: the reader keeps answering "ended", the raw stream says -1.
+            assertThat(reader.poll(0).isEndOfStream()).isTrue();
+            assertThat(reader.stream().poll(ByteBuffer.allocateDirect(1024), 0)).isEqualTo(NativeStream.END_OF_STREAM);
+        } finally {
+            LocalVitess.execute("commerce", "delete from product where sku = '" + sku + "'");
+        }
+    }
+
+    @Test
     void unreachableVtgateFailsFastNamingTheAddress() {
         String address = "127.0.0.1:1";
         long start = System.nanoTime();
