@@ -15,6 +15,7 @@ import io.vitesscdc.source.reader.VitessSplitReader;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.split.VitessSplitSerializer;
 
+import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.annotation.VisibleForTesting;
 import org.apache.flink.api.common.serialization.DeserializationSchema;
@@ -64,6 +65,12 @@ public final class VitessSource<T>
     VitessSource(VitessSourceConfig config, VitessDeserializationSchema<T> deserializer) {
         this.config = config;
         this.deserializer = deserializer;
+    }
+
+    /** A source for an already validated configuration (used by the SQL connector). */
+    @Internal
+    public static <T> VitessSource<T> create(VitessSourceConfig config, VitessDeserializationSchema<T> deserializer) {
+        return new VitessSource<>(config, deserializer);
     }
 
     public static <T> VitessSourceBuilder<T> builder() {

@@ -1,5 +1,6 @@
 package io.vitesscdc.source.enumerator;
 
+import io.vitesscdc.nativeio.ConfigurationException;
 import io.vitesscdc.source.split.VitessSplit;
 
 import org.apache.flink.annotation.Internal;
@@ -83,8 +84,11 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
 
     private void onDiscovered(Map<String, String> startPositions, Throwable error) {
         if (error != null) {
-            throw new FlinkRuntimeException("Discovering the shards of Vitess keyspace '" + keyspace + "' failed: "
-                    + error.getMessage(), error);
+            String message = "Discovering the shards of Vitess keyspace '" + keyspace + "' failed: " + error.getMessage();
+            if (isConfigurationMistake(error)) {
+                throw new SourceConfigurationError(message, error);
+            }
+            throw new FlinkRuntimeException(message, error);
         }
         for (Map.Entry<String, String> e : startPositions.entrySet()) {
             VitessSplit split = new VitessSplit(keyspace, e.getKey(), e.getValue(), 0);
@@ -95,6 +99,16 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
         discovered = true;
         LOG.info("Vitess keyspace {} has shards {}; assigning one split per shard", keyspace, startPositions.keySet());
         assignPending();
+    }
+
+    /** Configuration errors of the core and our own argument checks cannot be fixed by a restart. */
+    private static boolean isConfigurationMistake(Throwable error) {
+        for (Throwable t = error; t != null; t = t.getCause()) {
+            if (t instanceof ConfigurationException || t instanceof IllegalArgumentException) {
+                return true;
+            }
+        }
+        return false;
     }
 
     @Override

@@ -143,6 +143,7 @@ class VitessSourceEnumeratorTest {
             }, "nope", Boundedness.CONTINUOUS_UNBOUNDED, null);
             e.start();
             assertThatThrownBy(ctx::runNextOneTimeCallable)
+                    .isInstanceOf(SourceConfigurationError.class)
                     .hasMessageContaining("Discovering the shards of Vitess keyspace 'nope' failed")
                     .hasMessageContaining("keyspace 'nope' not found");
         }

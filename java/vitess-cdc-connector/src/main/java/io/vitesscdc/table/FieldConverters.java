@@ -1,0 +1,208 @@
+package io.vitesscdc.table;
+
+import io.vitesscdc.nativeio.ColumnDescriptor;
+import io.vitesscdc.nativeio.ValueType;
+import io.vitesscdc.nativeio.VitessRecord;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
+
+import java.io.Serializable;
+import java.math.BigDecimal;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
+
+/**
+ * Converts one value of a {@link VitessRecord} into Flink's internal representation for a
+ * declared SQL type. The value's own encoding ({@link ValueType}) decides how it is read, so a
+ * declared type works for every MySQL type that can represent it exactly; anything else fails
+ * with a message naming the column, both types, and the declaration to use instead.
+ */
+@Internal
+final class FieldConverters {
+
+    private FieldConverters() {}
+
+    /** Reads value {@code i} (known to be present and not NULL). */
+    @FunctionalInterface
+    interface FieldConverter extends Serializable {
+        Object convert(VitessRecord record, int i);
+    }
+
+    static FieldConverter create(LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return (r, i) -> r.valueType(i) == ValueType.BYTES ? anyBitSet(r.getBytes(i)) : r.getLong(i) != 0;
+            case TINYINT:
+                return (r, i) -> (byte) integer(r, i, Byte.MIN_VALUE, Byte.MAX_VALUE, type);
+            case SMALLINT:
+                return (r, i) -> (short) integer(r, i, Short.MIN_VALUE, Short.MAX_VALUE, type);
+            case INTEGER:
+                return (r, i) -> (int) integer(r, i, Integer.MIN_VALUE, Integer.MAX_VALUE, type);
+            case BIGINT:
+                return FieldConverters::bigint;
+            case FLOAT:
+                return (r, i) -> (float) number(r, i);
+            case DOUBLE:
+                return FieldConverters::number;
+            case DECIMAL: {
+                DecimalType d = (DecimalType) type;
+                return (r, i) -> decimal(r, i, d);
+            }
+            case CHAR:
+            case VARCHAR:
+                return FieldConverters::string;
+            case BINARY:
+            case VARBINARY:
+                return (r, i) -> r.getBytes(i);
+            case DATE:
+                return (r, i) -> {
+                    LocalDate date = r.getDate(i);
+                    return date == null ? null : (int) date.toEpochDay();
+                };
+            case TIME_WITHOUT_TIME_ZONE:
+                return FieldConverters::timeOfDay;
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+                return (r, i) -> {
+                    LocalDateTime ts = r.getDateTime(i);
+                    return ts == null ? null : TimestampData.fromLocalDateTime(ts);
+                };
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                // MySQL TIMESTAMP values arrive in UTC.
+                return (r, i) -> {
+                    LocalDateTime ts = r.getDateTime(i);
+                    return ts == null ? null : TimestampData.fromInstant(ts.toInstant(ZoneOffset.UTC));
+                };
+            default:
+                return null;
+        }
+    }
+
+    private static boolean anyBitSet(byte[] bytes) {
+        for (byte b : bytes) {
+            if (b != 0) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static long bigint(VitessRecord r, int i) {
+        ValueType t = r.valueType(i);
+        if (t == ValueType.BYTES) {
+            // BIT(n): big-endian bits.
+            byte[] bytes = r.getBytes(i);
+            if (bytes.length > 8) {
+                throw mismatch(r, i, "BIGINT", "BYTES");
+            }
+            long v = 0;
+            for (byte b : bytes) {
+                v = (v << 8) | (b & 0xff);
+            }
+            return v;
+        }
+        if (t == ValueType.UINT && r.getLong(i) < 0) {
+            throw new IllegalArgumentException("value " + r.getUnsigned(i) + " of column " + describe(r, i)
+                    + " does not fit BIGINT: declare the column as DECIMAL(20, 0)");
+        }
+        return r.getLong(i);
+    }
+
+    private static long integer(VitessRecord r, int i, long min, long max, LogicalType type) {
+        long v = bigint(r, i);
+        if (v < min || v > max) {
+            throw new IllegalArgumentException("value " + v + " of column " + describe(r, i) + " does not fit "
+                    + type.asSummaryString() + ": declare it as " + FlinkTypes.suggest(r.table().columns().get(i)));
+        }
+        return v;
+    }
+
+    private static double number(VitessRecord r, int i) {
+        ValueType t = r.valueType(i);
+        if (t == ValueType.FLOAT) {
+            return r.getDouble(i);
+        }
+        if (t == ValueType.INT || t == ValueType.UINT || t == ValueType.DECIMAL) {
+            return r.getDecimal(i).doubleValue();
+        }
+        throw mismatch(r, i, "DOUBLE", t.name());
+    }
+
+    private static DecimalData decimal(VitessRecord r, int i, DecimalType d) {
+        ValueType t = r.valueType(i);
+        BigDecimal v;
+        if (t == ValueType.DECIMAL || t == ValueType.INT || t == ValueType.UINT) {
+            v = r.getDecimal(i);
+        } else if (t == ValueType.FLOAT) {
+            v = BigDecimal.valueOf(r.getDouble(i));
+        } else if (t == ValueType.STRING) {
+            v = new BigDecimal(r.getString(i));
+        } else {
+            throw mismatch(r, i, d.asSummaryString(), t.name());
+        }
+        DecimalData data = DecimalData.fromBigDecimal(v, d.getPrecision(), d.getScale());
+        if (data == null) {
+            throw new IllegalArgumentException("value " + v + " of column " + describe(r, i) + " does not fit "
+                    + d.asSummaryString() + ": declare it as " + FlinkTypes.suggest(r.table().columns().get(i)));
+        }
+        return data;
+    }
+
+    private static StringData string(VitessRecord r, int i) {
+        ValueType t = r.valueType(i);
+        switch (t) {
+            case STRING:
+            case BYTES:
+                return StringData.fromBytes(r.getBytes(i));
+            case DECIMAL:
+                return StringData.fromString(r.getString(i));
+            case INT:
+            case UINT:
+                return StringData.fromString(r.getUnsigned(i).toString());
+            case FLOAT:
+                return StringData.fromString(Double.toString(r.getDouble(i)));
+            case DATE:
+                return StringData.fromString(String.valueOf(r.getDate(i)));
+            case DATETIME:
+                return StringData.fromString(String.valueOf(r.getDateTime(i)));
+            case TIME:
+                return StringData.fromString(formatTime(r.getTimeMicros(i)));
+            default:
+                throw new AssertionError(t);
+        }
+    }
+
+    private static Object timeOfDay(VitessRecord r, int i) {
+        long micros = r.getTimeMicros(i);
+        if (micros < 0 || micros >= 86_400_000_000L) {
+            throw new IllegalArgumentException("value " + formatTime(micros) + " of column " + describe(r, i)
+                    + " is outside TIME's range 00:00:00..23:59:59.999: declare the column as STRING to keep "
+                    + "MySQL's full TIME range");
+        }
+        return (int) (micros / 1000);
+    }
+
+    static String formatTime(long micros) {
+        String sign = micros < 0 ? "-" : "";
+        long abs = Math.abs(micros);
+        long seconds = abs / 1_000_000;
+        return String.format("%s%02d:%02d:%02d.%06d", sign, seconds / 3600, (seconds / 60) % 60, seconds % 60,
+                abs % 1_000_000);
+    }
+
+    static String describe(VitessRecord r, int i) {
+        ColumnDescriptor c = r.table().columns().get(i);
+        return "'" + c.name() + "' (" + c.mysqlType() + ") of table " + r.table().keyspace() + "." + r.table().table();
+    }
+
+    private static IllegalArgumentException mismatch(VitessRecord r, int i, String declared, String actual) {
+        ColumnDescriptor c = r.table().columns().get(i);
+        return new IllegalArgumentException("column " + describe(r, i) + " holds " + actual
+                + " values that cannot be read as " + declared + ": declare it as " + FlinkTypes.suggest(c));
+    }
+}

@@ -1,0 +1,126 @@
+package io.vitesscdc.table;
+
+import io.vitesscdc.nativeio.TableDescriptor;
+import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.table.data.GenericRowData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
+
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Change records as {@link RowData} for SQL: the declared (projected) physical columns, matched to
+ * the Vitess table's columns by name, followed by the requested metadata columns; the row kind is
+ * the record's (+I, -U, +U, -D).
+ *
+ * <p>Only declared columns are read, so projection pushdown saves the conversion of the rest. The
+ * name mapping is computed once per table shape (schema changes bring a new descriptor) and
+ * fails with the missing column and the table's real columns when a declared column is absent.
+ */
+@Internal
+public final class RowDataVitessDeserializationSchema implements VitessDeserializationSchema<RowData> {
+
+    private static final long serialVersionUID = 1L;
+
+    private final RowType physicalType;
+    private final List<VitessReadableMetadata> metadata;
+    private final TypeInformation<RowData> producedType;
+    private final FieldConverters.FieldConverter[] converters;
+
+    private transient Map<TableDescriptor, int[]> mappings;
+
+    public RowDataVitessDeserializationSchema(
+            RowType physicalType, List<VitessReadableMetadata> metadata, TypeInformation<RowData> producedType) {
+        this.physicalType = physicalType;
+        this.metadata = new ArrayList<>(metadata);
+        this.producedType = producedType;
+        this.converters = new FieldConverters.FieldConverter[physicalType.getFieldCount()];
+        for (int i = 0; i < converters.length; i++) {
+            LogicalType type = physicalType.getTypeAt(i);
+            converters[i] = FieldConverters.create(type);
+            if (converters[i] == null) {
+                throw new IllegalArgumentException("column '" + physicalType.getFieldNames().get(i) + "' is declared as "
+                        + type.asSummaryString() + ", which the vitess-cdc connector cannot produce; see the type "
+                        + "mapping in docs/sql-connector.md");
+            }
+        }
+    }
+
+    @Override
+    public void deserialize(VitessRecord record, RecordContext context, Collector<RowData> out) {
+        int[] mapping = mapping(record.table());
+        int physical = mapping.length;
+        GenericRowData row = new GenericRowData(
+                RowKind.fromByteValue(record.kind().toByteValue()), physical + metadata.size());
+        for (int f = 0; f < physical; f++) {
+            int column = mapping[f];
+            if (record.isNull(column) || record.isAbsent(column)) {
+                continue;
+            }
+            try {
+                row.setField(f, converters[f].convert(record, column));
+            } catch (IllegalArgumentException | ClassCastException e) {
+                throw new IllegalArgumentException("cannot read column '" + physicalType.getFieldNames().get(f)
+                        + "' declared as " + physicalType.getTypeAt(f).asSummaryString() + ": " + e.getMessage(), e);
+            }
+        }
+        for (int m = 0; m < metadata.size(); m++) {
+            row.setField(physical + m, metadata.get(m).read(record, context));
+        }
+        out.collect(row);
+    }
+
+    private int[] mapping(TableDescriptor table) {
+        if (mappings == null) {
+            mappings = new IdentityHashMap<>();
+        }
+        int[] mapping = mappings.get(table);
+        if (mapping == null) {
+            mapping = computeMapping(table);
+            if (mappings.size() > 1024) {
+                mappings.clear();
+            }
+            mappings.put(table, mapping);
+        }
+        return mapping;
+    }
+
+    private int[] computeMapping(TableDescriptor table) {
+        List<String> names = physicalType.getFieldNames();
+        int[] mapping = new int[names.size()];
+        for (int f = 0; f < names.size(); f++) {
+            int column = table.indexOf(names.get(f));
+            if (column < 0) {
+                for (int c = 0; c < table.columnCount(); c++) {
+                    if (table.columns().get(c).name().equalsIgnoreCase(names.get(f))) {
+                        column = c;
+                        break;
+                    }
+                }
+            }
+            if (column < 0) {
+                throw new IllegalArgumentException("column '" + names.get(f) + "' is declared in the Flink table but "
+                        + "Vitess table " + table.keyspace() + "." + table.table() + " (shard " + table.shard()
+                        + ") has no such column; its columns are " + table.columns()
+                        + ". Remove the column from the DDL or fix its name.");
+            }
+            mapping[f] = column;
+        }
+        return mapping;
+    }
+
+    @Override
+    public TypeInformation<RowData> getProducedType() {
+        return producedType;
+    }
+}

@@ -1,0 +1,161 @@
+package io.vitesscdc.table;
+
+import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.MemorySize;
+
+import java.time.Duration;
+import java.util.List;
+
+/** Every option of the {@code 'connector' = 'vitess-cdc'} SQL connector (docs/sql-connector.md). */
+@PublicEvolving
+public final class VitessConnectorOptions {
+
+    private VitessConnectorOptions() {}
+
+    public static final ConfigOption<String> HOSTNAME = ConfigOptions.key("hostname")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Host of VTGate's gRPC endpoint. Give 'hostname' (and 'port') or 'vtgate.address'.");
+
+    public static final ConfigOption<Integer> PORT = ConfigOptions.key("port")
+            .intType()
+            .defaultValue(15991)
+            .withDescription("Port of VTGate's gRPC endpoint (not the MySQL port).");
+
+    public static final ConfigOption<String> VTGATE_ADDRESS = ConfigOptions.key("vtgate.address")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("VTGate's gRPC address as host:port (or https://host:port); alternative to "
+                    + "'hostname' + 'port'.");
+
+    public static final ConfigOption<String> KEYSPACE = ConfigOptions.key("keyspace")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The Vitess keyspace to read.");
+
+    public static final ConfigOption<String> TABLE_NAME = ConfigOptions.key("table-name")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("The table to read: a plain name, or a regular expression matched against the whole "
+                    + "table name (every matched table must have the declared columns).");
+
+    public static final ConfigOption<List<String>> SHARDS = ConfigOptions.key("shards")
+            .stringType()
+            .asList()
+            .noDefaultValue()
+            .withDescription("Read only these shards, e.g. '-80;80-' (default: every shard).");
+
+    public static final ConfigOption<String> USERNAME = ConfigOptions.key("username")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("VTGate static-auth user.");
+
+    public static final ConfigOption<String> PASSWORD = ConfigOptions.key("password")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("VTGate static-auth password.");
+
+    public static final ConfigOption<String> TLS_CA_CERT = ConfigOptions.key("tls.ca-cert")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("PEM file of the CA that signed VTGate's certificate; enables TLS.");
+
+    public static final ConfigOption<String> TLS_CLIENT_CERT = ConfigOptions.key("tls.client-cert")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("PEM client certificate for mutual TLS (with 'tls.client-key').");
+
+    public static final ConfigOption<String> TLS_CLIENT_KEY = ConfigOptions.key("tls.client-key")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("PEM private key of 'tls.client-cert'.");
+
+    public static final ConfigOption<String> TLS_SERVER_NAME = ConfigOptions.key("tls.server-name")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Server name to verify in VTGate's certificate (default: the host).");
+
+    public static final ConfigOption<String> TABLET_TYPE = ConfigOptions.key("tablet-type")
+            .stringType()
+            .defaultValue("primary")
+            .withDescription("Tablet type to stream from: primary, replica or rdonly.");
+
+    public static final ConfigOption<String> CELLS = ConfigOptions.key("cells")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Cells to pick tablets from (comma-separated), default: VTGate's choice.");
+
+    public static final ConfigOption<String> SCAN_STARTUP_MODE = ConfigOptions.key("scan.startup.mode")
+            .stringType()
+            .defaultValue("initial")
+            .withDescription("initial: snapshot (VStream copy) then changes; latest-offset: changes from now on; "
+                    + "specific-offset: from 'scan.startup.specific-offset'; snapshot: the snapshot only (bounded).");
+
+    public static final ConfigOption<String> SCAN_STARTUP_SPECIFIC_OFFSET = ConfigOptions
+            .key("scan.startup.specific-offset")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Start positions for 'specific-offset' as VGTID JSON with one entry per shard, e.g. "
+                    + "{\"shard_gtids\":[{\"keyspace\":\"ks\",\"shard\":\"-80\",\"gtid\":\"MySQL56/...\"}]}; gtid "
+                    + "'current' starts a shard now, '' copies it first.");
+
+    public static final ConfigOption<Duration> HEARTBEAT_INTERVAL = ConfigOptions.key("heartbeat.interval")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(5))
+            .withDescription("VTGate sends a heartbeat after this much silence (whole seconds; 0 = off). "
+                    + "Heartbeats advance watermarks of quiet shards.");
+
+    public static final ConfigOption<Boolean> ALLOW_TABLES_WITHOUT_PRIMARY_KEY = ConfigOptions
+            .key("scan.allow-tables-without-primary-key")
+            .booleanType()
+            .defaultValue(false)
+            .withDescription("Accept Vitess tables without a primary key (their updates and deletes cannot be "
+                    + "keyed; declare no PRIMARY KEY on the Flink table).");
+
+    public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("connect.timeout")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(10))
+            .withDescription("Connecting to VTGate and waiting for its first response.");
+
+    public static final ConfigOption<Duration> IDLE_TIMEOUT = ConfigOptions.key("stream.idle-timeout")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(60))
+            .withDescription("No event (not even a heartbeat) for this long means the stream is dead; reconnect.");
+
+    public static final ConfigOption<Integer> RETRY_MAX_ATTEMPTS = ConfigOptions.key("retry.max-attempts")
+            .intType()
+            .defaultValue(10)
+            .withDescription("Consecutive failed reconnects before the source fails.");
+
+    public static final ConfigOption<Duration> RETRY_INITIAL_BACKOFF = ConfigOptions.key("retry.initial-backoff")
+            .durationType()
+            .defaultValue(Duration.ofMillis(200))
+            .withDescription("First wait before a reconnect (doubles up to 'retry.max-backoff').");
+
+    public static final ConfigOption<Duration> RETRY_MAX_BACKOFF = ConfigOptions.key("retry.max-backoff")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(10))
+            .withDescription("Longest wait between reconnects.");
+
+    public static final ConfigOption<MemorySize> BUFFER_SIZE = ConfigOptions.key("buffer.size")
+            .memoryType()
+            .defaultValue(MemorySize.parse("64mb"))
+            .withDescription("Bytes of decoded events buffered between the gRPC stream and Flink (per reader).");
+
+    public static final ConfigOption<MemorySize> TRANSACTION_CHUNK_SIZE = ConfigOptions.key("transaction.chunk-size")
+            .memoryType()
+            .defaultValue(MemorySize.parse("4mb"))
+            .withDescription("VTGate streams transactions larger than this in chunks (Vitess 24+; 0 = off).");
+
+    public static final ConfigOption<MemorySize> MAX_MESSAGE_SIZE = ConfigOptions.key("grpc.max-message-size")
+            .memoryType()
+            .defaultValue(MemorySize.parse("17mb"))
+            .withDescription("Largest gRPC message accepted; at least VTGate's --grpc-max-message-size.");
+
+    public static final ConfigOption<Duration> KEEPALIVE_INTERVAL = ConfigOptions.key("grpc.keepalive-interval")
+            .durationType()
+            .defaultValue(Duration.ofSeconds(30))
+            .withDescription("HTTP/2 keepalive ping interval (VTGate refuses pings more often than every 10 s).");
+}

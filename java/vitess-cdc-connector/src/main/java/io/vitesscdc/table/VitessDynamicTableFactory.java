@@ -1,0 +1,238 @@
+package io.vitesscdc.table;
+
+import io.vitesscdc.source.StartupMode;
+import io.vitesscdc.source.config.VitessSourceConfig;
+import io.vitesscdc.source.split.ShardPositions;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ReadableConfig;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.factories.DynamicTableSourceFactory;
+import org.apache.flink.table.factories.FactoryUtil;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
+
+import static io.vitesscdc.table.VitessConnectorOptions.ALLOW_TABLES_WITHOUT_PRIMARY_KEY;
+import static io.vitesscdc.table.VitessConnectorOptions.BUFFER_SIZE;
+import static io.vitesscdc.table.VitessConnectorOptions.CELLS;
+import static io.vitesscdc.table.VitessConnectorOptions.CONNECT_TIMEOUT;
+import static io.vitesscdc.table.VitessConnectorOptions.HEARTBEAT_INTERVAL;
+import static io.vitesscdc.table.VitessConnectorOptions.HOSTNAME;
+import static io.vitesscdc.table.VitessConnectorOptions.IDLE_TIMEOUT;
+import static io.vitesscdc.table.VitessConnectorOptions.KEEPALIVE_INTERVAL;
+import static io.vitesscdc.table.VitessConnectorOptions.KEYSPACE;
+import static io.vitesscdc.table.VitessConnectorOptions.MAX_MESSAGE_SIZE;
+import static io.vitesscdc.table.VitessConnectorOptions.PASSWORD;
+import static io.vitesscdc.table.VitessConnectorOptions.PORT;
+import static io.vitesscdc.table.VitessConnectorOptions.RETRY_INITIAL_BACKOFF;
+import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_ATTEMPTS;
+import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_BACKOFF;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_STARTUP_MODE;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_STARTUP_SPECIFIC_OFFSET;
+import static io.vitesscdc.table.VitessConnectorOptions.SHARDS;
+import static io.vitesscdc.table.VitessConnectorOptions.TABLET_TYPE;
+import static io.vitesscdc.table.VitessConnectorOptions.TABLE_NAME;
+import static io.vitesscdc.table.VitessConnectorOptions.TLS_CA_CERT;
+import static io.vitesscdc.table.VitessConnectorOptions.TLS_CLIENT_CERT;
+import static io.vitesscdc.table.VitessConnectorOptions.TLS_CLIENT_KEY;
+import static io.vitesscdc.table.VitessConnectorOptions.TLS_SERVER_NAME;
+import static io.vitesscdc.table.VitessConnectorOptions.TRANSACTION_CHUNK_SIZE;
+import static io.vitesscdc.table.VitessConnectorOptions.USERNAME;
+import static io.vitesscdc.table.VitessConnectorOptions.VTGATE_ADDRESS;
+
+/**
+ * Factory of {@code 'connector' = 'vitess-cdc'} tables. Everything that can be checked without a
+ * server is checked here, at planning time, with messages that name the option and the fix;
+ * unknown keyspaces or tables and unreachable servers are reported when the job starts.
+ */
+@Internal
+public final class VitessDynamicTableFactory implements DynamicTableSourceFactory {
+
+    public static final String IDENTIFIER = "vitess-cdc";
+
+    private static final Pattern PLAIN_TABLE_NAME = Pattern.compile("[A-Za-z0-9_$]+");
+
+    @Override
+    public String factoryIdentifier() {
+        return IDENTIFIER;
+    }
+
+    @Override
+    public Set<ConfigOption<?>> requiredOptions() {
+        return Set.of(KEYSPACE, TABLE_NAME);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> optionalOptions() {
+        return Set.of(HOSTNAME, PORT, VTGATE_ADDRESS, SHARDS, USERNAME, PASSWORD, TLS_CA_CERT, TLS_CLIENT_CERT,
+                TLS_CLIENT_KEY, TLS_SERVER_NAME, TABLET_TYPE, CELLS, SCAN_STARTUP_MODE, SCAN_STARTUP_SPECIFIC_OFFSET,
+                HEARTBEAT_INTERVAL, ALLOW_TABLES_WITHOUT_PRIMARY_KEY, CONNECT_TIMEOUT, IDLE_TIMEOUT,
+                RETRY_MAX_ATTEMPTS, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, BUFFER_SIZE, TRANSACTION_CHUNK_SIZE,
+                MAX_MESSAGE_SIZE, KEEPALIVE_INTERVAL);
+    }
+
+    @Override
+    public Set<ConfigOption<?>> forwardOptions() {
+        return Set.of();
+    }
+
+    @Override
+    public DynamicTableSource createDynamicTableSource(Context context) {
+        FactoryUtil.TableFactoryHelper helper = FactoryUtil.createTableFactoryHelper(this, context);
+        helper.validate();
+        ReadableConfig options = helper.getOptions();
+        String table = context.getObjectIdentifier().asSummaryString();
+        ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
+        boolean allowNoPk = options.get(ALLOW_TABLES_WITHOUT_PRIMARY_KEY);
+        if (schema.getPrimaryKey().isEmpty() && !allowNoPk) {
+            throw invalid(table, "declares no primary key. A vitess-cdc table is a changelog keyed by the Vitess "
+                    + "table's primary key: add PRIMARY KEY (<the table's key columns>) NOT ENFORCED, or set '"
+                    + ALLOW_TABLES_WITHOUT_PRIMARY_KEY.key() + "' = 'true' for tables without one");
+        }
+        VitessSourceConfig.Builder config = VitessSourceConfig.builder()
+                .address(address(options, table))
+                .keyspace(options.get(KEYSPACE));
+        String tableName = options.get(TABLE_NAME);
+        if (PLAIN_TABLE_NAME.matcher(tableName).matches()) {
+            config.tables(List.of(tableName));
+        } else {
+            try {
+                Pattern.compile(tableName);
+            } catch (PatternSyntaxException e) {
+                throw invalid(table, "option '" + TABLE_NAME.key() + "' = '" + tableName + "' is neither a table name "
+                        + "nor a valid regular expression (" + e.getDescription() + "): fix the pattern");
+            }
+            config.tablePatterns(List.of(tableName));
+        }
+        options.getOptional(SHARDS).ifPresent(config::shards);
+        config.tabletType(tabletType(options.get(TABLET_TYPE), table));
+        options.getOptional(CELLS).ifPresent(config::cells);
+        if (options.getOptional(USERNAME).isPresent() || options.getOptional(PASSWORD).isPresent()) {
+            config.credentials(options.getOptional(USERNAME).orElse(null), options.getOptional(PASSWORD).orElse(null));
+        }
+        tls(options, table, config);
+        startup(options, table, config);
+        Duration heartbeat = options.get(HEARTBEAT_INTERVAL);
+        if (heartbeat.isNegative() || heartbeat.toMillis() % 1000 != 0) {
+            throw invalid(table, "option '" + HEARTBEAT_INTERVAL.key() + "' = '" + heartbeat + "' must be whole "
+                    + "seconds (VTGate counts heartbeats in seconds), e.g. '5 s', or '0 s' to turn heartbeats off");
+        }
+        config.heartbeatInterval(heartbeat);
+        config.nativeOption("allow_tables_without_primary_key", allowNoPk);
+        config.nativeOption("connect_timeout_ms", options.get(CONNECT_TIMEOUT).toMillis());
+        config.nativeOption("idle_timeout_ms", options.get(IDLE_TIMEOUT).toMillis());
+        config.nativeOption("retry_max_attempts", positive(options, RETRY_MAX_ATTEMPTS, table));
+        config.nativeOption("retry_initial_backoff_ms", options.get(RETRY_INITIAL_BACKOFF).toMillis());
+        config.nativeOption("retry_max_backoff_ms", options.get(RETRY_MAX_BACKOFF).toMillis());
+        config.nativeOption("buffer_bytes", options.get(BUFFER_SIZE).getBytes());
+        config.nativeOption("transaction_chunk_bytes", options.get(TRANSACTION_CHUNK_SIZE).getBytes());
+        config.nativeOption("max_message_bytes", options.get(MAX_MESSAGE_SIZE).getBytes());
+        config.nativeOption("keepalive_interval_ms", options.get(KEEPALIVE_INTERVAL).toMillis());
+        try {
+            return new VitessDynamicTableSource(config.build(), context.getPhysicalRowDataType());
+        } catch (IllegalArgumentException e) {
+            throw invalid(table, e.getMessage());
+        }
+    }
+
+    private static String address(ReadableConfig options, String table) {
+        boolean hasHost = options.getOptional(HOSTNAME).isPresent();
+        boolean hasAddress = options.getOptional(VTGATE_ADDRESS).isPresent();
+        if (hasHost == hasAddress) {
+            throw invalid(table, hasHost
+                    ? "sets both '" + HOSTNAME.key() + "' and '" + VTGATE_ADDRESS.key() + "': keep one"
+                    : "does not say where VTGate is: set '" + HOSTNAME.key() + "' (and '" + PORT.key()
+                            + "', default 15991, VTGate's gRPC port) or '" + VTGATE_ADDRESS.key() + "' = 'host:port'");
+        }
+        if (hasAddress) {
+            return options.get(VTGATE_ADDRESS);
+        }
+        return options.get(HOSTNAME) + ":" + options.get(PORT);
+    }
+
+    private static String tabletType(String value, String table) {
+        String v = value.toLowerCase(Locale.ROOT);
+        if (v.equals("master")) {
+            v = "primary";
+        }
+        if (!v.equals("primary") && !v.equals("replica") && !v.equals("rdonly")) {
+            throw invalid(table, "option '" + TABLET_TYPE.key() + "' = '" + value + "' is unknown: use primary, "
+                    + "replica or rdonly");
+        }
+        return v;
+    }
+
+    private static void tls(ReadableConfig options, String table, VitessSourceConfig.Builder config) {
+        String ca = options.getOptional(TLS_CA_CERT).orElse(null);
+        String cert = options.getOptional(TLS_CLIENT_CERT).orElse(null);
+        String key = options.getOptional(TLS_CLIENT_KEY).orElse(null);
+        String serverName = options.getOptional(TLS_SERVER_NAME).orElse(null);
+        if ((cert == null) != (key == null)) {
+            throw invalid(table, "mutual TLS needs both '" + TLS_CLIENT_CERT.key() + "' and '" + TLS_CLIENT_KEY.key()
+                    + "': set the missing one");
+        }
+        if (ca != null || cert != null || serverName != null) {
+            config.tls(new VitessSourceConfig.TlsConfig(ca, cert, key, serverName));
+        }
+    }
+
+    private static void startup(ReadableConfig options, String table, VitessSourceConfig.Builder config) {
+        String mode = options.get(SCAN_STARTUP_MODE).toLowerCase(Locale.ROOT);
+        String offset = options.getOptional(SCAN_STARTUP_SPECIFIC_OFFSET).orElse(null);
+        StartupMode startupMode;
+        switch (mode) {
+            case "initial":
+                startupMode = StartupMode.INITIAL;
+                break;
+            case "latest-offset":
+                startupMode = StartupMode.LATEST_OFFSET;
+                break;
+            case "specific-offset":
+                startupMode = StartupMode.SPECIFIC_OFFSETS;
+                break;
+            case "snapshot":
+                startupMode = StartupMode.SNAPSHOT;
+                break;
+            default:
+                throw invalid(table, "option '" + SCAN_STARTUP_MODE.key() + "' = '" + options.get(SCAN_STARTUP_MODE)
+                        + "' is unknown: use initial, latest-offset, specific-offset or snapshot");
+        }
+        if (startupMode == StartupMode.SPECIFIC_OFFSETS) {
+            if (offset == null) {
+                throw invalid(table, "'" + SCAN_STARTUP_MODE.key() + "' = 'specific-offset' needs '"
+                        + SCAN_STARTUP_SPECIFIC_OFFSET.key() + "' with a VGTID, e.g. {\"shard_gtids\":[{\"keyspace\":"
+                        + "\"ks\",\"shard\":\"-80\",\"gtid\":\"MySQL56/...\"}]}");
+            }
+            try {
+                ShardPositions.parseSpecificOffsets(options.get(KEYSPACE), offset);
+            } catch (IllegalArgumentException e) {
+                throw invalid(table, "option '" + SCAN_STARTUP_SPECIFIC_OFFSET.key() + "': " + e.getMessage());
+            }
+            config.specificOffsets(offset);
+        } else if (offset != null) {
+            throw invalid(table, "sets '" + SCAN_STARTUP_SPECIFIC_OFFSET.key() + "' but '" + SCAN_STARTUP_MODE.key()
+                    + "' is '" + mode + "': set '" + SCAN_STARTUP_MODE.key() + "' = 'specific-offset' or drop the offset");
+        }
+        config.startupMode(startupMode);
+    }
+
+    private static int positive(ReadableConfig options, ConfigOption<Integer> option, String table) {
+        int v = options.get(option);
+        if (v < 0) {
+            throw invalid(table, "option '" + option.key() + "' = " + v + " must not be negative");
+        }
+        return v;
+    }
+
+    private static ValidationException invalid(String table, String problem) {
+        return new ValidationException("vitess-cdc table " + table + " " + problem + ".");
+    }
+}

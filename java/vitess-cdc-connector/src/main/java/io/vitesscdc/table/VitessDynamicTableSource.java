@@ -1,0 +1,138 @@
+package io.vitesscdc.table;
+
+import io.vitesscdc.source.VitessSource;
+import io.vitesscdc.source.config.VitessSourceConfig;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.table.connector.Projection;
+import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.ScanTableSource;
+import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
+import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The planner's view of a {@code vitess-cdc} table: a changelog scan (+I, -U, +U, -D) backed by a
+ * {@link VitessSource}, with projection and metadata pushed into the deserializer.
+ */
+@Internal
+public final class VitessDynamicTableSource
+        implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown {
+
+    private final VitessSourceConfig config;
+    /** Declared physical columns, narrowed by projection pushdown. */
+    private DataType physicalDataType;
+    private List<String> metadataKeys = new ArrayList<>();
+
+    public VitessDynamicTableSource(VitessSourceConfig config, DataType physicalDataType) {
+        this.config = config;
+        this.physicalDataType = physicalDataType;
+    }
+
+    @Override
+    public ChangelogMode getChangelogMode() {
+        return ChangelogMode.all();
+    }
+
+    @Override
+    public ScanRuntimeProvider getScanRuntimeProvider(ScanContext context) {
+        List<VitessReadableMetadata> metadata = new ArrayList<>();
+        List<DataType> fields = new ArrayList<>(DataType.getFieldDataTypes(physicalDataType));
+        List<String> names = new ArrayList<>(DataType.getFieldNames(physicalDataType));
+        for (String key : metadataKeys) {
+            VitessReadableMetadata m = VitessReadableMetadata.ofKey(key);
+            metadata.add(m);
+            fields.add(m.dataType());
+            names.add("$metadata$" + key);
+        }
+        DataType produced = DataTypes.ROW(
+                buildFields(names, fields));
+        RowDataVitessDeserializationSchema deserializer = new RowDataVitessDeserializationSchema(
+                (RowType) physicalDataType.getLogicalType(), metadata, context.createTypeInformation(produced));
+        VitessSource<RowData> source = VitessSource.create(config, deserializer);
+        return SourceProvider.of(source);
+    }
+
+    private static DataTypes.Field[] buildFields(List<String> names, List<DataType> types) {
+        DataTypes.Field[] out = new DataTypes.Field[names.size()];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = DataTypes.FIELD(names.get(i), types.get(i));
+        }
+        return out;
+    }
+
+    @Override
+    public Map<String, DataType> listReadableMetadata() {
+        Map<String, DataType> out = new LinkedHashMap<>();
+        for (VitessReadableMetadata m : VitessReadableMetadata.values()) {
+            out.put(m.key(), m.dataType());
+        }
+        return out;
+    }
+
+    @Override
+    public void applyReadableMetadata(List<String> metadataKeys, DataType producedDataType) {
+        this.metadataKeys = new ArrayList<>(metadataKeys);
+    }
+
+    @Override
+    public boolean supportsNestedProjection() {
+        return false;
+    }
+
+    @Override
+    public void applyProjection(int[][] projectedFields, DataType producedDataType) {
+        this.physicalDataType = Projection.of(projectedFields).project(physicalDataType);
+    }
+
+    @Override
+    public DynamicTableSource copy() {
+        VitessDynamicTableSource copy = new VitessDynamicTableSource(config, physicalDataType);
+        copy.metadataKeys = new ArrayList<>(metadataKeys);
+        return copy;
+    }
+
+    @Override
+    public String asSummaryString() {
+        return "Vitess CDC (" + config.keyspace() + ")";
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof VitessDynamicTableSource)) {
+            return false;
+        }
+        VitessDynamicTableSource that = (VitessDynamicTableSource) o;
+        return config.toString().equals(that.config.toString())
+                && physicalDataType.equals(that.physicalDataType)
+                && metadataKeys.equals(that.metadataKeys);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(config.toString(), physicalDataType, metadataKeys);
+    }
+
+    /** The config, for tests of the factory. */
+    VitessSourceConfig config() {
+        return config;
+    }
+
+    DataType physicalDataType() {
+        return physicalDataType;
+    }
+}

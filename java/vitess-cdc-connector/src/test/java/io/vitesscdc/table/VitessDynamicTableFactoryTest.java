@@ -1,0 +1,148 @@
+package io.vitesscdc.table;
+
+import io.vitesscdc.source.StartupMode;
+import io.vitesscdc.source.config.VitessSourceConfig;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.Schema;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.catalog.CatalogTable;
+import org.apache.flink.table.catalog.Column;
+import org.apache.flink.table.catalog.ObjectIdentifier;
+import org.apache.flink.table.catalog.ResolvedCatalogTable;
+import org.apache.flink.table.catalog.ResolvedSchema;
+import org.apache.flink.table.catalog.UniqueConstraint;
+import org.apache.flink.table.factories.FactoryUtil;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Planning-time validation: no server needed, every mistake names the option and the fix. */
+class VitessDynamicTableFactoryTest {
+
+    private static final String COLUMNS = "(id BIGINT, name STRING, PRIMARY KEY (id) NOT ENFORCED)";
+    private static final String BASE = "'connector' = 'vitess-cdc', 'keyspace' = 'ks', 'table-name' = 't'";
+
+    /** Plans {@code SELECT *} over a table with the given columns and options. */
+    private static String plan(String columns, String options) {
+        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        tEnv.executeSql("CREATE TABLE src " + columns + " WITH (" + options + ")");
+        return tEnv.explainSql("SELECT * FROM src", ExplainDetail.CHANGELOG_MODE);
+    }
+
+    private static void assertInvalid(String columns, String options, String... needles) {
+        assertThatThrownBy(() -> plan(columns, options))
+                .satisfies(e -> {
+                    StringBuilder all = new StringBuilder();
+                    for (Throwable t = e; t != null; t = t.getCause()) {
+                        all.append(t.getMessage()).append('\n');
+                    }
+                    for (String needle : needles) {
+                        assertThat(all.toString()).contains(needle);
+                    }
+                });
+    }
+
+    @Test
+    void validTablePlansAsAChangelogSource() {
+        String plan = plan(COLUMNS, BASE + ", 'hostname' = 'vtgate', 'port' = '15999'");
+        assertThat(plan).contains("TableSourceScan(table=[[default_catalog, default_database, src]]")
+                .contains("changelogMode=[I,UB,UA,D]");
+    }
+
+    @Test
+    void missingAddressNamesBothWays() {
+        assertInvalid(COLUMNS, BASE, "does not say where VTGate is", "'hostname'", "'vtgate.address'");
+    }
+
+    @Test
+    void bothAddressesAreRefused() {
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'vtgate.address' = 'h:1'", "keep one");
+    }
+
+    @Test
+    void missingPrimaryKeyExplainsTheKeyOrTheOptOut() {
+        assertInvalid("(id BIGINT)", BASE + ", 'hostname' = 'h'", "no primary key",
+                "PRIMARY KEY", "scan.allow-tables-without-primary-key");
+        assertThat(plan("(id BIGINT)", BASE + ", 'hostname' = 'h', 'scan.allow-tables-without-primary-key' = 'true'"))
+                .contains("TableSourceScan");
+    }
+
+    @Test
+    void startupModeMistakes() {
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'earliest'",
+                "'scan.startup.mode' = 'earliest' is unknown", "latest-offset");
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'specific-offset'",
+                "needs 'scan.startup.specific-offset'");
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'specific-offset', "
+                + "'scan.startup.specific-offset' = '{broken'", "not valid JSON");
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'scan.startup.specific-offset' = '[]'",
+                "set 'scan.startup.mode' = 'specific-offset'");
+    }
+
+    @Test
+    void otherMistakes() {
+        assertInvalid(COLUMNS, "'connector' = 'vitess-cdc', 'keyspace' = 'ks', 'table-name' = 'cust[', "
+                + "'hostname' = 'h'", "nor a valid regular expression");
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'tablet-type' = 'leader'", "primary, replica or rdonly");
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'tls.client-cert' = '/c.pem'", "'tls.client-key'");
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'heartbeat.interval' = '1500 ms'", "whole seconds");
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'no-such-option' = 'x'", "no-such-option");
+        assertInvalid(COLUMNS, "'connector' = 'vitess-cdc', 'hostname' = 'h', 'table-name' = 't'", "keyspace");
+    }
+
+    @Test
+    void optionsReachTheNativeOptions() {
+        Map<String, String> options = new HashMap<>();
+        options.put("connector", "vitess-cdc");
+        options.put("keyspace", "ks");
+        options.put("table-name", "order_.*");
+        options.put("vtgate.address", "gate:1");
+        options.put("tablet-type", "REPLICA");
+        options.put("scan.startup.mode", "snapshot");
+        options.put("username", "u");
+        options.put("password", "p");
+        options.put("shards", "-80;80-");
+        options.put("tls.ca-cert", "/ca.pem");
+        options.put("buffer.size", "8mb");
+        options.put("heartbeat.interval", "2 s");
+        options.put("retry.max-attempts", "3");
+        ResolvedSchema schema = new ResolvedSchema(
+                List.of(Column.physical("id", DataTypes.BIGINT().notNull()), Column.physical("name", DataTypes.STRING())),
+                List.of(),
+                UniqueConstraint.primaryKey("pk", List.of("id")),
+                List.of());
+        CatalogTable table = CatalogTable.newBuilder()
+                .schema(Schema.newBuilder().fromResolvedSchema(schema).build())
+                .options(options)
+                .build();
+        VitessDynamicTableSource source = (VitessDynamicTableSource) FactoryUtil.createDynamicTableSource(
+                null, ObjectIdentifier.of("c", "d", "src"), new ResolvedCatalogTable(table, schema), Map.of(),
+                new Configuration(), getClass().getClassLoader(), false);
+        VitessSourceConfig config = source.config();
+        assertThat(config.startupMode()).isEqualTo(StartupMode.SNAPSHOT);
+        assertThat(config.shards()).containsExactly("-80", "80-");
+        String json = config.toNativeOptionsJson(config.shards(), "initial", List.of());
+        assertThat(json)
+                .contains("\"address\":\"gate:1\"")
+                .contains("\"table_patterns\":[\"order_.*\"]")
+                .contains("\"tablet_type\":\"replica\"")
+                .contains("\"username\":\"u\"")
+                .contains("\"tls\":{\"ca_cert_path\":\"/ca.pem\"}")
+                .contains("\"buffer_bytes\":8388608")
+                .contains("\"heartbeat_interval_secs\":2")
+                .contains("\"retry_max_attempts\":3");
+        assertThat(source.getChangelogMode().containsOnly(org.apache.flink.types.RowKind.INSERT)).isFalse();
+        assertThat(source.listReadableMetadata()).containsOnlyKeys(
+                "keyspace", "shard", "table_name", "op_ts", "row_kind", "position", "is_snapshot");
+    }
+}
