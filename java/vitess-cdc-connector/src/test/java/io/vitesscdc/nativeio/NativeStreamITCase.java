@@ -53,7 +53,14 @@ class NativeStreamITCase {
     static final class Seen {
         final List<Row> rows = new ArrayList<>();
         final List<BatchEntry.PositionMark> marks = new ArrayList<>();
+        /** For each mark, how many rows preceded it. */
+        final List<Integer> rowsBeforeMark = new ArrayList<>();
         int batches;
+
+        /** Marks that came after row {@code index}. */
+        long marksAfterRow(int index) {
+            return rowsBeforeMark.stream().filter(n -> n > index).count();
+        }
     }
 
     @BeforeAll
@@ -88,6 +95,7 @@ class NativeStreamITCase {
                     seen.rows.add(Row.of(r));
                 } else if (e instanceof BatchEntry.PositionMark m) {
                     seen.marks.add(m);
+                    seen.rowsBeforeMark.add(seen.rows.size());
                 }
             }
             assertThat(batch.isEndOfStream()).as("a replicating stream does not end").isFalse();
@@ -314,6 +322,50 @@ class NativeStreamITCase {
             assertThat(reader.stream().poll(ByteBuffer.allocateDirect(1024), 0)).isEqualTo(NativeStream.END_OF_STREAM);
         } finally {
             LocalVitess.execute("commerce", "delete from product where sku = '" + sku + "'");
+        }
+    }
+
+    @Test
+    void resumingFromAMarkDeliversExactlyWhatFollowsIt() throws Exception {
+        String id = UUID.randomUUID().toString().substring(0, 8);
+        String first = "it-resume-a-" + id;
+        String second = "it-resume-b-" + id;
+        try {
+            BatchEntry.PositionMark resumeFrom;
+            try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(options("commerce", "product")))) {
+                LocalVitess.execute(
+                        "commerce", "insert into product (sku, description, price) values ('" + first + "', 'a', 1)");
+                // Read past the first row's insert up to the position mark that follows it.
+                Seen seen = pollUntil(
+                        reader,
+                        new Seen(),
+                        s -> {
+                            int at = -1;
+                            for (int i = 0; i < s.rows.size(); i++) {
+                                if (first.equals(s.rows.get(i).values().get("sku"))) {
+                                    at = i;
+                                }
+                            }
+                            return at >= 0 && s.marksAfterRow(at) > 0;
+                        },
+                        Duration.ofSeconds(90));
+                resumeFrom = seen.marks.get(seen.marks.size() - 1);
+            }
+            assertThat(resumeFrom.shard()).isEqualTo("0");
+
+            LocalVitess.execute(
+                    "commerce", "insert into product (sku, description, price) values ('" + second + "', 'b', 2)");
+            String opts = options("commerce", "product")
+                    .replaceFirst("}$", ",\"start_positions\":[" + resumeFrom.json() + "]}");
+            try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(opts))) {
+                Seen seen = pollUntil(reader, new Seen(), hasRow("product", ChangeKind.INSERT, "sku", second),
+                        Duration.ofSeconds(90));
+                assertThat(seen.rows)
+                        .as("nothing at or before the mark comes again")
+                        .noneMatch(r -> first.equals(r.values().get("sku")));
+            }
+        } finally {
+            LocalVitess.execute("commerce", "delete from product where sku in ('" + first + "', '" + second + "')");
         }
     }
 
