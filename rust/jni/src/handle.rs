@@ -69,6 +69,19 @@ impl<T> Registry<T> {
         Some(*boxed)
     }
 
+    /// Unregisters every handle and returns their objects (library unload).
+    pub fn drain(&self) -> Vec<Arc<T>> {
+        let handles: Vec<usize> = self.lock().drain().collect();
+        handles
+            .into_iter()
+            .map(|ptr| {
+                // SAFETY: each pointer came from `Box::into_raw` in `insert` and was registered
+                // until the drain above removed it, under the lock, exactly once.
+                *unsafe { Box::from_raw(ptr as *mut Arc<T>) }
+            })
+            .collect()
+    }
+
     /// Number of live handles (for tests and leak checks).
     pub fn len(&self) -> usize {
         self.lock().len()
@@ -99,6 +112,18 @@ mod tests {
         assert!(matches!(reg.get(h), Err(BridgeError::InvalidHandle(_))));
         assert!(reg.remove(h).is_none(), "second removal is a no-op");
         assert!(reg.is_empty());
+    }
+
+    #[test]
+    fn drain_empties_the_registry() {
+        let reg: Registry<u32> = Registry::new();
+        let a = reg.insert(Arc::new(1));
+        reg.insert(Arc::new(2));
+        let mut all: Vec<u32> = reg.drain().iter().map(|v| **v).collect();
+        all.sort();
+        assert_eq!(all, vec![1, 2]);
+        assert!(reg.is_empty());
+        assert!(reg.get(a).is_err());
     }
 
     #[test]

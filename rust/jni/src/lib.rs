@@ -57,6 +57,29 @@ pub unsafe extern "system" fn JNI_OnLoad(
     result.unwrap_or(JNI_ERR)
 }
 
+/// Called by the JVM when the class loader that loaded this library copy is garbage collected,
+/// right before it unmaps the library. Streams a job forgot to close would still have runtime
+/// threads executing this library's code, which would crash the JVM once it is unmapped; close
+/// them here (each close waits for its threads, bounded by the core's shutdown timeout).
+///
+/// # Safety
+/// Called by the JVM with a valid `JavaVM` pointer.
+#[unsafe(no_mangle)]
+pub unsafe extern "system" fn JNI_OnUnload(_vm: *mut jni::sys::JavaVM, _reserved: *mut c_void) {
+    let _ = std::panic::catch_unwind(|| {
+        let leaked = natives::STREAMS.drain();
+        if !leaked.is_empty() {
+            eprintln!(
+                "vitess-cdc: closing {} native stream(s) that were never closed, before the library unloads",
+                leaked.len()
+            );
+        }
+        for stream in leaked {
+            stream.close();
+        }
+    });
+}
+
 /// Native logs go to stderr, and only when `VITESS_CDC_LOG` is set (an `EnvFilter` directive such
 /// as `info` or `vitess_cdc_core=debug`): a library must not install a chatty global logger.
 fn init_logging() {

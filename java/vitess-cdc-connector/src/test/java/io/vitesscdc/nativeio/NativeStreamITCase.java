@@ -7,6 +7,9 @@ import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
+import java.lang.ref.WeakReference;
+import java.net.URL;
+import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -367,6 +370,36 @@ class NativeStreamITCase {
         } finally {
             LocalVitess.execute("commerce", "delete from product where sku in ('" + first + "', '" + second + "')");
         }
+    }
+
+    /**
+     * A job that never closes its stream, then goes away: when its class loader is collected the
+     * JVM unloads that library copy, and JNI_OnUnload must stop the stream's threads first (code
+     * running in an unmapped library would crash the JVM).
+     */
+    @Test
+    void streamsLeakedByACollectedClassLoaderAreClosedBeforeTheLibraryUnloads() throws Exception {
+        long baseline = coreThreads();
+        WeakReference<ClassLoader> loader = openAndLeakAStreamInAThrowawayClassLoader();
+        assertThat(coreThreads()).as("the leaked stream runs").isGreaterThan(baseline);
+        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        while (loader.get() != null && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(100);
+        }
+        assertThat(loader.get()).as("the job's class loader was collected").isNull();
+        awaitCoreThreads(baseline);
+        assertThat(NativeStream.nativeVersion()).as("and this JVM lives on").startsWith("vitess-cdc-jni ");
+    }
+
+    private static WeakReference<ClassLoader> openAndLeakAStreamInAThrowawayClassLoader() throws Exception {
+        URL jar = NativeStream.class.getProtectionDomain().getCodeSource().getLocation();
+        URLClassLoader loader = new URLClassLoader("leaky-job", new URL[] {jar}, ClassLoader.getPlatformClassLoader());
+        Class<?> stream = Class.forName(NativeStream.class.getName(), true, loader);
+        Object leaked = stream.getMethod("open", String.class).invoke(null, options("commerce", "product"));
+        assertThat(leaked).isNotNull();
+        loader.close();
+        return new WeakReference<>(loader);
     }
 
     @Test
