@@ -1,0 +1,199 @@
+package io.vitesscdc.source.reader;
+
+import io.vitesscdc.nativeio.FatalException;
+import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.split.VitessSplit;
+
+import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.util.Collector;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class BatchConverterTest {
+
+    private static final int INSERT = 0;
+    private static final int UPDATE_BEFORE = 1;
+    private static final int UPDATE_AFTER = 2;
+
+    /** "kind:id" per record. */
+    static final class Ids implements VitessDeserializationSchema<String> {
+        @Override
+        public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) {
+            out.collect(record.kind().shortString() + ":" + record.getLong(0));
+        }
+
+        @Override
+        public TypeInformation<String> getProducedType() {
+            return Types.STRING;
+        }
+    }
+
+    private static BatchConverter<String> converter(boolean bounded, int maxGrouped) {
+        return new BatchConverter<>(new Ids(), bounded, maxGrouped,
+                new VitessSourceReaderMetrics(UnregisteredMetricsGroup.createSourceReaderMetricGroup()));
+    }
+
+    private static VitessSplit split(String shard, String gtid, long recordsSinceMark) {
+        return new VitessSplit("ks", shard, TestBatches.position(shard, gtid), recordsSinceMark);
+    }
+
+    /** Every element of every split, rendered, in emit order. */
+    private static List<String> drain(VitessRecords<String> records) {
+        List<String> out = new ArrayList<>();
+        String split;
+        while ((split = records.nextSplit()) != null) {
+            SplitElement<String> e;
+            while ((e = records.nextRecordFromSplit()) != null) {
+                out.add(split + " " + render(e));
+            }
+        }
+        for (String f : records.finishedSplits()) {
+            out.add(f + " FINISHED");
+        }
+        return out;
+    }
+
+    private static String render(SplitElement<String> e) {
+        if (e instanceof SplitElement.Change) {
+            return "change" + ((SplitElement.Change<String>) e).values;
+        } else if (e instanceof SplitElement.Mark) {
+            return "mark " + ((SplitElement.Mark<String>) e).position.replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
+        } else if (e instanceof SplitElement.CopyBatch) {
+            SplitElement.CopyBatch<String> b = (SplitElement.CopyBatch<String>) e;
+            List<Object> values = new ArrayList<>();
+            b.changes.forEach(c -> values.addAll(c.values));
+            return "copy" + values + " mark " + b.position.replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
+        } else if (e instanceof SplitElement.Heartbeat) {
+            return "heartbeat " + ((SplitElement.Heartbeat<String>) e).timestampMillis;
+        }
+        return e.getClass().getSimpleName();
+    }
+
+    @Test
+    void transactionsKeepOrderAndMarksResetTheCount() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g0", 0));
+        c.addSplit(split("80-", "h0", 0));
+        TestBatches b = new TestBatches().table(1, "-80").table(2, "80-")
+                .record(1, INSERT, false, 1000, 1).record(1, UPDATE_BEFORE, false, 1000, 1)
+                .record(1, UPDATE_AFTER, false, 1000, 1).mark("-80", "g1")
+                .record(2, INSERT, false, 1001, 7);
+        assertThat(drain(c.convert(b.build()))).containsExactly(
+                "ks/-80 change[+I:1]", "ks/-80 change[-U:1]", "ks/-80 change[+U:1]", "ks/-80 mark g1",
+                "ks/80- change[+I:7]");
+        ShardCursor<String> east = c.cursors().stream().filter(x -> x.shard.equals("80-")).findFirst().get();
+        assertThat(east.recordsSinceMark).isEqualTo(1);
+        assertThat(east.position).contains("h0");
+    }
+
+    @Test
+    void restoreSkipsExactlyTheRecordsEmittedAfterTheMark() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g1", 2));
+        TestBatches b = new TestBatches().table(1, "-80")
+                .record(1, INSERT, false, 1, 10).record(1, INSERT, false, 1, 11).record(1, INSERT, false, 1, 12)
+                .mark("-80", "g2").record(1, INSERT, false, 2, 13);
+        assertThat(drain(c.convert(b.build())))
+                .containsExactly("ks/-80 change[+I:12]", "ks/-80 mark g2", "ks/-80 change[+I:13]");
+    }
+
+    @Test
+    void aReplayThatDiffersFromTheOriginalFailsLoudly() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g1", 3));
+        TestBatches b = new TestBatches().table(1, "-80").record(1, INSERT, false, 1, 10).mark("-80", "g2");
+        assertThatThrownBy(() -> c.convert(b.build()))
+                .isInstanceOf(FatalException.class)
+                .hasMessageContaining("should replay 2 more already-emitted records");
+    }
+
+    @Test
+    void copyBatchesTravelWithTheirMarkAcrossPolls() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "", 0));
+        TestBatches b = new TestBatches().table(1, "-80").record(1, INSERT, true, 0, 1).record(1, INSERT, true, 0, 2);
+        assertThat(drain(c.convert(b.build()))).isEmpty();
+        b.record(1, INSERT, true, 0, 3).mark("-80", "g1");
+        assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 copy[+I:1, +I:2, +I:3] mark g1");
+        ShardCursor<String> cursor = c.cursors().iterator().next();
+        assertThat(cursor.recordsSinceMark).isZero();
+    }
+
+    @Test
+    void oversizedCopyBatchesAreHandedOutOneByOne() throws Exception {
+        BatchConverter<String> c = converter(false, 2);
+        c.addSplit(split("-80", "", 0));
+        TestBatches b = new TestBatches().table(1, "-80").record(1, INSERT, true, 0, 1).record(1, INSERT, true, 0, 2)
+                .record(1, INSERT, true, 0, 3).mark("-80", "g1");
+        assertThat(drain(c.convert(b.build()))).containsExactly(
+                "ks/-80 change[+I:1]", "ks/-80 change[+I:2]", "ks/-80 copy[+I:3] mark g1");
+    }
+
+    @Test
+    void rewindDropsUnmarkedCopyRowsAndSkipsWhatWasHandedOut() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g0", 0));
+        TestBatches b = new TestBatches().table(1, "-80").record(1, INSERT, false, 1, 1).record(1, INSERT, true, 0, 2);
+        assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[+I:1]");
+        c.rewind();
+        ShardCursor<String> cursor = c.cursors().iterator().next();
+        assertThat(cursor.skip).isEqualTo(1);
+        assertThat(cursor.pendingCopyBatch).isEmpty();
+        assertThat(cursor.position).contains("g0");
+    }
+
+    @Test
+    void boundedSplitsFinishAtTheirCopyCompletion() throws Exception {
+        BatchConverter<String> c = converter(true, 100);
+        c.addSplit(split("-80", "", 0));
+        c.addSplit(split("80-", "", 0));
+        TestBatches b = new TestBatches().table(1, "-80").table(2, "80-")
+                .record(1, INSERT, true, 0, 1).mark("-80", "g1").shardCopyCompleted("-80")
+                .record(1, INSERT, false, 5, 2).record(2, INSERT, true, 0, 9);
+        assertThat(drain(c.convert(b.build()))).containsExactly(
+                "ks/-80 copy[+I:1] mark g1", "ks/-80 CopyCompleted", "ks/-80 FINISHED");
+        assertThat(c.allFinished()).isFalse();
+        assertThat(drain(c.convert(b.mark("80-", "h1").shardCopyCompleted("80-").build())))
+                .containsExactly("ks/80- copy[+I:9] mark h1", "ks/80- CopyCompleted", "ks/80- FINISHED");
+        assertThat(c.allFinished()).isTrue();
+    }
+
+    @Test
+    void restoredBoundedSplitWithCompletedCopyFinishesAtOnce() {
+        BatchConverter<String> c = converter(true, 100);
+        c.addSplit(new VitessSplit("ks", "-80", "{\"gtid\":\"g\",\"copy_completed\":true}", 0));
+        assertThat(c.openCursors()).isEmpty();
+        assertThat(drain(c.finishedOnly())).containsExactly("ks/-80 FINISHED");
+        assertThat(drain(c.finishedOnly())).isEmpty();
+    }
+
+    @Test
+    void heartbeatsReachEverySplit() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g", 0));
+        c.addSplit(split("80-", "h", 0));
+        assertThat(drain(c.convert(new TestBatches().heartbeat(42).build())))
+                .containsExactlyInAnyOrder("ks/-80 heartbeat 42", "ks/80- heartbeat 42");
+    }
+
+    @Test
+    void dataOfAShardThisReaderDoesNotOwnFails() {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g", 0));
+        TestBatches b = new TestBatches().table(1, "80-").record(1, INSERT, false, 1, 1);
+        assertThatThrownBy(() -> c.convert(b.build()))
+                .isInstanceOf(FatalException.class)
+                .hasMessageContaining("ks/80-")
+                .hasMessageContaining("does not own");
+    }
+}

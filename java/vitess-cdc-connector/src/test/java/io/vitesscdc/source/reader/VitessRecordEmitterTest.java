@@ -1,0 +1,89 @@
+package io.vitesscdc.source.reader;
+
+import io.vitesscdc.source.split.VitessSplit;
+import io.vitesscdc.source.split.VitessSplitState;
+
+import org.apache.flink.api.common.eventtime.Watermark;
+import org.apache.flink.api.connector.source.SourceOutput;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+class VitessRecordEmitterTest {
+
+    /** Captures what the emitter does to its output. */
+    static final class CapturingOutput implements SourceOutput<String> {
+        final List<String> events = new ArrayList<>();
+
+        @Override
+        public void collect(String record) {
+            events.add(record + "@none");
+        }
+
+        @Override
+        public void collect(String record, long timestamp) {
+            events.add(record + "@" + timestamp);
+        }
+
+        @Override
+        public void emitWatermark(Watermark watermark) {
+            events.add("wm " + watermark.getTimestamp());
+        }
+
+        @Override
+        public void markIdle() {
+            events.add("idle");
+        }
+
+        @Override
+        public void markActive() {
+            events.add("active");
+        }
+    }
+
+    @Test
+    void stateIsExactBetweenAnyTwoElements() {
+        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true);
+        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", "{\"gtid\":\"g0\"}", 0));
+        CapturingOutput out = new CapturingOutput();
+        emitter.emitRecord(new SplitElement.Change<>(List.of("a"), 1000, false), out, state);
+        assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", "{\"gtid\":\"g0\"}", 1));
+        emitter.emitRecord(new SplitElement.Change<>(List.of("b", "b2"), 1000, false), out, state);
+        assertThat(state.toSplit().recordsSinceMark()).as("records, not values, are counted").isEqualTo(2);
+        emitter.emitRecord(new SplitElement.Mark<>("{\"gtid\":\"g1\"}"), out, state);
+        assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", "{\"gtid\":\"g1\"}", 0));
+        emitter.emitRecord(new SplitElement.CopyBatch<>(
+                List.of(new SplitElement.Change<>(List.of("s1"), 0, true), new SplitElement.Change<>(List.of("s2"), 0, true)),
+                "{\"gtid\":\"g2\"}"), out, state);
+        assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", "{\"gtid\":\"g2\"}", 0));
+        assertThat(state.snapshotRecords()).isEqualTo(2);
+        assertThat(out.events).containsExactly("a@1000", "b@1000", "b2@1000", "s1@none", "s2@none");
+    }
+
+    @Test
+    void heartbeatsAdvanceWatermarksOutsideTransactionsAndMarkQuietSplitsIdle() {
+        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true);
+        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", "{\"gtid\":\"g0\"}", 0));
+        CapturingOutput out = new CapturingOutput();
+        emitter.emitRecord(new SplitElement.Heartbeat<>(5000), out, state);
+        emitter.emitRecord(new SplitElement.Change<>(List.of("a"), 5500, false), out, state);
+        emitter.emitRecord(new SplitElement.Heartbeat<>(6000), out, state);
+        emitter.emitRecord(new SplitElement.Mark<>("{\"gtid\":\"g1\"}"), out, state);
+        emitter.emitRecord(new SplitElement.Heartbeat<>(7000), out, state);
+        emitter.emitRecord(new SplitElement.Heartbeat<>(8000), out, state);
+        assertThat(out.events).containsExactly("wm 5000", "a@5500", "wm 7000", "wm 8000", "idle");
+    }
+
+    @Test
+    void heartbeatWatermarksCanBeTurnedOff() {
+        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(false);
+        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", "{}", 0));
+        CapturingOutput out = new CapturingOutput();
+        emitter.emitRecord(new SplitElement.Heartbeat<>(5000), out, state);
+        assertThat(out.events).isEmpty();
+    }
+}
