@@ -70,8 +70,12 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             try {
                 row.setField(f, converters[f].convert(record, column));
             } catch (IllegalArgumentException | ClassCastException e) {
+                String fix = e.getMessage() != null && e.getMessage().contains("declare")
+                        ? ""
+                        : "; declare it as " + FlinkTypes.suggest(record.table().columns().get(column));
                 throw new IllegalArgumentException("cannot read column '" + physicalType.getFieldNames().get(f)
-                        + "' declared as " + physicalType.getTypeAt(f).asSummaryString() + ": " + e.getMessage(), e);
+                        + "' declared as " + physicalType.getTypeAt(f).asSummaryString() + ": " + e.getMessage() + fix,
+                        e);
             }
         }
         for (int m = 0; m < metadata.size(); m++) {

@@ -10,6 +10,7 @@ import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
@@ -38,6 +39,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The DataStream source end to end: real MiniCluster, real local Vitess (tests/vitess/up.sh),
@@ -95,7 +97,7 @@ class VitessSourceITCase {
 
     @Test
     void stopWithSavepointDuringCopyAndStreamingRestoreAndRescale(@TempDir Path savepoints) throws Exception {
-        writer.insertRows(10000);
+        writer.insertRows(6000);
 
         // 1. Stop while the copy is still being emitted (a slow map keeps the emit side behind).
         JobClient copying = buildJob(2, 2).executeAsync("vitess-copy");
@@ -104,7 +106,7 @@ class VitessSourceITCase {
                 .get(2, TimeUnit.MINUTES);
         assertThat(materializedInRange().size())
                 .as("the savepoint must be taken while the copy is in progress")
-                .isLessThan(10000);
+                .isLessThan(6000);
 
         // 2. Restore, stream concurrent writes, stop again while streaming.
         writer.start(100);
@@ -127,20 +129,70 @@ class VitessSourceITCase {
         assertNoDuplicateStreamedEvents();
     }
 
+    @Test
+    void specificOffsetsAtCurrentPositionsReadOnlyLaterChanges() throws Exception {
+        writer.insertRows(20);
+        String offsets = "{\"shard_gtids\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"current\"},"
+                + "{\"shard\":\"80-\",\"gtid\":\"current\"}]}";
+        StreamExecutionEnvironment env = buildJob(2, 0, b -> b.specificOffsets(offsets));
+        JobClient job = env.executeAsync("vitess-specific-offsets");
+        try {
+            // The job is running once the source reports the first streamed event of our range.
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (materializedInRange().isEmpty() && System.nanoTime() < deadline) {
+                writer.run(5);
+                Thread.sleep(500);
+            }
+            Map<String, Map<String, String>> seen = materializedInRange();
+            assertThat(seen).as("streamed rows").isNotEmpty();
+            for (long id = writer.base(); id < writer.base() + 20; id++) {
+                assertThat(seen.get(String.valueOf(id)))
+                        .as("row %s was inserted before the start position and never updated", id)
+                        .satisfiesAnyOf(row -> assertThat(row).isNull(),
+                                row -> assertThat(row.get("visits")).isNotEqualTo("0"));
+            }
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    @Test
+    void specificOffsetsMissingAShardFailTheJobWithTheShardNamed() throws Exception {
+        String offsets = "[{\"shard\":\"-80\",\"gtid\":\"current\"}]";
+        StreamExecutionEnvironment env = buildJob(1, 0, b -> b.specificOffsets(offsets));
+        Configuration noRestart = new Configuration();
+        noRestart.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
+        env.configure(noRestart);
+        JobClient job = env.executeAsync("vitess-bad-offsets");
+        assertThatThrownBy(() -> job.getJobExecutionResult().get(2, TimeUnit.MINUTES))
+                .satisfies(e -> {
+                    StringBuilder all = new StringBuilder();
+                    for (Throwable t = e; t != null; t = t.getCause()) {
+                        all.append(t.getMessage()).append('\n');
+                    }
+                    assertThat(all.toString()).contains("missing: [80-]");
+                });
+    }
+
     /** Source → optional slow map → materializing sink (parallelism 1, keeps per-key order). */
     private StreamExecutionEnvironment buildJob(int parallelism, long sleepMillisPerRecord) {
+        return buildJob(parallelism, sleepMillisPerRecord, b -> b);
+    }
+
+    private StreamExecutionEnvironment buildJob(int parallelism, long sleepMillisPerRecord,
+            java.util.function.UnaryOperator<VitessSourceBuilder<String>> customize) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(1000);
-        VitessSource<String> source = VitessSource.<String>builder()
+        VitessSource<String> source = customize.apply(VitessSource.<String>builder()
                 .address(VitessCluster.grpcAddress())
                 .keyspace("customer")
                 .tables("customer")
-                .deserializer(new JsonDebeziumDeserializationSchema())
+                .deserializer(new JsonDebeziumDeserializationSchema()))
                 .build();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
-                .map(new Throttle(sleepMillisPerRecord))
+                .map(new Throttle(sleepMillisPerRecord, writer.base(), CustomerWriter.RANGE))
                 .uid("throttle")
                 .setParallelism(1)
                 .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
@@ -200,18 +252,32 @@ class VitessSourceITCase {
         }
     }
 
-    /** Slows records down so a savepoint can land while the copy is still being emitted. */
+    /**
+     * Slows down the records of this test's id range, so a savepoint can land while their copy is
+     * still being emitted (rows of other ranges pass at full speed).
+     */
     private static final class Throttle implements MapFunction<String, String> {
+        private static final java.util.regex.Pattern ID = java.util.regex.Pattern.compile("\"customer_id\":(\\d+)");
         private final long sleepMillis;
+        private final long base;
+        private final long range;
 
-        Throttle(long sleepMillis) {
+        Throttle(long sleepMillis, long base, long range) {
             this.sleepMillis = sleepMillis;
+            this.base = base;
+            this.range = range;
         }
 
         @Override
         public String map(String value) throws Exception {
             if (sleepMillis > 0) {
-                Thread.sleep(sleepMillis);
+                java.util.regex.Matcher m = ID.matcher(value);
+                if (m.find()) {
+                    long id = Long.parseLong(m.group(1));
+                    if (id >= base && id < base + range) {
+                        Thread.sleep(sleepMillis);
+                    }
+                }
             }
             return value;
         }

@@ -5,6 +5,7 @@ import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.split.VitessSplit;
+import io.vitesscdc.source.testutils.NativeBatches;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -44,7 +45,7 @@ class BatchConverterTest {
     }
 
     private static VitessSplit split(String shard, String gtid, long recordsSinceMark) {
-        return new VitessSplit("ks", shard, TestBatches.position(shard, gtid), recordsSinceMark);
+        return new VitessSplit("ks", shard, NativeBatches.position(shard, gtid), recordsSinceMark);
     }
 
     /** Every element of every split, rendered, in emit order. */
@@ -84,7 +85,7 @@ class BatchConverterTest {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
         c.addSplit(split("80-", "h0", 0));
-        TestBatches b = new TestBatches().table(1, "-80").table(2, "80-")
+        NativeBatches b = new NativeBatches().table(1, "-80").table(2, "80-")
                 .record(1, INSERT, false, 1000, 1).record(1, UPDATE_BEFORE, false, 1000, 1)
                 .record(1, UPDATE_AFTER, false, 1000, 1).mark("-80", "g1")
                 .record(2, INSERT, false, 1001, 7);
@@ -100,7 +101,7 @@ class BatchConverterTest {
     void restoreSkipsExactlyTheRecordsEmittedAfterTheMark() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g1", 2));
-        TestBatches b = new TestBatches().table(1, "-80")
+        NativeBatches b = new NativeBatches().table(1, "-80")
                 .record(1, INSERT, false, 1, 10).record(1, INSERT, false, 1, 11).record(1, INSERT, false, 1, 12)
                 .mark("-80", "g2").record(1, INSERT, false, 2, 13);
         assertThat(drain(c.convert(b.build())))
@@ -111,7 +112,7 @@ class BatchConverterTest {
     void aReplayThatDiffersFromTheOriginalFailsLoudly() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g1", 3));
-        TestBatches b = new TestBatches().table(1, "-80").record(1, INSERT, false, 1, 10).mark("-80", "g2");
+        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, false, 1, 10).mark("-80", "g2");
         assertThatThrownBy(() -> c.convert(b.build()))
                 .isInstanceOf(FatalException.class)
                 .hasMessageContaining("should replay 2 more already-emitted records");
@@ -121,7 +122,7 @@ class BatchConverterTest {
     void copyBatchesTravelWithTheirMarkAcrossPolls() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "", 0));
-        TestBatches b = new TestBatches().table(1, "-80").record(1, INSERT, true, 0, 1).record(1, INSERT, true, 0, 2);
+        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, true, 0, 1).record(1, INSERT, true, 0, 2);
         assertThat(drain(c.convert(b.build()))).isEmpty();
         b.record(1, INSERT, true, 0, 3).mark("-80", "g1");
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 copy[+I:1, +I:2, +I:3] mark g1");
@@ -133,7 +134,7 @@ class BatchConverterTest {
     void oversizedCopyBatchesAreHandedOutOneByOne() throws Exception {
         BatchConverter<String> c = converter(false, 2);
         c.addSplit(split("-80", "", 0));
-        TestBatches b = new TestBatches().table(1, "-80").record(1, INSERT, true, 0, 1).record(1, INSERT, true, 0, 2)
+        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, true, 0, 1).record(1, INSERT, true, 0, 2)
                 .record(1, INSERT, true, 0, 3).mark("-80", "g1");
         assertThat(drain(c.convert(b.build()))).containsExactly(
                 "ks/-80 change[+I:1]", "ks/-80 change[+I:2]", "ks/-80 copy[+I:3] mark g1");
@@ -143,7 +144,7 @@ class BatchConverterTest {
     void rewindDropsUnmarkedCopyRowsAndSkipsWhatWasHandedOut() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
-        TestBatches b = new TestBatches().table(1, "-80").record(1, INSERT, false, 1, 1).record(1, INSERT, true, 0, 2);
+        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, false, 1, 1).record(1, INSERT, true, 0, 2);
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[+I:1]");
         c.rewind();
         ShardCursor<String> cursor = c.cursors().iterator().next();
@@ -157,7 +158,7 @@ class BatchConverterTest {
         BatchConverter<String> c = converter(true, 100);
         c.addSplit(split("-80", "", 0));
         c.addSplit(split("80-", "", 0));
-        TestBatches b = new TestBatches().table(1, "-80").table(2, "80-")
+        NativeBatches b = new NativeBatches().table(1, "-80").table(2, "80-")
                 .record(1, INSERT, true, 0, 1).mark("-80", "g1").shardCopyCompleted("-80")
                 .record(1, INSERT, false, 5, 2).record(2, INSERT, true, 0, 9);
         assertThat(drain(c.convert(b.build()))).containsExactly(
@@ -182,7 +183,7 @@ class BatchConverterTest {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g", 0));
         c.addSplit(split("80-", "h", 0));
-        assertThat(drain(c.convert(new TestBatches().heartbeat(42).build())))
+        assertThat(drain(c.convert(new NativeBatches().heartbeat(42).build())))
                 .containsExactlyInAnyOrder("ks/-80 heartbeat 42", "ks/80- heartbeat 42");
     }
 
@@ -190,7 +191,7 @@ class BatchConverterTest {
     void dataOfAShardThisReaderDoesNotOwnFails() {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g", 0));
-        TestBatches b = new TestBatches().table(1, "80-").record(1, INSERT, false, 1, 1);
+        NativeBatches b = new NativeBatches().table(1, "80-").record(1, INSERT, false, 1, 1);
         assertThatThrownBy(() -> c.convert(b.build()))
                 .isInstanceOf(FatalException.class)
                 .hasMessageContaining("ks/80-")

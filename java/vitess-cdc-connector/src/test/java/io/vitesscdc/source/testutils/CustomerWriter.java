@@ -159,8 +159,17 @@ public final class CustomerWriter implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops writing and deletes every row of this writer's range (customer, corder, all_types):
+     * tests clean up after themselves, so the tables do not grow from run to run.
+     */
     @Override
     public void close() throws Exception {
         stop();
+        String range = " >= " + base + " AND %s < " + (base + RANGE);
+        VitessCluster.execute("customer",
+                "DELETE FROM customer WHERE customer_id" + String.format(range, "customer_id"),
+                "DELETE FROM corder WHERE customer_id" + String.format(range, "customer_id"),
+                "DELETE FROM all_types WHERE id" + String.format(range, "id"));
     }
 }

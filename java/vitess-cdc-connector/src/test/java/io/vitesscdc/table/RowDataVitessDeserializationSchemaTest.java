@@ -1,0 +1,144 @@
+package io.vitesscdc.table;
+
+import io.vitesscdc.nativeio.Batch;
+import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.testutils.NativeBatches;
+import io.vitesscdc.source.testutils.NativeBatches.Col;
+
+import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.data.DecimalData;
+import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.StringData;
+import org.apache.flink.table.data.TimestampData;
+import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
+import org.apache.flink.table.types.DataType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.types.RowKind;
+import org.apache.flink.util.Collector;
+
+import org.junit.jupiter.api.Test;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class RowDataVitessDeserializationSchemaTest {
+
+    private static final Col[] COLUMNS = {
+        new Col("id", 1, "bigint", 20, 0),
+        new Col("amount", 5, "decimal(5,2)", 5, 2),
+        new Col("big", 2, "bigint unsigned", 20, 0),
+        new Col("t", 11, "time(3)", 0, 3),
+        new Col("ts", 10, "timestamp(3)", 0, 3),
+        new Col("name", 6, "varchar(10)", 10, 0),
+        new Col("flag", 16, "bit(1)", 1, 0),
+        new Col("d", 8, "date", 0, 0),
+    };
+
+    private static VitessRecord record(long commitTs, int kind, Object... values) {
+        Batch batch = new NativeBatches().table(1, "-80", "things", COLUMNS)
+                .row(1, kind, commitTs == 0, commitTs, values).build();
+        return (VitessRecord) batch.entries().get(1);
+    }
+
+    private static VitessRecord sample(int kind) {
+        return record(1_700_000_000_123L, kind, 7L, new BigDecimal("123.45"), new BigInteger("18446744073709551615"),
+                Duration.ofMillis(3_723_456), LocalDateTime.of(2024, 2, 29, 13, 14, 15, 123_000_000), "héllo",
+                new byte[] {1}, LocalDate.of(2024, 2, 29));
+    }
+
+    private static List<RowData> deserialize(DataType physical, List<VitessReadableMetadata> metadata, VitessRecord r) {
+        RowType type = (RowType) physical.getLogicalType();
+        RowDataVitessDeserializationSchema schema =
+                new RowDataVitessDeserializationSchema(type, metadata, InternalTypeInfo.of(type));
+        List<RowData> out = new ArrayList<>();
+        schema.deserialize(r, () -> "{\"gtid\":\"g\"}", new Collector<>() {
+            @Override
+            public void collect(RowData record) {
+                out.add(record);
+            }
+
+            @Override
+            public void close() {}
+        });
+        return out;
+    }
+
+    @Test
+    void everyDeclaredTypeAndMetadata() {
+        DataType physical = DataTypes.ROW(
+                DataTypes.FIELD("name", DataTypes.STRING()),
+                DataTypes.FIELD("id", DataTypes.BIGINT()),
+                DataTypes.FIELD("amount", DataTypes.DECIMAL(5, 2)),
+                DataTypes.FIELD("big", DataTypes.DECIMAL(20, 0)),
+                DataTypes.FIELD("t", DataTypes.TIME(3)),
+                DataTypes.FIELD("ts", DataTypes.TIMESTAMP_LTZ(3)),
+                DataTypes.FIELD("flag", DataTypes.BOOLEAN()),
+                DataTypes.FIELD("D", DataTypes.DATE()));
+        List<RowData> rows = deserialize(physical, List.of(VitessReadableMetadata.SHARD, VitessReadableMetadata.OP_TS,
+                VitessReadableMetadata.ROW_KIND, VitessReadableMetadata.POSITION, VitessReadableMetadata.IS_SNAPSHOT,
+                VitessReadableMetadata.TABLE_NAME), sample(2));
+        assertThat(rows).hasSize(1);
+        RowData row = rows.get(0);
+        assertThat(row.getRowKind()).isEqualTo(RowKind.UPDATE_AFTER);
+        assertThat(row.getString(0)).isEqualTo(StringData.fromString("héllo"));
+        assertThat(row.getLong(1)).isEqualTo(7L);
+        assertThat(row.getDecimal(2, 5, 2)).isEqualTo(DecimalData.fromBigDecimal(new BigDecimal("123.45"), 5, 2));
+        assertThat(row.getDecimal(3, 20, 0).toBigDecimal()).isEqualTo(new BigDecimal("18446744073709551615"));
+        assertThat(row.getInt(4)).isEqualTo(3_723_456);
+        assertThat(row.getTimestamp(5, 3))
+                .isEqualTo(TimestampData.fromInstant(Instant.parse("2024-02-29T13:14:15.123Z")));
+        assertThat(row.getBoolean(6)).isTrue();
+        assertThat(row.getInt(7)).isEqualTo((int) LocalDate.of(2024, 2, 29).toEpochDay());
+        assertThat(row.getString(8)).isEqualTo(StringData.fromString("-80"));
+        assertThat(row.getTimestamp(9, 3)).isEqualTo(TimestampData.fromEpochMillis(1_700_000_000_123L));
+        assertThat(row.getString(10)).isEqualTo(StringData.fromString("+U"));
+        assertThat(row.getString(11)).isEqualTo(StringData.fromString("{\"gtid\":\"g\"}"));
+        assertThat(row.getBoolean(12)).isFalse();
+        assertThat(row.getString(13)).isEqualTo(StringData.fromString("things"));
+    }
+
+    @Test
+    void nullsStayNull() {
+        VitessRecord r = record(0, 0, 1L, null, null, null, null, null, null, null);
+        List<RowData> rows = deserialize(DataTypes.ROW(DataTypes.FIELD("amount", DataTypes.DECIMAL(5, 2)),
+                DataTypes.FIELD("name", DataTypes.STRING())), List.of(VitessReadableMetadata.IS_SNAPSHOT), r);
+        assertThat(rows.get(0).isNullAt(0)).isTrue();
+        assertThat(rows.get(0).isNullAt(1)).isTrue();
+        assertThat(rows.get(0).getBoolean(2)).isTrue();
+        assertThat(rows.get(0).getRowKind()).isEqualTo(RowKind.INSERT);
+    }
+
+    @Test
+    void mistakesNameTheColumnAndTheDeclarationThatWorks() {
+        assertThatThrownBy(() -> deserialize(
+                        DataTypes.ROW(DataTypes.FIELD("amount", DataTypes.DECIMAL(3, 2))), List.of(), sample(0)))
+                .hasMessageContaining("'amount'").hasMessageContaining("does not fit DECIMAL(3, 2)")
+                .hasMessageContaining("declare it as DECIMAL(5, 2)");
+        assertThatThrownBy(() -> deserialize(
+                        DataTypes.ROW(DataTypes.FIELD("big", DataTypes.BIGINT())), List.of(), sample(0)))
+                .hasMessageContaining("declare the column as DECIMAL(20, 0)");
+        assertThatThrownBy(() -> deserialize(
+                        DataTypes.ROW(DataTypes.FIELD("nope", DataTypes.INT())), List.of(), sample(0)))
+                .hasMessageContaining("'nope'").hasMessageContaining("has no such column")
+                .hasMessageContaining("ks.things");
+        VitessRecord longTime = record(5, 0, 1L, null, null, Duration.ofHours(-838), null, null, null, null);
+        assertThatThrownBy(() -> deserialize(
+                        DataTypes.ROW(DataTypes.FIELD("t", DataTypes.TIME(0))), List.of(), longTime))
+                .hasMessageContaining("-838:00:00.000000").hasMessageContaining("STRING");
+        assertThat(deserialize(DataTypes.ROW(DataTypes.FIELD("t", DataTypes.STRING())), List.of(), longTime)
+                        .get(0).getString(0))
+                .isEqualTo(StringData.fromString("-838:00:00.000000"));
+        assertThatThrownBy(() -> deserialize(
+                        DataTypes.ROW(DataTypes.FIELD("name", DataTypes.INT())), List.of(), sample(0)))
+                .hasMessageContaining("'name'").hasMessageContaining("declare it as STRING");
+    }
+}
