@@ -130,6 +130,33 @@ class VitessSourceITCase {
     }
 
     @Test
+    void savepointInsideALargeTransactionResumesExactly(@TempDir Path savepoints) throws Exception {
+        writer.insertRows(3000);
+        JobClient first = buildJob(2, 1).executeAsync("vitess-large-txn");
+        waitUntil(Duration.ofSeconds(90), () -> materializedInRange().size() >= 3000, "the snapshot of the range");
+        // One statement: one transaction per shard, ~1500 rows (3000 records: -U and +U) each.
+        VitessCluster.execute("customer", "UPDATE customer SET visits = 424242 WHERE " + writer.rangePredicate());
+        waitUntil(Duration.ofSeconds(90), () -> updatedRows() >= 200, "the start of the large transactions");
+        String inside = first.stopWithSavepoint(false, savepoints.toString(), SavepointFormatType.CANONICAL)
+                .get(2, TimeUnit.MINUTES);
+        long applied = updatedRows();
+        assertThat(applied).as("the savepoint must fall inside the transactions").isBetween(1L, 2999L);
+
+        JobClient resumed = executeRestored(buildJob(2, 0), inside);
+        try {
+            awaitEqualToVitess(Duration.ofSeconds(120));
+        } finally {
+            resumed.cancel().get();
+        }
+        assertThat(updatedRows()).isEqualTo(3000);
+        assertNoDuplicateStreamedEvents();
+    }
+
+    private long updatedRows() {
+        return materializedInRange().values().stream().filter(r -> "424242".equals(r.get("visits"))).count();
+    }
+
+    @Test
     void specificOffsetsAtCurrentPositionsReadOnlyLaterChanges() throws Exception {
         writer.insertRows(20);
         String offsets = "{\"shard_gtids\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"current\"},"
