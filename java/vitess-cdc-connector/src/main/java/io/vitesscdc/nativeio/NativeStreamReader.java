@@ -1,6 +1,7 @@
 package io.vitesscdc.nativeio;
 
 import java.nio.ByteBuffer;
+import java.util.List;
 
 /**
  * Polls a {@link NativeStream} into a reusable direct buffer and decodes the batches: the buffer
@@ -18,7 +19,7 @@ public final class NativeStreamReader implements AutoCloseable {
     public static final int DEFAULT_INITIAL_BUFFER_BYTES = 1 << 20;
     public static final int DEFAULT_MAX_BUFFER_BYTES = 256 << 20;
 
-    private static final Batch END = new Batch(BatchDecoder.VERSION, Batch.FLAG_END_OF_STREAM, java.util.List.of(), 0);
+    private static final Batch END = new Batch(BatchDecoder.VERSION, Batch.FLAG_END_OF_STREAM, List.of(), 0);
 
     private final NativeStream stream;
     private final BatchDecoder decoder = new BatchDecoder();

@@ -8,6 +8,7 @@ import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
+import java.util.Arrays;
 
 /**
  * One row change, read in place from the batch buffer.
@@ -318,7 +319,7 @@ public final class VitessRecord implements BatchEntry {
             }
         }
         throw new ClassCastException("column " + describe(i) + " holds a " + t + " value, not "
-                + (accepted.length == 1 ? accepted[0] : java.util.Arrays.toString(accepted)));
+                + (accepted.length == 1 ? accepted[0] : Arrays.toString(accepted)));
     }
 
     private String describe(int i) {

@@ -8,6 +8,7 @@ import java.io.InputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -204,7 +205,7 @@ class BatchDecoderTest {
     void skipsUnknownEntryKinds() throws IOException {
         byte[] bytes = golden();
         // Append an entry with tag 200 and a 3-byte payload, fixing count and body length.
-        ByteBuffer buf = ByteBuffer.allocate(bytes.length + 8).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer buf = ByteBuffer.allocate(bytes.length + 8).order(ByteOrder.LITTLE_ENDIAN);
         buf.put(bytes).put((byte) 200).putInt(3).put(new byte[] {1, 2, 3});
         buf.putInt(8, buf.getInt(8) + 1).putInt(12, buf.getInt(12) + 8);
         List<BatchEntry> entries = new BatchDecoder().decode(buf, bytes.length + 8).entries();
@@ -213,7 +214,7 @@ class BatchDecoderTest {
 
     /** The golden batch minus its table descriptor entry (header fixed up). */
     private static byte[] withoutFirstEntry(byte[] bytes) {
-        ByteBuffer in = ByteBuffer.wrap(bytes).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer in = ByteBuffer.wrap(bytes).order(ByteOrder.LITTLE_ENDIAN);
         int firstLen = 5 + in.getInt(BatchDecoder.HEADER_LENGTH + 1);
         byte[] out = new byte[bytes.length - firstLen];
         System.arraycopy(bytes, 0, out, 0, BatchDecoder.HEADER_LENGTH);
@@ -223,7 +224,7 @@ class BatchDecoderTest {
                 out,
                 BatchDecoder.HEADER_LENGTH,
                 bytes.length - BatchDecoder.HEADER_LENGTH - firstLen);
-        ByteBuffer o = ByteBuffer.wrap(out).order(java.nio.ByteOrder.LITTLE_ENDIAN);
+        ByteBuffer o = ByteBuffer.wrap(out).order(ByteOrder.LITTLE_ENDIAN);
         o.putInt(8, in.getInt(8) - 1).putInt(12, out.length - BatchDecoder.HEADER_LENGTH);
         return out;
     }

@@ -8,6 +8,8 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import java.io.IOException;
 import java.lang.ref.WeakReference;
+import java.math.BigDecimal;
+import java.math.BigInteger;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.ByteBuffer;
@@ -16,6 +18,8 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -40,7 +44,13 @@ import org.junit.jupiter.api.Timeout;
 class NativeStreamITCase {
 
     /** A decoded record, copied out of the batch buffer (views die at the next poll). */
-    record Row(String keyspace, String shard, String table, ChangeKind kind, boolean snapshot, Map<String, Object> values) {
+    record Row(
+            String keyspace,
+            String shard,
+            String table,
+            ChangeKind kind,
+            boolean snapshot,
+            Map<String, Object> values) {
 
         static Row of(VitessRecord r) {
             Map<String, Object> values = new LinkedHashMap<>();
@@ -129,8 +139,10 @@ class NativeStreamITCase {
         try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(options("commerce", "product")),
                 4096, 64 << 20)) {
             LocalVitess.execute(
-                    "commerce", "insert into product (sku, description, price) values ('" + sku + "', 'café ☕', 42)");
-            Seen seen = pollUntil(reader, new Seen(), hasRow("product", ChangeKind.INSERT, "sku", sku), Duration.ofSeconds(90));
+                    "commerce",
+                    "insert into product (sku, description, price) values ('" + sku + "', 'café ☕', 42)");
+            Seen seen = pollUntil(
+                    reader, new Seen(), hasRow("product", ChangeKind.INSERT, "sku", sku), Duration.ofSeconds(90));
 
             Row inserted = seen.rows.stream()
                     .filter(r -> sku.equals(r.values().get("sku")))
@@ -159,7 +171,9 @@ class NativeStreamITCase {
 
             assertThat(seen.marks).as("position marks between records").isNotEmpty();
             assertThat(seen.marks.get(seen.marks.size() - 1).json()).contains("\"gtid\":\"MySQL56/");
-            assertThat(reader.stream().positionsJson()).contains("\"keyspace\":\"commerce\"").contains("\"shard\":\"0\"");
+            assertThat(reader.stream().positionsJson())
+                    .contains("\"keyspace\":\"commerce\"")
+                    .contains("\"shard\":\"0\"");
             assertThat(reader.stream().metricsJson()).contains("\"events\":");
             assertThat(reader.bufferCapacity())
                     .as("grew from 4 KiB only if a single event needed it")
@@ -217,7 +231,8 @@ class NativeStreamITCase {
                             + " '12345678901234567890.0123456789', 1.5, -2.25, b'101', '2024-02-29',"
                             + " '2025-01-02 03:04:05.678901', '-838:59:59', 2024, 'héllo ☕', x'00ff10', 'medium',"
                             + " 'a,c', '{\"k\": [1, 2]}', repeat('ab', 50000), null)");
-            Seen seen = pollUntil(reader, new Seen(), hasRow("all_types", ChangeKind.INSERT, "id", id), Duration.ofSeconds(90));
+            Seen seen = pollUntil(
+                    reader, new Seen(), hasRow("all_types", ChangeKind.INSERT, "id", id), Duration.ofSeconds(90));
             Map<String, Object> v = seen.rows.stream()
                     .filter(r -> Long.valueOf(id).equals(r.values().get("id")))
                     .findFirst()
@@ -228,13 +243,13 @@ class NativeStreamITCase {
             assertThat(String.valueOf(v.get("c_tinyint_u"))).isEqualTo("250");
             assertThat(v.get("c_int")).isEqualTo(-2147483648L);
             assertThat(v.get("c_bigint")).isEqualTo(Long.MIN_VALUE);
-            assertThat(v.get("c_bigint_u")).isEqualTo(new java.math.BigInteger("18446744073709551615"));
-            assertThat(v.get("c_decimal")).isEqualTo(new java.math.BigDecimal("12345678901234567890.0123456789"));
+            assertThat(v.get("c_bigint_u")).isEqualTo(new BigInteger("18446744073709551615"));
+            assertThat(v.get("c_decimal")).isEqualTo(new BigDecimal("12345678901234567890.0123456789"));
             assertThat(v.get("c_float")).isEqualTo(1.5);
             assertThat(v.get("c_double")).isEqualTo(-2.25);
             assertThat((byte[]) v.get("c_bit64")).endsWith(5);
-            assertThat(v.get("c_date")).isEqualTo(java.time.LocalDate.of(2024, 2, 29));
-            assertThat(v.get("c_datetime6")).isEqualTo(java.time.LocalDateTime.of(2025, 1, 2, 3, 4, 5, 678_901_000));
+            assertThat(v.get("c_date")).isEqualTo(LocalDate.of(2024, 2, 29));
+            assertThat(v.get("c_datetime6")).isEqualTo(LocalDateTime.of(2025, 1, 2, 3, 4, 5, 678_901_000));
             assertThat(v.get("c_time")).isEqualTo(Duration.ofHours(-838).minusMinutes(59).minusSeconds(59));
             assertThat(String.valueOf(v.get("c_year"))).isEqualTo("2024");
             assertThat(v.get("c_varchar")).isEqualTo("héllo ☕");
@@ -335,7 +350,8 @@ class NativeStreamITCase {
         String second = "it-resume-b-" + id;
         try {
             BatchEntry.PositionMark resumeFrom;
-            try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(options("commerce", "product")))) {
+            try (NativeStreamReader reader =
+                    new NativeStreamReader(NativeStream.open(options("commerce", "product")))) {
                 LocalVitess.execute(
                         "commerce", "insert into product (sku, description, price) values ('" + first + "', 'a', 1)");
                 // Read past the first row's insert up to the position mark that follows it.
@@ -466,32 +482,40 @@ class NativeStreamITCase {
 
     @Test
     void wakeEndsAPollEarly() throws Exception {
-        // Heartbeats off, so nothing but the wake can end the 30 s poll early.
+        // Heartbeats off, so only the wake (or real traffic from elsewhere) ends the 30 s poll.
         String opts = options("commerce", "product").replaceFirst("}$", ",\"heartbeat_interval_secs\":0}");
         try (NativeStream stream = NativeStream.open(opts)) {
             ByteBuffer buf = ByteBuffer.allocateDirect(1 << 20);
-            // Drain the copy phase first so the next poll has nothing to return.
-            long quietSince = System.nanoTime();
-            while (System.nanoTime() - quietSince < Duration.ofSeconds(2).toNanos()) {
-                if (stream.poll(buf, 200) != 0) {
-                    quietSince = System.nanoTime();
+            // A shared cluster may carry other writes; an attempt that got data proves nothing
+            // about wake, so drain and try again.
+            List<String> attempts = new ArrayList<>();
+            for (int attempt = 0; attempt < 5; attempt++) {
+                long quietSince = System.nanoTime();
+                while (System.nanoTime() - quietSince < Duration.ofSeconds(2).toNanos()) {
+                    if (stream.poll(buf, 200) != 0) {
+                        quietSince = System.nanoTime();
+                    }
                 }
+                Thread waker = new Thread(() -> {
+                    try {
+                        Thread.sleep(500);
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                    stream.wake();
+                });
+                waker.start();
+                long start = System.nanoTime();
+                int n = stream.poll(buf, 30_000);
+                Duration took = Duration.ofNanos(System.nanoTime() - start);
+                waker.join();
+                if (n == 0) {
+                    assertThat(took).as("woken after ~0.5 s").isLessThan(Duration.ofSeconds(5));
+                    return;
+                }
+                attempts.add(n + " bytes after " + took);
             }
-            Thread waker = new Thread(() -> {
-                try {
-                    Thread.sleep(500);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                stream.wake();
-            });
-            waker.start();
-            long start = System.nanoTime();
-            int n = stream.poll(buf, 30_000);
-            Duration took = Duration.ofNanos(System.nanoTime() - start);
-            waker.join();
-            assertThat(n).as("a woken poll returns 0").isZero();
-            assertThat(took).as("woken after ~0.5 s").isLessThan(Duration.ofSeconds(5));
+            throw new AssertionError("every attempt received data instead of being woken: " + attempts);
         }
     }
 }
