@@ -63,6 +63,12 @@ struct Args {
     /// Where to write the results as JSON
     #[arg(long, default_value = "target/vitess-cdc-bench.json")]
     json: String,
+    /// Runs of every live scenario per consumer; the median (by wall time) is reported
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// Keep the bench table afterwards, and reuse it when it already holds --copy-rows rows
+    #[arg(long)]
+    keep_table: bool,
     /// Internal: run as the streaming writer child process (`--writer FIRST_ID`)
     #[arg(long, hide = true)]
     writer: Option<i64>,
@@ -476,6 +482,22 @@ async fn sql(args: &Args, statements: &[String]) -> Result<(), String> {
     Ok(())
 }
 
+/// Rows of an earlier seeding (ids below the writer's), if the table exists.
+async fn seeded_rows(args: &Args) -> Option<i64> {
+    use mysql_async::prelude::Queryable;
+    let mut conn = mysql_async::Conn::new(mysql_opts(args)).await.ok()?;
+    let n: Option<i64> = conn
+        .query_first(format!(
+            "select count(*) from `{}` where customer_id < 1000000000",
+            args.table
+        ))
+        .await
+        .ok()
+        .flatten();
+    conn.disconnect().await.ok();
+    n
+}
+
 fn insert_rows(table: &str, ids: std::ops::Range<i64>) -> String {
     let values: Vec<String> = ids
         .map(|id| {
@@ -612,14 +634,16 @@ fn baseline(
                 ..Default::default()
             }),
         };
-        let mut stream = client
-            .vstream(request, Duration::from_secs(60))
-            .await
-            .map_err(|e| e.full_message())?;
+        // The writer starts before the stream (which resumes from a position taken before
+        // it): VTGate answers the VStream call only with its first events.
         let mut writer = match writer_from {
             Some(first) => Some(spawn_writer(args, first)?),
             None => None,
         };
+        let mut stream = client
+            .vstream(request, Duration::from_secs(60))
+            .await
+            .map_err(|e| e.full_message())?;
         let mut rows = 0u64;
         let mut bytes = 0u64;
         'outer: loop {
@@ -675,11 +699,13 @@ fn core(
     writer_from: Option<i64>,
 ) -> Result<Measurement, String> {
     let meter = Meter::start();
-    let stream = BlockingStream::open(stream_options(args, start)).map_err(|e| e.full_message())?;
     let mut writer = match writer_from {
         Some(first) => Some(spawn_writer(args, first)?),
         None => None,
     };
+    let stream = BlockingStream::open(stream_options(args, start)).map_err(|e| e.full_message())?;
+    let opened = meter.wall.elapsed().as_secs_f64();
+    let mut first_change = None;
     let mut encoder = BatchEncoder::new();
     let limit = 1 << 20;
     encoder.begin(limit);
@@ -702,7 +728,10 @@ fn core(
                 Err(EncodeError::Unrepresentable(m)) => return Err(m),
             }
             match e {
-                Event::Change(c) if c.schema.table == args.table => changes += 1,
+                Event::Change(c) if c.schema.table == args.table => {
+                    changes += 1;
+                    first_change.get_or_insert_with(|| meter.wall.elapsed().as_secs_f64());
+                }
                 Event::CopyCompleted | Event::End if matches!(until, Until::CopyCompleted) => {
                     break 'outer;
                 }
@@ -717,6 +746,13 @@ fn core(
     }
     out_bytes += encoder.finish().len() as u64;
     let (wall, cpu) = meter.stop();
+    if std::env::var_os("BENCH_DEBUG").is_some() {
+        eprintln!(
+            "core: open {opened:.3}s, first change {:.3}s, end {wall:.3}s, metrics {:?}",
+            first_change.unwrap_or(0.0),
+            stream.metrics()
+        );
+    }
     stream.close();
     if let Some(w) = writer.as_mut() {
         let _ = w.wait();
@@ -758,6 +794,9 @@ fn current_positions(args: &Args) -> Result<Vec<ShardPosition>, String> {
 struct DropTable<'a>(&'a Args);
 impl Drop for DropTable<'_> {
     fn drop(&mut self) {
+        if self.0.keep_table {
+            return;
+        }
         let rt = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -776,7 +815,7 @@ fn named(mut m: Measurement, name: &str) -> Measurement {
     m
 }
 
-fn live(args: &Args) -> Result<Vec<(String, Measurement, Measurement)>, String> {
+fn live(args: &Args) -> Result<Vec<Scenario>, String> {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -788,6 +827,26 @@ fn live(args: &Args) -> Result<Vec<(String, Measurement, Measurement)>, String> 
     );
     let seed_started = Instant::now();
     rt.block_on(async {
+        if args.keep_table && seeded_rows(args).await == Some(args.copy_rows as i64) {
+            // reuse: only forget earlier writer runs (VTGate caps a DML at 10 000 rows)
+            use mysql_async::prelude::Queryable;
+            let mut conn = mysql_async::Conn::new(mysql_opts(args))
+                .await
+                .map_err(|e| e.to_string())?;
+            loop {
+                conn.query_drop(format!(
+                    "delete from `{}` where customer_id >= 1000000000 limit 5000",
+                    args.table
+                ))
+                .await
+                .map_err(|e| e.to_string())?;
+                if conn.affected_rows() == 0 {
+                    break;
+                }
+            }
+            conn.disconnect().await.ok();
+            return Ok(());
+        }
         sql(
             args,
             &[
@@ -823,68 +882,104 @@ fn live(args: &Args) -> Result<Vec<(String, Measurement, Measurement)>, String> 
             .collect()
     };
     let now = current_positions(args)?;
+    let rows = args.stream_rows as u64;
     let mut results = Vec::new();
+    let mut copy = (Vec::new(), Vec::new());
+    for r in 1..=args.repeat {
+        eprintln!("copy {r}/{}: baseline, core…", args.repeat);
+        copy.0.push(baseline(
+            args,
+            copy_from_scratch(&now),
+            Until::CopyCompleted,
+            None,
+        )?);
+        copy.1.push(core(
+            args,
+            StartMode::SnapshotOnly,
+            Until::CopyCompleted,
+            None,
+        )?);
+    }
+    results.push(scenario(format!("copy of {} rows", args.copy_rows), copy));
 
-    eprintln!("copy: baseline…");
-    let b = baseline(args, copy_from_scratch(&now), Until::CopyCompleted, None)?;
-    eprintln!("copy: core…");
-    let c = core(args, StartMode::SnapshotOnly, Until::CopyCompleted, None)?;
-    results.push((
-        format!("copy of {} rows", args.copy_rows),
-        named(b, "baseline (raw VStream, count only)"),
-        named(c, "core (BlockingStream + batch encode)"),
-    ));
-
-    // streaming while a writer inserts; each consumer gets its own writer run of the same shape
-    let first_id = 1_000_000_000i64;
+    // streaming while a writer process inserts; every run gets its own writer run of the same
+    // shape (fresh ids), baseline and core alternating
     let before_load = current_positions(args)?;
-    eprintln!("streaming: baseline with writer…");
-    let b = baseline(
-        args,
-        before_load.clone(),
-        Until::Rows(args.stream_rows as u64),
-        Some(first_id),
-    )?;
-    eprintln!("streaming: core with writer…");
-    let c = core(
-        args,
-        StartMode::Latest,
-        Until::Rows(args.stream_rows as u64),
-        Some(first_id + args.stream_rows as i64),
-    )?;
-    results.push((
+    let mut live = (Vec::new(), Vec::new());
+    for r in 0..args.repeat {
+        eprintln!(
+            "streaming {}/{}: baseline, core (with writer)…",
+            r + 1,
+            args.repeat
+        );
+        let first_id = 1_000_000_000i64 + (2 * r) as i64 * args.stream_rows as i64;
+        let start = current_positions(args)?;
+        live.0
+            .push(baseline(args, start, Until::Rows(rows), Some(first_id))?);
+        let start = current_positions(args)?;
+        live.1.push(core(
+            args,
+            StartMode::Positions(start),
+            Until::Rows(rows),
+            Some(first_id + args.stream_rows as i64),
+        )?);
+    }
+    results.push(scenario(
         format!(
             "streaming {} rows written concurrently ({} rows/txn)",
             args.stream_rows, args.writer_batch
         ),
-        named(b, "baseline (raw VStream, count only)"),
-        named(c, "core (BlockingStream + batch encode)"),
+        live,
     ));
 
     // catch-up: replay the first writer run's binlog from the saved position, as fast as possible
-    eprintln!("catch-up: baseline…");
-    let b = baseline(
-        args,
-        before_load.clone(),
-        Until::Rows(args.stream_rows as u64),
-        None,
-    )?;
-    eprintln!("catch-up: core…");
-    let c = core(
-        args,
-        StartMode::Positions(before_load),
-        Until::Rows(args.stream_rows as u64),
-        None,
-    )?;
-    results.push((
+    let mut replay = (Vec::new(), Vec::new());
+    for r in 1..=args.repeat {
+        eprintln!("catch-up {r}/{}: baseline, core…", args.repeat);
+        replay.0.push(baseline(
+            args,
+            before_load.clone(),
+            Until::Rows(rows),
+            None,
+        )?);
+        replay.1.push(core(
+            args,
+            StartMode::Positions(before_load.clone()),
+            Until::Rows(rows),
+            None,
+        )?);
+    }
+    results.push(scenario(
         format!(
             "streaming catch-up of {} rows (binlog replay)",
             args.stream_rows
         ),
-        named(b, "baseline (raw VStream, count only)"),
-        named(c, "core (BlockingStream + batch encode)"),
+        replay,
     ));
     Ok(results)
+}
+
+/// One live scenario: the median run (by wall time) of each consumer, plus every run.
+struct Scenario {
+    name: String,
+    baseline: Measurement,
+    core: Measurement,
+    runs: (Vec<Measurement>, Vec<Measurement>),
+}
+
+fn median(runs: &[Measurement], name: &str) -> Measurement {
+    let mut sorted = runs.to_vec();
+    sorted.sort_by(|a, b| a.wall_s.total_cmp(&b.wall_s));
+    named(sorted[sorted.len() / 2].clone(), name)
+}
+
+fn scenario(name: String, runs: (Vec<Measurement>, Vec<Measurement>)) -> Scenario {
+    Scenario {
+        baseline: median(&runs.0, "baseline (raw VStream, count only)"),
+        core: median(&runs.1, "core (BlockingStream + batch encode)"),
+        name,
+        runs,
+    }
 }
 
 fn machine() -> Json {
@@ -951,8 +1046,13 @@ fn main() -> std::process::ExitCode {
                     "\nLive against VTGate {} ({}.{}; MB/s = gRPC bytes for the baseline, batch bytes for the core)",
                     args.address, args.keyspace, args.table
                 );
-                for (scenario, b, c) in &results {
-                    print_table(scenario, &[b.clone(), c.clone()], "MB/s");
+                for sc in &results {
+                    let (b, c) = (&sc.baseline, &sc.core);
+                    print_table(
+                        &format!("{} — median of {} runs", sc.name, args.repeat),
+                        &[b.clone(), c.clone()],
+                        "MB/s",
+                    );
                     let cpu_ratio = c.cpu_per_million() / b.cpu_per_million().max(1e-12);
                     let rate_ratio = c.events_per_s() / b.events_per_s().max(1e-12);
                     println!(
@@ -960,9 +1060,13 @@ fn main() -> std::process::ExitCode {
                         ""
                     );
                     live_json.push(json!({
-                        "scenario": scenario, "baseline": b.json(), "core": c.json(),
+                        "scenario": sc.name, "baseline": b.json(), "core": c.json(),
                         "core_over_baseline_events_per_second": rate_ratio,
                         "core_over_baseline_cpu_per_event": cpu_ratio,
+                        "runs": {
+                            "baseline": sc.runs.0.iter().map(Measurement::json).collect::<Vec<_>>(),
+                            "core": sc.runs.1.iter().map(Measurement::json).collect::<Vec<_>>(),
+                        },
                     }));
                 }
             }
@@ -978,9 +1082,10 @@ fn main() -> std::process::ExitCode {
         "version": env!("CARGO_PKG_VERSION"),
         "profile": if cfg!(debug_assertions) { "debug" } else { "release" },
         "machine": machine,
+        "command": std::env::args().collect::<Vec<_>>().join(" "),
         "args": {
             "offline_rows": args.offline_rows, "copy_rows": args.copy_rows,
-            "stream_rows": args.stream_rows, "writer_batch": args.writer_batch,
+            "stream_rows": args.stream_rows, "writer_batch": args.writer_batch, "repeat": args.repeat,
             "address": args.address, "keyspace": args.keyspace, "table": args.table,
         },
         "offline": offline.iter().map(Measurement::json).collect::<Vec<_>>(),
