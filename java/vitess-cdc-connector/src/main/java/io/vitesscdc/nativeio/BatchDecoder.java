@@ -4,7 +4,9 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Decodes batches of the native batch format (docs/batch-format.md) without parsing any text.
@@ -40,7 +42,11 @@ public final class BatchDecoder {
     private static final int COLUMN_FLAG_PRIMARY_KEY = 1;
     private static final int COLUMN_FLAG_NULLABLE = 2;
 
+    /** Dense ids (the encoder counts up from 1) index an array; anything beyond goes to a map. */
+    private static final int MAX_DENSE_TABLE_ID = 1 << 16;
+
     private TableDescriptor[] tables = new TableDescriptor[16];
+    private final Map<Integer, TableDescriptor> sparseTables = new HashMap<>();
 
     /**
      * Decodes the {@code length} bytes at the start of {@code buffer} (its position and limit are
@@ -90,7 +96,10 @@ public final class BatchDecoder {
 
     /** The descriptor registered under {@code id}, or {@code null}. */
     public TableDescriptor table(int id) {
-        return id >= 0 && id < tables.length ? tables[id] : null;
+        if (id >= 0 && id < tables.length) {
+            return tables[id];
+        }
+        return id >= MAX_DENSE_TABLE_ID ? sparseTables.get(id) : null;
     }
 
     private BatchEntry decodeEntry(ByteBuffer buf, int tag, int start, int end) {
@@ -154,8 +163,12 @@ public final class BatchDecoder {
     }
 
     private TableDescriptor register(TableDescriptor t) {
+        if (t.id() >= MAX_DENSE_TABLE_ID) {
+            sparseTables.put(t.id(), t);
+            return t;
+        }
         if (t.id() >= tables.length) {
-            tables = Arrays.copyOf(tables, Math.max(tables.length * 2, t.id() + 1));
+            tables = Arrays.copyOf(tables, Math.min(MAX_DENSE_TABLE_ID, Math.max(tables.length * 2, t.id() + 1)));
         }
         tables[t.id()] = t;
         return t;

@@ -138,7 +138,12 @@ public final class VitessRecord implements BatchEntry {
         int at = value(i, ValueType.DECIMAL, ValueType.INT, ValueType.UINT);
         ValueType t = typeAt(at);
         if (t == ValueType.DECIMAL) {
-            return new BigDecimal(utf8(at + 1));
+            String text = utf8(at + 1);
+            try {
+                return new BigDecimal(text);
+            } catch (NumberFormatException e) {
+                throw BatchCursor.corrupt("column " + describe(i) + " holds the non-decimal '" + text + "'");
+            }
         }
         return new BigDecimal(getUnsigned(i));
     }

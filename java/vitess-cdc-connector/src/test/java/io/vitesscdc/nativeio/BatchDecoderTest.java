@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -210,6 +211,36 @@ class BatchDecoderTest {
         buf.putInt(8, buf.getInt(8) + 1).putInt(12, buf.getInt(12) + 8);
         List<BatchEntry> entries = new BatchDecoder().decode(buf, bytes.length + 8).entries();
         assertThat(entries.get(entries.size() - 1)).isEqualTo(new BatchEntry.Unknown(200, 3));
+    }
+
+    /**
+     * Damaged bytes (a bug on the native side, never expected) must surface as FatalException
+     * naming the batch as corrupt, at decode or at value access; never as a stray
+     * IndexOutOfBoundsException, NegativeArraySizeException or a huge allocation.
+     */
+    @Test
+    void damagedBatchesFailWithFatalExceptionOnly() throws IOException {
+        byte[] golden = golden();
+        Random random = new Random(42);
+        for (int round = 0; round < 5000; round++) {
+            byte[] bytes = golden.clone();
+            for (int flips = 1 + random.nextInt(3); flips > 0; flips--) {
+                bytes[BatchDecoder.HEADER_LENGTH + random.nextInt(bytes.length - BatchDecoder.HEADER_LENGTH)] =
+                        (byte) random.nextInt(256);
+            }
+            try {
+                for (BatchEntry e : new BatchDecoder().decode(direct(bytes), bytes.length)) {
+                    if (e instanceof VitessRecord r) {
+                        r.toString();
+                    }
+                }
+            } catch (FatalException expected) {
+                assertThat(expected).hasMessageContaining("corrupt batch");
+            } catch (ClassCastException | IllegalStateException typed) {
+                // A damaged value tag can turn a value into another type or into NULL/absent:
+                // the getters report that precisely; acceptable for damaged input.
+            }
+        }
     }
 
     /** The golden batch minus its table descriptor entry (header fixed up). */
