@@ -66,8 +66,8 @@ public final class NativeStream implements AutoCloseable {
      * @throws VitessCdcException if the stream failed; the stream is unusable afterwards
      */
     public int poll(ByteBuffer buffer, long timeoutMillis) {
-        if (!buffer.isDirect()) {
-            throw new IllegalArgumentException("NativeStream.poll needs a direct ByteBuffer");
+        if (!buffer.isDirect() || buffer.isReadOnly()) {
+            throw new IllegalArgumentException("NativeStream.poll needs a writable direct ByteBuffer");
         }
         if (timeoutMillis < 0) {
             throw new IllegalArgumentException("timeoutMillis must be >= 0, was " + timeoutMillis);

@@ -450,6 +450,7 @@ class NativeStreamITCase {
         assertThatThrownBy(stream::positionsJson).isInstanceOf(IllegalStateException.class);
         assertThatCode(stream::wake).doesNotThrowAnyException();
         assertThatThrownBy(() -> stream.poll(ByteBuffer.allocate(16), 0)).isInstanceOf(IllegalArgumentException.class);
+        assertThatThrownBy(() -> stream.poll(buf.asReadOnlyBuffer(), 0)).isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
