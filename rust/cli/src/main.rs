@@ -44,7 +44,8 @@ enum Command {
         /// Exit after this many seconds without a row change.
         #[arg(long)]
         idle_exit_secs: Option<u64>,
-        /// Exit after this many seconds in total (after the batch being printed).
+        /// Exit after this many seconds in total (after the batch being printed; SIGINT/SIGTERM
+        /// stop the same way). The final position goes to stderr.
         #[arg(long)]
         duration: Option<u64>,
     },
