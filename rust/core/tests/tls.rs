@@ -314,3 +314,25 @@ fn unreadable_tls_files_are_config_errors() {
     .expect("must fail");
     assert!(err.message.contains("TLS client key"), "{}", err.message);
 }
+
+#[test]
+fn tls_client_against_a_plaintext_port_says_so() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let plain = rt.block_on(FakeVtgate::start(
+        Keyspace::new(KS, &[SHARD], &[("t", true)]),
+        vec![],
+    ));
+    let dir = TempDir::new();
+    let ca = dir.write("ca.pem", &Ca::new("some CA").pem());
+    let mut o = StreamOptions::new(plain.address(), KS);
+    o.tables = vec!["t".into()];
+    o.start = StartMode::Latest;
+    o.connect_timeout = Duration::from_secs(5);
+    o.tls = Some(tls(Some(&ca), None));
+    let err = assert_fails(o, &["does not speak TLS", &plain.address()]);
+    assert_eq!(err.kind, ErrorKind::Config, "{}", err.full_message());
+}
