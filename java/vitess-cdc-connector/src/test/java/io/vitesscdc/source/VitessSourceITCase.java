@@ -157,6 +157,31 @@ class VitessSourceITCase {
     }
 
     @Test
+    void failoverRestoresFromTheLastCheckpointAndConverges() throws Exception {
+        writer.insertRows(500);
+        writer.start(100);
+        StreamExecutionEnvironment env = buildJob(2, 0);
+        Configuration restart = new Configuration();
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        env.configure(restart);
+        // Fail once, after a checkpoint has completed, while the writer is streaming changes.
+        FailOnce.arm(runId);
+        JobClient job = env.executeAsync("vitess-failover");
+        try {
+            waitUntil(Duration.ofSeconds(90), () -> FailOnce.failed(runId), "the injected failure");
+            long opsAtFailure = writer.ops();
+            waitUntil(Duration.ofSeconds(90), () -> writer.ops() >= opsAtFailure + 100, "writes after the failover");
+            writer.stop();
+            awaitEqualToVitess(Duration.ofSeconds(120));
+        } finally {
+            job.cancel().get();
+            FailOnce.disarm(runId);
+        }
+    }
+
+    @Test
     void specificOffsetsAtCurrentPositionsReadOnlyLaterChanges() throws Exception {
         writer.insertRows(20);
         String offsets = "{\"shard_gtids\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"current\"},"
@@ -219,6 +244,8 @@ class VitessSourceITCase {
                 .build();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
+                .map(new FailOnce(runId))
+                .uid("fail-once")
                 .map(new Throttle(sleepMillisPerRecord, writer.base(), CustomerWriter.RANGE))
                 .uid("throttle")
                 .setParallelism(1)
@@ -276,6 +303,45 @@ class VitessSourceITCase {
                 throw new AssertionError("timed out after " + timeout + " waiting for " + what);
             }
             Thread.sleep(100);
+        }
+    }
+
+    /**
+     * Throws once, when armed for the run, on a streamed record seen at least 3 s after the job
+     * started (so a checkpoint has completed): a task failure mid-stream, restored from the last
+     * checkpoint.
+     */
+    private static final class FailOnce implements MapFunction<String, String> {
+        private static final Map<String, Long> ARMED = new java.util.concurrent.ConcurrentHashMap<>();
+        private static final Set<String> FAILED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        private final String runId;
+
+        FailOnce(String runId) {
+            this.runId = runId;
+        }
+
+        static void arm(String runId) {
+            ARMED.put(runId, System.currentTimeMillis());
+        }
+
+        static void disarm(String runId) {
+            ARMED.remove(runId);
+            FAILED.remove(runId);
+        }
+
+        static boolean failed(String runId) {
+            return FAILED.contains(runId);
+        }
+
+        @Override
+        public String map(String value) {
+            Long armedAt = ARMED.get(runId);
+            if (armedAt != null && !FAILED.contains(runId) && System.currentTimeMillis() - armedAt > 3000
+                    && value.contains("\"snapshot\":false")) {
+                FAILED.add(runId);
+                throw new IllegalStateException("injected failure (test)");
+            }
+            return value;
         }
     }
 

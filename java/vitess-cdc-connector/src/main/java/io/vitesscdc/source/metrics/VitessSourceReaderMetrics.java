@@ -25,7 +25,8 @@ import java.util.concurrent.atomic.AtomicLong;
  *       record (FLIP-33);
  *   <li>group {@code VitessSourceReader}: {@code reconnects} and {@code streamsOpened};
  *   <li>per split, group {@code VitessSourceReader.shard.<keyspace/shard>}: {@code
- *       snapshotRecords} (copy-phase records fetched) and {@code recordsFetched}.
+ *       snapshotRecords} (copy-phase records fetched), {@code copyCompleted} (0 or 1) and
+ *       {@code recordsFetched}.
  * </ul>
  *
  * Gauges are read by the metric reporter thread; the fields they read are volatile or atomic.
@@ -40,6 +41,7 @@ public final class VitessSourceReaderMetrics {
     public static final String STREAMS_OPENED = "streamsOpened";
     public static final String SNAPSHOT_RECORDS = "snapshotRecords";
     public static final String RECORDS_FETCHED = "recordsFetched";
+    public static final String COPY_COMPLETED = "copyCompleted";
 
     /** Re-read the native counters at most this often. */
     private static final long NATIVE_METRICS_INTERVAL_MILLIS = 5_000;
@@ -66,6 +68,20 @@ public final class VitessSourceReaderMetrics {
 
     public void registerSplit(String splitId) {
         shards.computeIfAbsent(splitId, id -> new ShardMetrics(vitessGroup.addGroup(SHARD_GROUP, id)));
+    }
+
+    /** The shard's copy phase is done (or was never needed). */
+    public void copyCompleted(String splitId) {
+        ShardMetrics m = shards.get(splitId);
+        if (m != null) {
+            m.copyCompleted = true;
+        }
+    }
+
+    /** Test hook: whether the split's copy is reported as completed. */
+    public boolean isCopyCompleted(String splitId) {
+        ShardMetrics m = shards.get(splitId);
+        return m != null && m.copyCompleted;
     }
 
     public void batchFetched(int bytes) {
@@ -117,9 +133,11 @@ public final class VitessSourceReaderMetrics {
     private static final class ShardMetrics {
         final AtomicLong snapshotRecords = new AtomicLong();
         final AtomicLong recordsFetched = new AtomicLong();
+        volatile boolean copyCompleted;
 
         ShardMetrics(MetricGroup group) {
             group.gauge(SNAPSHOT_RECORDS, snapshotRecords::get);
+            group.gauge(COPY_COMPLETED, () -> copyCompleted ? 1 : 0);
             group.gauge(RECORDS_FETCHED, recordsFetched::get);
         }
     }

@@ -54,8 +54,12 @@ final class BatchConverter<T> {
 
     void addSplit(VitessSplit split) {
         ShardCursor<T> cursor = new ShardCursor<>(split);
-        if (bounded && ShardPositions.isCopyCompleted(split.position())) {
-            cursor.finished = true;
+        metrics.registerSplit(cursor.splitId);
+        if (ShardPositions.isCopyCompleted(split.position())) {
+            metrics.copyCompleted(cursor.splitId);
+            if (bounded) {
+                cursor.finished = true;
+            }
         }
         cursors.put(cursor.splitId, cursor);
     }
@@ -191,6 +195,7 @@ final class BatchConverter<T> {
         }
         flushPending(c, out);
         out.add(c.splitId, new SplitElement.CopyCompleted<>());
+        metrics.copyCompleted(c.splitId);
         if (bounded) {
             finishCursor(c);
         }

@@ -97,7 +97,6 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
             LOG.info("Adding split {} from position {} (skip {} records)", split.splitId(), split.position(),
                     split.recordsSinceMark());
             converter.addSplit(split);
-            metrics.registerSplit(split.splitId());
         }
         reopen = true;
     }

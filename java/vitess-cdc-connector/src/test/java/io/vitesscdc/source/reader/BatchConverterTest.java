@@ -39,9 +39,11 @@ class BatchConverterTest {
         }
     }
 
-    private static BatchConverter<String> converter(boolean bounded, int maxGrouped) {
-        return new BatchConverter<>(new Ids(), bounded, maxGrouped,
-                new VitessSourceReaderMetrics(UnregisteredMetricsGroup.createSourceReaderMetricGroup()));
+    private VitessSourceReaderMetrics metrics =
+            new VitessSourceReaderMetrics(UnregisteredMetricsGroup.createSourceReaderMetricGroup());
+
+    private BatchConverter<String> converter(boolean bounded, int maxGrouped) {
+        return new BatchConverter<>(new Ids(), bounded, maxGrouped, metrics);
     }
 
     private static VitessSplit split(String shard, String gtid, long recordsSinceMark) {
@@ -161,9 +163,13 @@ class BatchConverterTest {
         NativeBatches b = new NativeBatches().table(1, "-80").table(2, "80-")
                 .record(1, INSERT, true, 0, 1).mark("-80", "g1").shardCopyCompleted("-80")
                 .record(1, INSERT, false, 5, 2).record(2, INSERT, true, 0, 9);
+        assertThat(metrics.isCopyCompleted("ks/-80")).isFalse();
         assertThat(drain(c.convert(b.build()))).containsExactly(
                 "ks/-80 copy[+I:1] mark g1", "ks/-80 CopyCompleted", "ks/-80 FINISHED");
         assertThat(c.allFinished()).isFalse();
+        assertThat(metrics.isCopyCompleted("ks/-80")).isTrue();
+        assertThat(metrics.snapshotRecords("ks/-80")).isEqualTo(1);
+        assertThat(metrics.isCopyCompleted("ks/80-")).isFalse();
         assertThat(drain(c.convert(b.mark("80-", "h1").shardCopyCompleted("80-").build())))
                 .containsExactly("ks/80- copy[+I:9] mark h1", "ks/80- CopyCompleted", "ks/80- FINISHED");
         assertThat(c.allFinished()).isTrue();
