@@ -452,6 +452,155 @@ fn offline_shape(
     vec![decode, encode]
 }
 
+/// The streaming path without a server: encoded `VStreamResponse`s (one 50-row transaction of
+/// `customer` rows each) → protobuf decode → count (baseline) or → protobuf decode →
+/// `Machine` (grammar, typed decoding, positions) → batch encoding (core). Separates the core's
+/// own CPU from the server's, which shares the machine in the live runs.
+fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement> {
+    use prost::Message;
+    use vitess_cdc_core::machine::{Machine, MachineConfig};
+    use vitess_cdc_core::metrics::Metrics;
+    use vitess_cdc_core::proto::binlogdata::{RowChange, RowEvent, VEvent};
+    use vitess_cdc_core::proto::vtgate::VStreamResponse;
+
+    let ev = |ty: VEventType| VEvent {
+        r#type: ty as i32,
+        keyspace: "customer".into(),
+        shard: "-80".into(),
+        ..Default::default()
+    };
+    let field = VEvent {
+        field_event: Some(FieldEvent {
+            table_name: "customer.customer".into(),
+            fields: customer_fields(),
+            keyspace: "customer".into(),
+            shard: "-80".into(),
+            enum_set_string_values: true,
+            ..Default::default()
+        }),
+        ..ev(VEventType::Field)
+    };
+    let txns = 64usize;
+    let responses: Vec<Vec<u8>> = (0..txns)
+        .map(|t| {
+            let mut events = vec![ev(VEventType::Begin)];
+            if t == 0 {
+                events.push(field.clone());
+            }
+            events.push(VEvent {
+                timestamp: 1_795_996_391,
+                row_event: Some(RowEvent {
+                    table_name: "customer.customer".into(),
+                    keyspace: "customer".into(),
+                    shard: "-80".into(),
+                    row_changes: (0..rows_per_txn)
+                        .map(|i| RowChange {
+                            after: Some(make_row(&customer_cells(t * rows_per_txn + i))),
+                            ..Default::default()
+                        })
+                        .collect(),
+                    ..Default::default()
+                }),
+                ..ev(VEventType::Row)
+            });
+            events.push(VEvent {
+                vgtid: Some(VGtid {
+                    shard_gtids: vec![ShardGtid {
+                        keyspace: "customer".into(),
+                        shard: "-80".into(),
+                        gtid: format!(
+                            "MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-{}",
+                            1000 + t
+                        ),
+                        table_p_ks: vec![],
+                    }],
+                }),
+                ..ev(VEventType::Vgtid)
+            });
+            events.push(ev(VEventType::Commit));
+            VStreamResponse { events }.encode_to_vec()
+        })
+        .collect();
+    let n_txns = n.div_ceil(rows_per_txn);
+    let rows_total = (n_txns * rows_per_txn) as u64;
+    let wire_bytes: u64 = (0..n_txns).map(|i| responses[i % txns].len() as u64).sum();
+
+    let meter = Meter::start();
+    let mut counted = 0u64;
+    for i in 0..n_txns {
+        let r = VStreamResponse::decode(responses[i % txns].as_slice()).expect("decodes");
+        for e in &r.events {
+            if let Some(re) = &e.row_event {
+                counted += re.row_changes.len() as u64;
+            }
+        }
+    }
+    let (wall, cpu) = meter.stop();
+    assert_eq!(counted, rows_total);
+    let baseline = Measurement {
+        name: "baseline: protobuf decode + count".into(),
+        events: counted,
+        bytes: wire_bytes,
+        wall_s: wall,
+        cpu_s: cpu,
+    };
+
+    let start = ShardPosition {
+        keyspace: "customer".into(),
+        shard: "-80".into(),
+        gtid: "MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-999".into(),
+        table_p_ks: vec![],
+        tables_to_copy: vec![],
+        copy_completed: true,
+    };
+    let mut machine = Machine::new(
+        MachineConfig {
+            allow_tables_without_primary_key: false,
+            transaction_buffer_bytes: 4 << 20,
+            snapshot_only: false,
+        },
+        vec![start],
+        Arc::new(Metrics::default()),
+    );
+    let mut encoder = BatchEncoder::new();
+    let limit = 1 << 20;
+    encoder.begin(limit);
+    let mut out = Vec::new();
+    let mut changes = 0u64;
+    let meter = Meter::start();
+    for i in 0..n_txns {
+        let r = VStreamResponse::decode(responses[i % txns].as_slice()).expect("decodes");
+        for e in r.events {
+            machine.handle(e, &mut out).expect("valid grammar");
+        }
+        for e in out.drain(..) {
+            if matches!(e, Event::Change(_)) {
+                changes += 1;
+            }
+            match encoder.encode(&e) {
+                Ok(()) => {}
+                Err(EncodeError::Full { .. }) => {
+                    encoder.finish();
+                    encoder.begin(limit);
+                    encoder.encode(&e).expect("fits an empty batch");
+                }
+                Err(EncodeError::Unrepresentable(m)) => panic!("{m}"),
+            }
+        }
+    }
+    encoder.finish();
+    let (wall, cpu) = meter.stop();
+    assert_eq!(changes, rows_total);
+    let core = Measurement {
+        name: "core: decode + Machine + batch encode".into(),
+        events: changes,
+        bytes: wire_bytes,
+        wall_s: wall,
+        cpu_s: cpu,
+    };
+    vec![baseline, core]
+}
+
 // ---------------------------------------------------------------- live
 
 fn mysql_opts(args: &Args) -> mysql_async::Opts {
@@ -1036,6 +1185,21 @@ fn main() -> std::process::ExitCode {
         &offline,
         "MB/s",
     );
+    let pipeline = offline_pipeline(args.offline_rows, args.writer_batch);
+    print_table(
+        &format!(
+            "Offline streaming path (single thread, customer rows, {} rows/txn; MB/s = VStream protobuf bytes in)",
+            args.writer_batch
+        ),
+        &pipeline,
+        "MB/s",
+    );
+    println!(
+        "{:<44} core/baseline: CPU per event ×{:.2}",
+        "",
+        pipeline[1].cpu_per_million() / pipeline[0].cpu_per_million().max(1e-12)
+    );
+    offline.extend(pipeline);
 
     let mut live_json = Vec::new();
     let mut failed = None;
