@@ -166,7 +166,7 @@ impl VtgateClient {
     /// Classifies a failed call: TLS problems that only show after the handshake (a server
     /// refusing the client certificate, or requiring one) get a message naming the fix; the
     /// rest goes through [`status_error`]. `discovery` = a call made while opening the stream,
-    /// where a TLS connection closed before any answer means mTLS trouble, not a restart.
+    /// where a plaintext connection broken off before any answer hints at a TLS port.
     pub fn rpc_error(&self, status: &tonic::Status, discovery: bool) -> Error {
         tls_status_error(&self.address, self.tls, status, discovery)
             .unwrap_or_else(|| status_error(&self.address, status))
@@ -498,21 +498,26 @@ fn tls_status_error(
 ) -> Option<Error> {
     if tls == TlsMode::Off {
         // A plaintext HTTP/2 client talking to a TLS port sees its preface answered with TLS
-        // bytes: a protocol error or a closed connection before any answer.
+        // bytes: an HTTP/2 protocol error (certain) or a closed connection (could also be a
+        // restart, so it stays retryable) before any answer.
         let (_, cause) = root_cause(status);
         let lower = cause.to_lowercase();
-        let broken = lower.contains("h2 protocol error")
+        let garbled = lower.contains("h2 protocol error")
             || lower.contains("http2 error")
-            || lower.contains("transport error")
-            || lower.contains("connection closed")
             || lower.contains("frame with invalid size");
-        if discovery && broken {
-            return Some(Error::config(format!(
+        let closed = lower.contains("transport error") || lower.contains("connection closed");
+        if discovery && (garbled || closed) {
+            let message = format!(
                 "VTGate at {address} broke off the connection before answering ({}: {}) — check that the address \
                  is VTGate's gRPC port; if VTGate serves TLS (--grpc-cert), turn TLS on (--tls, tls options)",
                 status.message(),
                 cause
-            )));
+            );
+            return Some(if garbled {
+                Error::config(message)
+            } else {
+                Error::retryable(message)
+            });
         }
         return None;
     }
@@ -544,11 +549,8 @@ fn tls_status_error(
              client certificate, use one signed by the CA VTGate trusts for clients (its --grpc-ca), not expired, \
              with client-auth usage (tls.client_cert_path, --tls-cert)"
         );
-        return Some(if discovery {
-            Error::config(message)
-        } else {
-            Error::retryable(message)
-        });
+        // A closed connection is also what a restart looks like: retryable, with the hint.
+        return Some(Error::retryable(message));
     }
     if closed && tls == TlsMode::ServerOnly {
         let message = format!(
@@ -556,11 +558,7 @@ fn tls_status_error(
              client certificate (mTLS, its --grpc-ca), set the client certificate and key \
              (tls.client_cert_path/client_key_path, --tls-cert/--tls-key)"
         );
-        return Some(if discovery {
-            Error::config(message)
-        } else {
-            Error::retryable(message)
-        });
+        return Some(Error::retryable(message));
     }
     None
 }
