@@ -11,6 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::options::{TabletType, TlsOptions};
+use vitess_cdc_core::position::binary;
 use vitess_cdc_core::{
     Error, ErrorKind, Event, ShardPosition, StartMode, StreamOptions, StreamPosition,
 };
@@ -64,6 +65,10 @@ enum Command {
         /// Give up waiting for a mark of every shard after this many seconds.
         #[arg(long, default_value_t = 30)]
         wait_secs: u64,
+        /// Also write the positions in the compact binary form to this file (`--start @file`
+        /// reads either form).
+        #[arg(long)]
+        binary_out: Option<String>,
     },
 }
 
@@ -214,16 +219,34 @@ fn parse_start(s: &str) -> Result<StartMode, Error> {
         "snapshot" => Ok(StartMode::SnapshotOnly),
         _ => {
             let text = match s.strip_prefix('@') {
-                Some(path) => std::fs::read_to_string(path).map_err(|e| {
-                    Error::config(format!(
-                        "cannot read the start positions file '{path}': {e}"
-                    ))
-                })?,
+                Some(path) => {
+                    let bytes = std::fs::read(path).map_err(|e| {
+                        Error::config(format!(
+                            "cannot read the start positions file '{path}': {e}"
+                        ))
+                    })?;
+                    // the compact binary form (`positions --binary-out`) or JSON
+                    if bytes.starts_with(&binary::STREAM_MAGIC) {
+                        return Ok(StartMode::Positions(
+                            StreamPosition::from_bytes(&bytes)?.shards,
+                        ));
+                    }
+                    if bytes.starts_with(&binary::SHARD_MAGIC) {
+                        return Ok(StartMode::Positions(vec![ShardPosition::from_bytes(
+                            &bytes,
+                        )?]));
+                    }
+                    String::from_utf8(bytes).map_err(|_| {
+                        Error::config(format!(
+                            "the start positions file '{path}' is neither positions JSON nor vitess-cdc binary positions"
+                        ))
+                    })?
+                }
                 None => s.to_string(),
             };
             if !text.trim_start().starts_with(['{', '[']) {
                 return Err(Error::config(format!(
-                    "--start must be initial, latest, a positions JSON or @file (got '{s}')"
+                    "--start must be initial, latest, a positions JSON or @file with JSON or binary positions (got '{s}')"
                 )));
             }
             Ok(StartMode::Positions(
@@ -291,9 +314,13 @@ fn run(cli: Cli) -> Result<(), Error> {
                 Limits::default(),
             )
         }
-        Command::Positions { stream, wait_secs } => {
+        Command::Positions {
+            stream,
+            wait_secs,
+            binary_out,
+        } => {
             let opts = stream.to_options(StartMode::Latest)?;
-            positions(opts, Duration::from_secs(wait_secs))
+            positions(opts, Duration::from_secs(wait_secs), binary_out.as_deref())
         }
     }
 }
@@ -429,7 +456,11 @@ fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> Resul
     Ok(())
 }
 
-fn positions(options: StreamOptions, wait: Duration) -> Result<(), Error> {
+fn positions(
+    options: StreamOptions,
+    wait: Duration,
+    binary_out: Option<&str>,
+) -> Result<(), Error> {
     let stream = BlockingStream::open(options)?;
     let started = Instant::now();
     let mut marked = std::collections::BTreeSet::new();
@@ -447,7 +478,15 @@ fn positions(options: StreamOptions, wait: Duration) -> Result<(), Error> {
             }
         }
     }
-    println!("{}", stream.positions().to_json());
+    let reached = stream.positions();
     stream.close();
+    if let Some(path) = binary_out {
+        std::fs::write(path, reached.to_bytes()).map_err(|e| {
+            Error::config(format!(
+                "cannot write the binary positions file '{path}': {e}"
+            ))
+        })?;
+    }
+    println!("{}", reached.to_json());
     Ok(())
 }

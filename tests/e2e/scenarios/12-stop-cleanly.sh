@@ -38,3 +38,12 @@ rc=$?
 check "SIGTERM ends tail with exit 0 and a final position (rc=$rc)" \
   bash -c "test $rc -eq 0 && tail -n 1 '$WORK/term.err' | python3 -c 'import json,sys; json.load(sys.stdin)'"
 vt_mysql -D customer -e "DELETE FROM customer WHERE customer_id = $id"
+
+# The compact binary form of positions works as a start position too.
+bid=$((id + 1))
+"$VSTREAM" positions -k customer -t customer --binary-out "$WORK/pos.bin" > /dev/null 2>&1
+check "positions --binary-out writes VCPS binary positions" bash -c "head -c 4 '$WORK/pos.bin' | grep -q VCPS"
+vt_mysql -D customer -e "INSERT INTO customer (customer_id, email, name) VALUES ($bid, 'bin.$bid@example.com', 'bin')"
+"$VSTREAM" tail -k customer -t customer --start "@$WORK/pos.bin" --duration 4 > "$WORK/bin.jsonl" 2> /dev/null
+check "tail --start @binary-file resumes from binary positions" grep -q "\"customer_id\":$bid" "$WORK/bin.jsonl"
+vt_mysql -D customer -e "DELETE FROM customer WHERE customer_id = $bid"
