@@ -558,6 +558,7 @@ fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement> {
             allow_tables_without_primary_key: false,
             transaction_buffer_bytes: 4 << 20,
             snapshot_only: false,
+            follow_reshard: false,
         },
         vec![start],
         Arc::new(Metrics::default()),

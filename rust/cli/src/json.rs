@@ -68,8 +68,15 @@ impl Printer {
                 json!({"op": "copy_completed", "keyspace": keyspace, "shard": shard})
             }
             Event::CopyCompleted => json!({"op": "copy_completed"}),
-            Event::Journal { ended, started } => json!({
+            Event::Journal {
+                id,
+                shard,
+                ended,
+                started,
+            } => json!({
                 "op": "journal",
+                "id": id,
+                "shard": format!("{}/{}", shard.0, shard.1),
                 "ended": ended.iter().map(|(k, s)| format!("{k}/{s}")).collect::<Vec<_>>(),
                 "started": started,
             }),

@@ -203,6 +203,8 @@ impl StreamArgs {
         o.transaction_chunk_bytes = self.transaction_chunk_bytes;
         o.include_reshard_journal_events = self.include_reshard_journal_events;
         o.stop_on_reshard = self.stop_on_reshard;
+        // One stream for the keyspace: follow VTGate onto the new shards of a reshard.
+        o.follow_reshard = true;
         o.buffer_bytes = self.buffer_bytes;
         o.retry_initial_backoff = Duration::from_millis(self.retry_initial_backoff_ms);
         o.retry_max_backoff = Duration::from_millis(self.retry_max_backoff_ms);
@@ -375,7 +377,7 @@ impl PrintedPositions {
                 self.0
                     .insert((p.keyspace.clone(), p.shard.clone()), p.clone());
             }
-            Event::Journal { ended, started } => {
+            Event::Journal { ended, started, .. } => {
                 for k in ended {
                     self.0.remove(k);
                 }

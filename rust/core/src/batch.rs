@@ -268,7 +268,12 @@ impl BatchEncoder {
                 w.i64(*timestamp_millis);
                 Ok(())
             }),
-            Event::Journal { ended, started } => self.entry(tag::JOURNAL, |w| {
+            Event::Journal {
+                id,
+                shard,
+                ended,
+                started,
+            } => self.entry(tag::JOURNAL, |w| {
                 w.u16_len(ended.len(), "ended shards")?;
                 for (keyspace, shard) in ended {
                     w.str(keyspace)?;
@@ -278,6 +283,10 @@ impl BatchEncoder {
                 for pos in started {
                     write_position(w, pos)?;
                 }
+                // Appended fields: readers that predate them stop at the entry's frame.
+                w.str(&shard.0)?;
+                w.str(&shard.1)?;
+                w.i64(*id);
                 Ok(())
             }),
             Event::End => {
@@ -919,6 +928,8 @@ mod tests {
                 },
                 Event::CopyCompleted,
                 Event::Journal {
+                    id: 7,
+                    shard: ("customer".into(), "-80".into()),
                     ended: vec![("customer".into(), "-80".into())],
                     started: vec![pos.clone()],
                 },
@@ -965,6 +976,7 @@ mod tests {
             ("customer", "-80", POSITION_ENCODING_JSON)
         );
         r.str();
+        assert_eq!((r.str(), r.str(), r.i64()), ("customer", "-80", 7));
         assert!(r.done());
         assert!(entries[4].1.is_empty() && entries[6].1.is_empty());
     }
@@ -1125,6 +1137,8 @@ mod tests {
             },
             Event::CopyCompleted,
             Event::Journal {
+                id: 1_234_567_890_123,
+                shard: ("customer".into(), "-80".into()),
                 ended: vec![("customer".into(), "-80".into())],
                 started: vec![pos],
             },

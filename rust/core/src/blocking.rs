@@ -34,8 +34,8 @@ struct PollState {
     positions: BTreeMap<(String, String), ShardPosition>,
     failed: Option<(ErrorKind, String)>,
     ended: bool,
-    /// Shards that reached a reshard journal: later marks for them (the journal transaction's
-    /// own VGTID still lists them) must not bring them back.
+    /// Shards that reached their reshard journal: later marks for them (with follow_reshard, the
+    /// journal transaction's own VGTID still lists them) must not bring them back.
     retired: std::collections::BTreeSet<(String, String)>,
 }
 
@@ -203,15 +203,22 @@ impl BlockingStream {
                         state.positions.insert(key, p.clone());
                     }
                 }
-                Event::Journal { ended, started } => {
-                    for k in ended {
-                        state.positions.remove(k);
-                        state.retired.insert(k.clone());
-                    }
-                    for p in started {
-                        state
-                            .positions
-                            .insert((p.keyspace.clone(), p.shard.clone()), p.clone());
+                Event::Journal {
+                    shard,
+                    ended,
+                    started,
+                    ..
+                } => {
+                    state.positions.remove(shard);
+                    state.retired.insert(shard.clone());
+                    // The new shards start where the journal says once every participant
+                    // ended: resuming them earlier could reorder a key's changes.
+                    if ended.iter().all(|k| state.retired.contains(k)) {
+                        for p in started {
+                            state
+                                .positions
+                                .insert((p.keyspace.clone(), p.shard.clone()), p.clone());
+                        }
                     }
                 }
                 Event::End => state.ended = true,

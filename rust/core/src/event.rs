@@ -115,9 +115,13 @@ pub enum Event {
     CopyCompleted,
     /// Liveness: no data, but time moved on (drives watermarks on idle shards).
     Heartbeat { timestamp_millis: i64 },
-    /// Resharding: `ended` shards finished at their journal; `started` shards begin at the given
-    /// positions.
+    /// Resharding: `shard`'s stream reached the reshard journal `id` and ends here (a final
+    /// [`Event::Mark`] of `shard` follows; nothing of it after that). `ended` = every participant
+    /// of the journal (each sends its own Journal event); `started` = the new shards and their
+    /// start positions, to be read only after every participant ended (per-key order).
     Journal {
+        id: i64,
+        shard: (String, String),
         ended: Vec<(String, String)>,
         started: Vec<ShardPosition>,
     },

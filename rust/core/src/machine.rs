@@ -54,6 +54,9 @@ pub struct MachineConfig {
     pub transaction_buffer_bytes: usize,
     /// End the stream after the final COPY_COMPLETED.
     pub snapshot_only: bool,
+    /// Follow VTGate's reshard transition (new shards join this stream) instead of stopping each
+    /// shard at its journal ([`crate::StreamOptions::follow_reshard`]).
+    pub follow_reshard: bool,
 }
 
 pub struct Machine {
@@ -66,8 +69,14 @@ pub struct Machine {
     latest: HashMap<TableKey, Arc<TableSchema>>,
     /// Shapes the consumer has actually received.
     announced: HashMap<TableKey, Arc<TableSchema>>,
-    /// Shards that reached a reshard journal: dropped once a VGTID no longer lists them.
+    /// follow_reshard: shards that reached a reshard journal, dropped once a VGTID no longer
+    /// lists them.
     journaled: BTreeSet<ShardKey>,
+    /// Not following reshards: shards that ended at their journal. Their later events (the rest
+    /// of the journal transaction, anything VTGate still sends) are dropped.
+    ended: BTreeSet<ShardKey>,
+    /// Journals that ended a shard so far (the stream restarts the others after one).
+    journals_seen: u64,
     finished: bool,
     metrics: Arc<Metrics>,
 }
@@ -96,6 +105,8 @@ impl Machine {
             latest: HashMap::new(),
             announced: HashMap::new(),
             journaled: BTreeSet::new(),
+            ended: BTreeSet::new(),
+            journals_seen: 0,
             finished: false,
             metrics,
         }
@@ -115,6 +126,16 @@ impl Machine {
 
     pub fn shard_positions(&self) -> Vec<ShardPosition> {
         self.shards.values().map(|s| s.pos.clone()).collect()
+    }
+
+    /// Shards that ended at a reshard journal (not following reshards).
+    pub fn ended_shards(&self) -> &BTreeSet<ShardKey> {
+        &self.ended
+    }
+
+    /// How many reshard journals ended a shard of this stream so far.
+    pub fn journals_seen(&self) -> u64 {
+        self.journals_seen
     }
 
     /// Whether every shard finished its copy phase (or never needed one).
@@ -138,6 +159,18 @@ impl Machine {
     pub fn handle(&mut self, ev: VEvent, out: &mut Vec<Event>) -> Result<()> {
         if self.finished {
             return Ok(());
+        }
+        if !self.config.follow_reshard {
+            if let Some(key) = any_event_shard(&ev) {
+                if !self.shards.contains_key(&key) {
+                    // A shard this stream does not read: one that ended at its journal, or a new
+                    // shard of VTGate's own reshard transition (read by another stream, later).
+                    if !self.ended.contains(&key) {
+                        tracing::debug!(keyspace = %key.0, shard = %key.1, "dropping an event of a shard this stream does not read");
+                    }
+                    return Ok(());
+                }
+            }
         }
         self.metrics.record_lag(ev.timestamp, ev.current_time);
         let ty = VEventType::try_from(ev.r#type).unwrap_or(VEventType::Unknown);
@@ -376,6 +409,11 @@ impl Machine {
             .collect();
         for sg in vgtid.shard_gtids {
             let key = (sg.keyspace.clone(), sg.shard.clone());
+            if !self.config.follow_reshard && !self.shards.contains_key(&key) {
+                // VGTIDs list every shard of VTGate's stream, including shards that ended here
+                // and new shards of a reshard: only this stream's shards move.
+                continue;
+            }
             let track = self.shards.entry(key.clone()).or_insert_with(|| {
                 // A shard we did not start: a reshard target, which starts without copy.
                 ShardTrack {
@@ -484,10 +522,7 @@ impl Machine {
             .iter()
             .map(|p| (p.keyspace.clone(), p.shard.clone()))
             .collect();
-        for k in &ended {
-            self.journaled.insert(k.clone());
-        }
-        let started = j
+        let started: Vec<ShardPosition> = j
             .shard_gtids
             .iter()
             .map(|sg| ShardPosition {
@@ -499,14 +534,69 @@ impl Machine {
                 copy_completed: true,
             })
             .collect();
-        tracing::info!(?ended, "reshard journal");
-        self.push(Event::Journal { ended, started }, out);
+        // The shard whose stream carries the journal; VTGate names it on the event. Without a
+        // name, the one participant this stream reads (and still reads) is the one.
+        let shard = event_shard(ev).or_else(|| {
+            let mine: Vec<&ShardKey> = ended
+                .iter()
+                .filter(|k| self.shards.contains_key(*k) && !self.journaled.contains(*k))
+                .collect();
+            (mine.len() == 1).then(|| mine[0].clone())
+        });
+        let Some(shard) = shard else {
+            tracing::warn!(
+                ?ended,
+                "a reshard journal without a shard this stream reads: ignored"
+            );
+            return;
+        };
+        tracing::info!(id = j.id, keyspace = %shard.0, shard = %shard.1, ?ended, started = ?started.iter().map(|p| &p.shard).collect::<Vec<_>>(), "reshard journal");
+        let journal = Event::Journal {
+            id: j.id,
+            shard: shard.clone(),
+            ended: ended.clone(),
+            started,
+        };
+        if self.config.follow_reshard {
+            for k in &ended {
+                self.journaled.insert(k.clone());
+            }
+            self.push(journal, out);
+            return;
+        }
+        // The shard ends here: whatever its journal transaction buffered (nothing, normally)
+        // goes out first, then the journal and the shard's final mark — its last committed
+        // position, from which a resume would meet this journal again.
+        if let Some(txn) = self.txn.take() {
+            self.emit(txn.events, Some(&shard), out);
+        }
+        self.pending_vgtid = None;
+        let Some(track) = self.shards.remove(&shard) else {
+            return;
+        };
+        self.ended.insert(shard);
+        self.journals_seen += 1;
+        out.push(journal);
+        out.push(Event::Mark(track.pos));
     }
 }
 
 fn event_shard(ev: &VEvent) -> Option<ShardKey> {
     (!ev.keyspace.is_empty() || !ev.shard.is_empty())
         .then(|| (ev.keyspace.clone(), ev.shard.clone()))
+}
+
+/// The shard an event belongs to: the event's own, or its ROW/FIELD event's. None when the event
+/// names no complete shard (VTGate heartbeats, the final COPY_COMPLETED).
+fn any_event_shard(ev: &VEvent) -> Option<ShardKey> {
+    let (keyspace, shard) = if let Some(re) = &ev.row_event {
+        first_non_empty(&re.keyspace, &re.shard, ev)
+    } else if let Some(fe) = &ev.field_event {
+        first_non_empty(&fe.keyspace, &fe.shard, ev)
+    } else {
+        (ev.keyspace.clone(), ev.shard.clone())
+    };
+    (!keyspace.is_empty() && !shard.is_empty()).then_some((keyspace, shard))
 }
 
 fn first_non_empty(keyspace: &str, shard: &str, ev: &VEvent) -> ShardKey {
@@ -644,6 +734,7 @@ pub(crate) mod tests {
             allow_tables_without_primary_key: false,
             transaction_buffer_bytes: budget,
             snapshot_only: true,
+            follow_reshard: false,
         };
         Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
     }
@@ -951,51 +1042,229 @@ pub(crate) mod tests {
         assert_eq!(err.kind, crate::ErrorKind::Config);
     }
 
-    #[test]
-    fn journal_moves_to_new_shards() {
+    fn journal_event(id: i64, participants: &[&str], started: &[&str]) -> VEvent {
         use crate::proto::binlogdata::{Journal, KeyspaceShard, MigrationType};
-        let mut m = machine(start("pos0", &[]), 1 << 20);
-        let journal = VEvent {
+        VEvent {
             journal: Some(Journal {
+                id,
                 migration_type: MigrationType::Shards as i32,
-                participants: vec![KeyspaceShard {
-                    keyspace: "ks".into(),
-                    shard: "0".into(),
-                }],
-                shard_gtids: vec![ShardGtid {
-                    keyspace: "ks".into(),
-                    shard: "-80".into(),
-                    gtid: "n1".into(),
-                    table_p_ks: vec![],
-                }],
+                participants: participants
+                    .iter()
+                    .map(|s| KeyspaceShard {
+                        keyspace: "ks".into(),
+                        shard: s.to_string(),
+                    })
+                    .collect(),
+                shard_gtids: started
+                    .iter()
+                    .map(|s| ShardGtid {
+                        keyspace: "ks".into(),
+                        shard: s.to_string(),
+                        gtid: format!("start{s}"),
+                        table_p_ks: vec![],
+                    })
+                    .collect(),
                 ..Default::default()
             }),
             ..ev(VEventType::Journal)
-        };
-        let new_vgtid = VEvent {
+        }
+    }
+
+    /// A VGTID listing these (shard, gtid) pairs.
+    fn vgtid_of(entries: &[(&str, &str)]) -> VEvent {
+        VEvent {
             vgtid: Some(VGtid {
-                shard_gtids: vec![ShardGtid {
-                    keyspace: "ks".into(),
-                    shard: "-80".into(),
-                    gtid: "n1".into(),
-                    table_p_ks: vec![],
-                }],
+                shard_gtids: entries
+                    .iter()
+                    .map(|(s, g)| ShardGtid {
+                        keyspace: "ks".into(),
+                        shard: s.to_string(),
+                        gtid: g.to_string(),
+                        table_p_ks: vec![],
+                    })
+                    .collect(),
             }),
             ..ev(VEventType::Vgtid)
+        }
+    }
+
+    /// The event as sent by shard `shard` (its own and its row/field event's shard).
+    fn on(shard: &str, mut e: VEvent) -> VEvent {
+        e.shard = shard.into();
+        if let Some(r) = e.row_event.as_mut() {
+            r.shard = shard.into();
+        }
+        if let Some(f) = e.field_event.as_mut() {
+            f.shard = shard.into();
+        }
+        e
+    }
+
+    fn follow_machine(start_pos: ShardPosition) -> Machine {
+        let config = MachineConfig {
+            allow_tables_without_primary_key: false,
+            transaction_buffer_bytes: 1 << 20,
+            snapshot_only: false,
+            follow_reshard: true,
         };
+        Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
+    }
+
+    #[test]
+    fn following_reshards_moves_to_new_shards() {
+        let mut m = follow_machine(start("pos0", &[]));
         let out = run(
             &mut m,
             vec![
                 ev(VEventType::Begin),
-                journal,
-                new_vgtid,
+                journal_event(3, &["0"], &["-80"]),
+                vgtid_of(&[("-80", "start-80")]),
                 ev(VEventType::Commit),
             ],
         );
         assert!(
-            matches!(&out[0], Event::Journal { ended, started } if ended.len() == 1 && started[0].shard == "-80")
+            matches!(&out[0], Event::Journal { id: 3, shard, ended, started }
+                if shard.1 == "0" && ended.len() == 1 && started[0].shard == "-80")
         );
         let shards: Vec<String> = m.positions().shards.into_iter().map(|p| p.shard).collect();
         assert_eq!(shards, vec!["-80"]);
+    }
+
+    #[test]
+    fn journal_ends_the_shard_with_a_final_mark_and_nothing_of_it_or_the_new_shards_follows() {
+        let mut m = machine(start("pos0", &[]), 1 << 20);
+        m.config.snapshot_only = false;
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                field("t"),
+                insert("t", 1, 5),
+                vgtid("p1", vec![]),
+                ev(VEventType::Commit),
+            ],
+        );
+        assert_eq!(marks(&out)[0].gtid, "p1");
+        // BEGIN, JOURNAL, VGTID (VTGate already lists the new shards), COMMIT
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                journal_event(42, &["0"], &["-40", "40-"]),
+                vgtid_of(&[("-40", "start-40"), ("40-", "start40-")]),
+                ev(VEventType::Commit),
+            ],
+        );
+        assert_eq!(out.len(), 2, "{out:?}");
+        match &out[0] {
+            Event::Journal {
+                id,
+                shard,
+                ended,
+                started,
+            } => {
+                assert_eq!(*id, 42);
+                assert_eq!(shard, &("ks".to_string(), "0".to_string()));
+                assert_eq!(ended, &vec![("ks".to_string(), "0".to_string())]);
+                let s: Vec<(&str, &str)> = started
+                    .iter()
+                    .map(|p| (p.shard.as_str(), p.gtid.as_str()))
+                    .collect();
+                assert_eq!(s, vec![("-40", "start-40"), ("40-", "start40-")]);
+                assert!(started.iter().all(|p| p.copy_completed));
+            }
+            e => panic!("{e:?}"),
+        }
+        // the final mark: the last committed position (a resume from it meets the journal again)
+        assert!(matches!(&out[1], Event::Mark(p) if p.shard == "0" && p.gtid == "p1"));
+        assert!(m.positions().shards.is_empty());
+        assert_eq!(m.journals_seen(), 1);
+        // VTGate's own transition: the new shards' events are not this stream's
+        let out = run(
+            &mut m,
+            vec![
+                on("-40", ev(VEventType::Begin)),
+                on("-40", field("t")),
+                on("-40", insert("t", 2, 6)),
+                on("-40", vgtid_of(&[("-40", "n1"), ("40-", "start40-")])),
+                on("-40", ev(VEventType::Commit)),
+                // and nothing more of the ended shard
+                ev(VEventType::Begin),
+                insert("t", 3, 7),
+                vgtid("p2", vec![]),
+                ev(VEventType::Commit),
+            ],
+        );
+        assert!(out.is_empty(), "{out:?}");
+    }
+
+    #[test]
+    fn a_merge_ends_each_participant_at_its_own_journal_and_the_others_go_on() {
+        let config = MachineConfig {
+            allow_tables_without_primary_key: false,
+            transaction_buffer_bytes: 1 << 20,
+            snapshot_only: false,
+            follow_reshard: false,
+        };
+        let pos = |shard: &str| ShardPosition {
+            shard: shard.into(),
+            ..start(&format!("{shard}@0"), &[])
+        };
+        let mut m = Machine::new(
+            config,
+            vec![pos("-80"), pos("80-"), pos("x")],
+            Arc::new(Metrics::default()),
+        );
+        let all = |a: &str, b: &str, x: &str| vgtid_of(&[("-80", a), ("80-", b), ("x", x)]);
+        let out = run(
+            &mut m,
+            vec![
+                on("-80", ev(VEventType::Begin)),
+                on("-80", journal_event(9, &["-80", "80-"], &["0"])),
+                on("-80", all("-80@0", "80-@0", "x@0")),
+                on("-80", ev(VEventType::Commit)),
+                on("x", ev(VEventType::Begin)),
+                on("x", field("t")),
+                on("x", insert("t", 1, 5)),
+                on("x", all("-80@0", "80-@0", "x@1")),
+                on("x", ev(VEventType::Commit)),
+                on("80-", ev(VEventType::Begin)),
+                on("80-", field("t")),
+                on("80-", insert("t", 2, 5)),
+                on("80-", all("-80@0", "80-@1", "x@1")),
+                on("80-", ev(VEventType::Commit)),
+                on("80-", ev(VEventType::Begin)),
+                on("80-", journal_event(9, &["-80", "80-"], &["0"])),
+                on("80-", ev(VEventType::Commit)),
+            ],
+        );
+        let summary: Vec<String> = out
+            .iter()
+            .map(|e| match e {
+                Event::Journal { shard, .. } => format!("journal {}", shard.1),
+                Event::Mark(p) => format!("mark {} {}", p.shard, p.gtid),
+                Event::Change(c) => format!("row {}", c.schema.shard),
+                Event::Schema(s) => format!("schema {}", s.shard),
+                e => format!("{e:?}"),
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                "journal -80",
+                "mark -80 -80@0",
+                "schema x",
+                "row x",
+                "mark x x@1",
+                "schema 80-",
+                "row 80-",
+                "mark 80- 80-@1",
+                "journal 80-",
+                "mark 80- 80-@1",
+            ]
+        );
+        let left: Vec<String> = m.positions().shards.into_iter().map(|p| p.shard).collect();
+        assert_eq!(left, vec!["x"]);
+        assert_eq!(m.journals_seen(), 2);
     }
 }

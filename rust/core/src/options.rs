@@ -64,9 +64,19 @@ pub struct StreamOptions {
     pub heartbeat_interval_secs: u32,
     /// Stream transactions larger than this in chunks (v24+); default 4 MiB, 0 = off.
     pub transaction_chunk_bytes: i64,
-    /// Ask VTGate to forward reshard journal events (v21+); default true.
+    /// Ask VTGate to forward reshard journal events (v21+); default true. Only changes anything
+    /// with `follow_reshard`: otherwise journals are always forwarded (see below).
     pub include_reshard_journal_events: bool,
+    /// End the whole stream ([`crate::Event::End`]) at a reshard; positions then list the new
+    /// shards. Default false.
     pub stop_on_reshard: bool,
+    /// What happens to a shard that reaches a reshard journal. false (default, what a per-shard
+    /// consumer such as the Flink source needs): the shard's stream stops at its journal
+    /// ([`crate::Event::Journal`] then a final mark), the other shards go on, and the new shards
+    /// are not read by this stream — the consumer opens them. true: VTGate's own transition is
+    /// followed and the new shards' events arrive in this stream (one stream per keyspace, e.g.
+    /// `vstream tail`). docs/positions.md "Resharding".
+    pub follow_reshard: bool,
     /// Bytes of decoded events buffered between the gRPC reader and the consumer; default 64 MiB.
     pub buffer_bytes: usize,
     /// Reconnect policy.
@@ -100,6 +110,7 @@ impl StreamOptions {
             transaction_chunk_bytes: 4 * 1024 * 1024,
             include_reshard_journal_events: true,
             stop_on_reshard: false,
+            follow_reshard: false,
             buffer_bytes: 64 * 1024 * 1024,
             retry_initial_backoff: Duration::from_millis(200),
             retry_max_backoff: Duration::from_secs(10),

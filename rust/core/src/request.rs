@@ -139,6 +139,14 @@ pub fn plan(
         info.shards.clone()
     } else {
         for s in &options.shards {
+            // A shard resumed from a saved position may be an old shard of a reshard that is no
+            // longer serving: VTGate still streams it up to its journal (v20+).
+            let resumed = matches!(&options.start, StartMode::Positions(saved)
+                if saved.iter().any(|p| &p.shard == s));
+            if !info.shards.contains(s) && resumed {
+                tracing::warn!(shard = %s, serving = ?info.shards, "shard resumed from a saved position is not among the serving shards (resharded?)");
+                continue;
+            }
             if !info.shards.contains(s) {
                 return Err(Error::config(format!(
                     "shard '{s}' not found in keyspace '{ks}' (shards: {}) — check the shards option",
@@ -307,7 +315,9 @@ pub fn build_request(
         filter: Some(plan.filter.clone()),
         flags: Some(VStreamFlags {
             heartbeat_interval: options.heartbeat_interval_secs,
-            stop_on_reshard: options.stop_on_reshard,
+            // Not following reshards, each shard must stop at its journal: VTGate then forwards
+            // the journal and ends the RPC instead of streaming the new shards into this stream.
+            stop_on_reshard: options.stop_on_reshard || !options.follow_reshard,
             cells: options.cells.clone().unwrap_or_default(),
             include_reshard_journal_events: options.include_reshard_journal_events,
             tables_to_copy,

@@ -33,6 +33,10 @@ pub struct EventStream {
     failures: u32,
     last_error: Option<Error>,
     ended: bool,
+    /// `machine.journals_seen()` when the current RPC started: a journal since then makes the
+    /// RPC's end (VTGate's stop_on_reshard EOF, or its refusal of a merge whose participants are
+    /// not all in this stream) the expected end of an ended shard, not a failure.
+    journals_at_rpc_start: u64,
 }
 
 impl EventStream {
@@ -91,6 +95,7 @@ impl EventStream {
                 allow_tables_without_primary_key: options.allow_tables_without_primary_key,
                 transaction_buffer_bytes: (options.buffer_bytes / 2).max(1024 * 1024),
                 snapshot_only: matches!(options.start, StartMode::SnapshotOnly),
+                follow_reshard: options.follow_reshard,
             };
             let machine = Machine::new(config, start, metrics.clone());
             let mut stream = EventStream {
@@ -103,6 +108,7 @@ impl EventStream {
                 failures: 0,
                 last_error: None,
                 ended: false,
+                journals_at_rpc_start: 0,
             };
             stream.start_rpc().await?;
             Ok(stream)
@@ -130,6 +136,7 @@ impl EventStream {
             // Shards whose copy is done have nothing left to give a snapshot.
             positions.retain(|p| p.needs_copy());
         }
+        self.journals_at_rpc_start = self.machine.journals_seen();
         if positions.is_empty() {
             self.grpc = None;
             return Ok(());
@@ -157,6 +164,11 @@ impl EventStream {
             return Ok(vec![Event::CopyCompleted, Event::End]);
         }
         loop {
+            if self.grpc.is_none() && self.machine.shard_positions().is_empty() {
+                // Every shard of this stream ended at a reshard journal: nothing left to read.
+                // The consumer opens the new shards in a stream of their own.
+                std::future::pending::<()>().await;
+            }
             match self.read_one().await {
                 Ok(events) => {
                     if self.machine.finished() {
@@ -199,11 +211,32 @@ impl EventStream {
                     self.grpc = None;
                     return Ok(vec![Event::End]);
                 }
+                if self.journal_in_this_rpc() {
+                    tracing::info!(
+                        "VTGate ended the stream at a reshard; resuming the other shards"
+                    );
+                    self.restart_after_journal().await?;
+                    return Ok(Vec::new());
+                }
                 return Err(Error::retryable(
                     "VTGate ended the stream unexpectedly (EOF)",
                 ));
             }
-            Err(status) => return Err(self.client.rpc_error(&status, false)),
+            Err(status) => {
+                if self.journal_in_this_rpc() && status.message().to_lowercase().contains("journal")
+                {
+                    // A merge whose participants are not all in this stream: VTGate forwards the
+                    // journal, then refuses to go on ("not all journaling participants are in
+                    // the stream"). The shard has ended here; the others go on.
+                    tracing::info!(
+                        message = status.message(),
+                        "VTGate ended the stream at a reshard; resuming the other shards"
+                    );
+                    self.restart_after_journal().await?;
+                    return Ok(Vec::new());
+                }
+                return Err(self.client.rpc_error(&status, false));
+            }
         };
         self.metrics
             .record_response(response.events.len(), response.encoded_len());
@@ -214,6 +247,22 @@ impl EventStream {
         self.failures = 0;
         self.last_error = None;
         Ok(out)
+    }
+
+    fn journal_in_this_rpc(&self) -> bool {
+        !self.options.follow_reshard && self.machine.journals_seen() > self.journals_at_rpc_start
+    }
+
+    /// After a shard ended at its journal and VTGate ended the RPC: the remaining shards resume
+    /// from their marks at once (no backoff, not a failure).
+    async fn restart_after_journal(&mut self) -> Result<()> {
+        self.grpc = None;
+        self.machine.on_reconnect();
+        match self.start_rpc().await {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind == ErrorKind::Retryable => self.reconnect(e).await,
+            Err(e) => Err(e),
+        }
     }
 
     async fn reconnect(&mut self, cause: Error) -> Result<()> {

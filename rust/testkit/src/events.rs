@@ -160,3 +160,65 @@ pub fn vgtid_with(gtid: &str, table_p_ks: Vec<TableLastPk>) -> VEvent {
         ..ev(VEventType::Vgtid)
     }
 }
+
+/// The event as shard `shard` of keyspace [`KS`] sends it (the event's own shard and its
+/// ROW/FIELD event's; a VGTID keeps its list).
+pub fn on_shard(shard: &str, mut event: VEvent) -> VEvent {
+    event.shard = shard.into();
+    if let Some(r) = event.row_event.as_mut() {
+        r.shard = shard.into();
+    }
+    if let Some(f) = event.field_event.as_mut() {
+        f.shard = shard.into();
+    }
+    event
+}
+
+/// A VGTID listing these `(shard, gtid)` pairs of keyspace [`KS`] (VTGate lists every shard of
+/// the stream).
+pub fn vgtid_shards(entries: &[(&str, &str)]) -> VEvent {
+    VEvent {
+        vgtid: Some(VGtid {
+            shard_gtids: entries
+                .iter()
+                .map(|(shard, gtid)| ShardGtid {
+                    keyspace: KS.into(),
+                    shard: shard.to_string(),
+                    gtid: gtid.to_string(),
+                    table_p_ks: vec![],
+                })
+                .collect(),
+        }),
+        ..ev(VEventType::Vgtid)
+    }
+}
+
+/// A SHARDS reshard journal: `participants` (old shards) end, `started` (new shard, start gtid)
+/// begin. Send it as `shard` with [`on_shard`]; every participant sends an identical one.
+pub fn journal(id: i64, participants: &[&str], started: &[(&str, &str)]) -> VEvent {
+    use vitess_cdc_core::proto::binlogdata::{Journal, KeyspaceShard, MigrationType};
+    VEvent {
+        journal: Some(Journal {
+            id,
+            migration_type: MigrationType::Shards as i32,
+            participants: participants
+                .iter()
+                .map(|s| KeyspaceShard {
+                    keyspace: KS.into(),
+                    shard: s.to_string(),
+                })
+                .collect(),
+            shard_gtids: started
+                .iter()
+                .map(|(shard, gtid)| ShardGtid {
+                    keyspace: KS.into(),
+                    shard: shard.to_string(),
+                    gtid: gtid.to_string(),
+                    table_p_ks: vec![],
+                })
+                .collect(),
+            ..Default::default()
+        }),
+        ..ev(VEventType::Journal)
+    }
+}

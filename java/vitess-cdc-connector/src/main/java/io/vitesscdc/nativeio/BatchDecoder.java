@@ -213,6 +213,13 @@ public final class BatchDecoder {
         for (int i = 0; i < started; i++) {
             startedShards.add(decodePosition(c));
         }
-        return new BatchEntry.Journal(List.copyOf(endedShards), List.copyOf(startedShards));
+        BatchEntry.ShardRef shard = null;
+        long id = 0;
+        if (c.remaining() > 0) {
+            // Appended within format version 1: the reporting shard and the journal id.
+            shard = new BatchEntry.ShardRef(c.str(), c.str());
+            id = c.i64();
+        }
+        return new BatchEntry.Journal(List.copyOf(endedShards), List.copyOf(startedShards), shard, id);
     }
 }

@@ -42,8 +42,14 @@ public sealed interface BatchEntry
     /** A shard named by keyspace and shard range. */
     record ShardRef(String keyspace, String shard) {}
 
-    /** Resharding: {@code ended} shards finished; {@code started} shards begin at these positions. */
-    record Journal(List<ShardRef> ended, List<PositionMark> started) implements BatchEntry {}
+    /**
+     * Resharding: {@code shard}'s stream reached the reshard journal {@code id} and ends here.
+     * {@code ended} lists every participant of the journal (each reports its own), {@code started}
+     * the new shards with their start positions. {@code shard} is {@code null} and {@code id} 0 for
+     * an entry written by a library older than these fields.
+     */
+    record Journal(List<ShardRef> ended, List<PositionMark> started, ShardRef shard, long id)
+            implements BatchEntry {}
 
     /** Snapshot-only mode: the stream ended; nothing follows. */
     record EndOfStream() implements BatchEntry {}

@@ -9,6 +9,7 @@ import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
@@ -88,6 +89,8 @@ class BatchDecoderTest {
         BatchEntry.Journal journal = (BatchEntry.Journal) batch.entries().get(8);
         assertThat(journal.ended()).containsExactly(new BatchEntry.ShardRef("customer", "-80"));
         assertThat(journal.started()).containsExactly(mark);
+        assertThat(journal.shard()).isEqualTo(new BatchEntry.ShardRef("customer", "-80"));
+        assertThat(journal.id()).isEqualTo(1_234_567_890_123L);
     }
 
     @Test
@@ -211,6 +214,26 @@ class BatchDecoderTest {
         buf.putInt(8, buf.getInt(8) + 1).putInt(12, buf.getInt(12) + 8);
         List<BatchEntry> entries = new BatchDecoder().decode(buf, bytes.length + 8).entries();
         assertThat(entries.get(entries.size() - 1)).isEqualTo(new BatchEntry.Unknown(200, 3));
+    }
+
+    /** A JOURNAL entry from a library that predates the reporting shard and id still decodes. */
+    @Test
+    void journalWithoutTheAppendedFieldsDecodes() {
+        ByteBuffer payload = ByteBuffer.allocate(64).order(ByteOrder.LITTLE_ENDIAN);
+        payload.putShort((short) 1);
+        for (String s : new String[] {"ks", "-80"}) {
+            payload.putInt(s.length()).put(s.getBytes(StandardCharsets.UTF_8));
+        }
+        payload.putShort((short) 0);
+        int len = payload.position();
+        ByteBuffer buf = ByteBuffer.allocateDirect(16 + 5 + len).order(ByteOrder.LITTLE_ENDIAN);
+        buf.put("VCDB".getBytes(StandardCharsets.US_ASCII)).putShort((short) 1).putShort((short) 0);
+        buf.putInt(1).putInt(5 + len);
+        buf.put((byte) BatchDecoder.TAG_JOURNAL).putInt(len).put(payload.array(), 0, len);
+        List<BatchEntry> entries = new BatchDecoder().decode(buf, buf.capacity()).entries();
+        assertThat(entries)
+                .containsExactly(new BatchEntry.Journal(
+                        List.of(new BatchEntry.ShardRef("ks", "-80")), List.of(), null, 0));
     }
 
     /**
