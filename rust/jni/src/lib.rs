@@ -8,11 +8,14 @@
 //! - Every entry point goes through [`EnvUnowned::with_env`] (which catches panics) and resolves
 //!   errors with [`error::ThrowVitessException`]: a Rust error becomes a typed Java exception
 //!   carrying its message and cause chain; a panic becomes a `FatalException`.
+//! - Native `tracing` events reach Java's SLF4J through [`logs`]: formatted into a bounded
+//!   lock-free queue on whatever thread logs, drained by Java threads (never an upcall).
 //! - Handles are `Box::into_raw` pointers validated through [`handle`]'s registry before use: a
 //!   closed, foreign or garbage handle throws `IllegalStateException`, it is never dereferenced.
 
 pub mod error;
 pub mod handle;
+pub mod logs;
 pub mod natives;
 pub mod options;
 pub mod stream;
@@ -35,7 +38,7 @@ pub unsafe extern "system" fn JNI_OnLoad(
         if vm.is_null() {
             return JNI_ERR;
         }
-        init_logging();
+        logs::init();
         // SAFETY: the JVM passes a valid, non-null JavaVM pointer to JNI_OnLoad.
         let vm = unsafe { JavaVM::from_raw(vm) };
         let outcome = vm.attach_current_thread(|env| -> jni::errors::Result<bool> {
@@ -78,15 +81,4 @@ pub unsafe extern "system" fn JNI_OnUnload(_vm: *mut jni::sys::JavaVM, _reserved
             stream.close();
         }
     });
-}
-
-/// Native logs go to stderr, and only when `VITESS_CDC_LOG` is set (an `EnvFilter` directive such
-/// as `info` or `vitess_cdc_core=debug`): a library must not install a chatty global logger.
-fn init_logging() {
-    if let Ok(filter) = std::env::var("VITESS_CDC_LOG") {
-        let _ = tracing_subscriber::fmt()
-            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
-            .with_writer(std::io::stderr)
-            .try_init();
-    }
 }

@@ -75,6 +75,21 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
                 native_open_streams as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
+                jni_str!("nativeSetLogLevel"),
+                jni_str!("(I)V"),
+                native_set_log_level as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeLogState"),
+                jni_str!("()Ljava/nio/ByteBuffer;"),
+                native_log_state as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeDrainLogs"),
+                jni_str!("(Ljava/nio/ByteBuffer;)I"),
+                native_drain_logs as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
                 jni_str!("nativeSelfTest"),
                 jni_str!("(I)Ljava/lang/String;"),
                 native_self_test as *mut c_void,
@@ -152,42 +167,37 @@ extern "system" fn native_poll<'l>(
     mut env: EnvUnowned<'l>,
     _c: JClass<'l>,
     handle: jlong,
-    buffer: JByteBuffer<'l>,
+    mut buffer: JByteBuffer<'l>,
     timeout_millis: jlong,
 ) -> jint {
-    env.with_env(|env| inner_poll(env, handle, &buffer, timeout_millis))
+    env.with_env(|env| inner_poll(env, handle, &mut buffer, timeout_millis))
         .resolve::<ThrowVitessException>()
 }
 
 fn inner_poll(
     env: &mut Env<'_>,
     handle: jlong,
-    buffer: &JByteBuffer<'_>,
+    buffer: &mut JByteBuffer<'_>,
     timeout_millis: jlong,
 ) -> BridgeResult<jint> {
     let stream = STREAMS.get(handle)?;
-    if buffer.is_null() {
-        return Err(BridgeError::IllegalArgument("poll buffer is null".into()));
-    }
-    let timeout = u64::try_from(timeout_millis)
+    let timeout = poll_timeout(timeout_millis)?;
+    let out = direct_buffer(env, buffer)?;
+    poll_result(stream.poll(out, timeout)?)
+}
+
+fn poll_timeout(timeout_millis: jlong) -> BridgeResult<Duration> {
+    u64::try_from(timeout_millis)
         .map(Duration::from_millis)
         .map_err(|_| {
             BridgeError::IllegalArgument(format!(
                 "timeoutMillis must be >= 0, was {timeout_millis}"
             ))
-        })?;
-    let address = env
-        .get_direct_buffer_address(buffer)
-        .map_err(|_| BridgeError::IllegalArgument("poll needs a direct ByteBuffer".into()))?;
-    // A batch length must fit the int return value.
-    let capacity = env
-        .get_direct_buffer_capacity(buffer)?
-        .min(i32::MAX as usize);
-    // SAFETY: the JVM guarantees `capacity` bytes at `address` for a direct buffer, and the
-    // buffer object (a local reference of this call) keeps the memory alive until we return.
-    // Java must not touch the buffer concurrently (NativeStream documents single-thread polls).
-    let out = unsafe { std::slice::from_raw_parts_mut(address, capacity) };
-    let outcome = stream.poll(out, timeout)?;
+        })
+}
+
+/// The Java return code of a poll (docs/native-bridge.md).
+fn poll_result(outcome: PollOutcome) -> BridgeResult<jint> {
     Ok(match outcome {
         PollOutcome::Batch(n) => n as jint,
         PollOutcome::Timeout => 0,
@@ -274,6 +284,68 @@ extern "system" fn native_open_streams<'l>(mut env: EnvUnowned<'l>, _c: JClass<'
         .resolve::<ThrowVitessException>()
 }
 
+/// The most verbose level SLF4J has enabled for native loggers (0 off, 1 error .. 5 trace).
+extern "system" fn native_set_log_level<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, level: jint) {
+    env.with_env(|_env| {
+        crate::logs::LOGS.set_max_level(level.clamp(0, i32::from(crate::logs::LEVEL_TRACE)) as u8);
+        Ok::<_, BridgeError>(())
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// A direct buffer over the log queue's counters (pending, dropped: native-endian `u64`s), so
+/// Java can check for logs without a native call. Valid as long as this library copy is loaded,
+/// which outlives every class of the loader that loaded it.
+extern "system" fn native_log_state<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+) -> JByteBuffer<'l> {
+    env.with_env(|env| {
+        let state = crate::logs::LOGS.state_ptr();
+        // SAFETY: `state` points to the 16-byte LogState inside the process-wide LOGS buffer,
+        // which is never freed while the library is loaded. Java only reads it.
+        let buffer = unsafe { env.new_direct_byte_buffer(state, 16)? };
+        Ok::<_, BridgeError>(buffer)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// Copies queued log records into `buffer` (format in `logs`); returns the bytes written, 0 when
+/// there was nothing.
+extern "system" fn native_drain_logs<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    mut buffer: JByteBuffer<'l>,
+) -> jint {
+    env.with_env(|env| {
+        let out = direct_buffer(env, &mut buffer)?;
+        Ok::<_, BridgeError>(crate::logs::LOGS.drain(out) as jint)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The memory of a direct buffer (at most `i32::MAX` bytes, so lengths fit a Java int).
+///
+/// The slice borrows the local reference to `buffer` exclusively and lives no longer than the
+/// native call. Java must not touch the buffer concurrently (callers document single-thread use).
+fn direct_buffer<'b>(
+    env: &mut Env<'_>,
+    buffer: &'b mut JByteBuffer<'_>,
+) -> BridgeResult<&'b mut [u8]> {
+    if buffer.is_null() {
+        return Err(BridgeError::IllegalArgument("buffer is null".into()));
+    }
+    let address = env
+        .get_direct_buffer_address(buffer)
+        .map_err(|_| BridgeError::IllegalArgument("a direct ByteBuffer is needed".into()))?;
+    let capacity = env
+        .get_direct_buffer_capacity(buffer)?
+        .min(i32::MAX as usize);
+    // SAFETY: the JVM guarantees `capacity` bytes at `address` for a direct buffer, and the
+    // buffer object (a local reference of this call) keeps the memory alive until we return.
+    Ok(unsafe { std::slice::from_raw_parts_mut(address, capacity) })
+}
+
 extern "system" fn native_self_test<'l>(
     mut env: EnvUnowned<'l>,
     _c: JClass<'l>,
@@ -287,6 +359,21 @@ extern "system" fn native_self_test<'l>(
                 CoreError::fatal("middle cause").with_source(std::io::Error::other("root cause")),
             ),
             4 => panic!("self-test panic"),
+            5 => {
+                // One event per level, for the log forwarding tests; from a native thread too.
+                tracing::error!(kind, "self-test error");
+                tracing::warn!(kind, "self-test warn");
+                tracing::info!(kind, text = "☕ 𝄞", "self-test info");
+                tracing::debug!(kind, "self-test debug");
+                tracing::trace!(kind, "self-test trace");
+                std::thread::Builder::new()
+                    .name("vitess-cdc-selftest".into())
+                    .spawn(|| tracing::info!("self-test info from a native thread"))
+                    .map_err(|e| CoreError::fatal(format!("cannot spawn: {e}")))?
+                    .join()
+                    .map_err(|_| CoreError::fatal("self-test thread panicked"))?;
+                return Ok(env.new_string("logged")?);
+            }
             _ => return Ok(env.new_string(concat!("vitess-cdc-jni ", env!("CARGO_PKG_VERSION")))?),
         };
         Err(BridgeError::Core(err))

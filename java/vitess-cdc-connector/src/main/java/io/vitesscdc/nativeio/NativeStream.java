@@ -20,6 +20,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *
  * <p>A closed, foreign or garbage handle makes the native side throw {@link IllegalStateException};
  * it never dereferences it.
+ *
+ * <p>The native core's log events reach SLF4J through {@link NativeLogs}, drained on the calling
+ * thread after every poll, open and close.
  */
 public final class NativeStream implements AutoCloseable {
 
@@ -50,7 +53,12 @@ public final class NativeStream implements AutoCloseable {
         // NativeLibraryException that says why, on every attempt, instead of an
         // ExceptionInInitializerError once and a bare NoClassDefFoundError after that.
         NativeLibrary.load();
-        return new NativeStream(nativeOpen(optionsJson));
+        NativeLogs.configure();
+        try {
+            return new NativeStream(nativeOpen(optionsJson));
+        } finally {
+            NativeLogs.drainIfPending();
+        }
     }
 
     /**
@@ -73,7 +81,11 @@ public final class NativeStream implements AutoCloseable {
             throw new IllegalArgumentException("timeoutMillis must be >= 0, was " + timeoutMillis);
         }
         ensureOpen();
-        return nativePoll(handle, buffer, timeoutMillis);
+        try {
+            return nativePoll(handle, buffer, timeoutMillis);
+        } finally {
+            NativeLogs.drainIfPending();
+        }
     }
 
     /**
@@ -111,7 +123,11 @@ public final class NativeStream implements AutoCloseable {
     @Override
     public void close() {
         if (closed.compareAndSet(false, true)) {
-            nativeClose(handle);
+            try {
+                nativeClose(handle);
+            } finally {
+                NativeLogs.drainIfPending();
+            }
         }
     }
 
@@ -136,10 +152,19 @@ public final class NativeStream implements AutoCloseable {
 
     static native void nativeClose(long handle);
 
+    // ---- native logs (NativeLogs) ----
+
+    static native void nativeSetLogLevel(int level);
+
+    static native ByteBuffer nativeLogState();
+
+    static native int nativeDrainLogs(ByteBuffer buffer);
+
     /**
      * Raises an error of the given kind inside the native library and maps it like any other:
-     * 1 = configuration error, 2 = retryable, 3 = fatal with a two-level cause chain, 4 = Rust panic.
-     * Any other value returns the library's version string. Lets tests and installation checks
+     * 1 = configuration error, 2 = retryable, 3 = fatal with a two-level cause chain, 4 = Rust panic;
+     * 5 logs one event per level (and one from a native thread) and returns "logged". Any other
+     * value returns the library's version string. Lets tests and installation checks
      * prove the error path without a broken server. Call {@link NativeLibrary#load()} first.
      */
     static native String nativeSelfTest(int kind);

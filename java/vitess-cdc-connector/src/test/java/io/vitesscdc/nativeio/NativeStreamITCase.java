@@ -29,6 +29,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
+import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -416,6 +417,26 @@ class NativeStreamITCase {
         assertThat(leaked).isNotNull();
         loader.close();
         return new WeakReference<>(loader);
+    }
+
+    @Test
+    void coreLogsReachSlf4jWithLevelAndTarget() {
+        try (CapturedLogs logs = CapturedLogs.capture(NativeLogs.LOGGER_PREFIX, Level.INFO)) {
+            try (NativeStream stream = NativeStream.open(options("commerce", "product"))) {
+                // Drained on open: the connect happened on this thread inside open.
+                assertThat(logs.events())
+                        .anySatisfy(e -> {
+                            assertThat(e.logger()).isEqualTo("vitesscdc.native.vitess_cdc_core.stream");
+                            assertThat(e.level()).isEqualTo(Level.INFO);
+                            assertThat(e.message()).contains("VTGate version").contains("major=");
+                        })
+                        .anySatisfy(e -> assertThat(e.message()).contains("stream plan").contains("product"));
+                stream.poll(ByteBuffer.allocateDirect(1 << 20), 100);
+            }
+            assertThat(logs.events())
+                    .as("nothing below INFO was formatted natively")
+                    .noneMatch(e -> e.level().isLessSpecificThan(Level.DEBUG));
+        }
     }
 
     @Test
