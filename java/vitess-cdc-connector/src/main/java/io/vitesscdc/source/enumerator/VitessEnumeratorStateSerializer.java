@@ -1,5 +1,6 @@
 package io.vitesscdc.source.enumerator;
 
+import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.split.VitessSplitSerializer;
 
@@ -9,10 +10,15 @@ import org.apache.flink.core.memory.DataInputDeserializer;
 import org.apache.flink.core.memory.DataOutputSerializer;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * Versioned enumerator-state serializer; every version ever written stays readable (golden bytes
@@ -21,12 +27,20 @@ import java.util.Set;
  * <p>Version 1: {@code boolean discovered; int n; n x utf (assigned split id); int m; m x (int
  * split serializer version, int length, split bytes)} — nested splits carry their own version,
  * so the split format can evolve independently.
+ *
+ * <p>Version 2 (resharding): {@code boolean discovered; int n; n x (utf assigned split id, int
+ * owner reader or -1); int m; m x nested split as in version 1; int p; p x pending journal; int
+ * c; c x long completed journal id}, where a pending journal is {@code long id, utf keyspace,
+ * int k, k x utf participant, int s, s x (utf new shard, str start position), int e, e x utf
+ * ended participant} and {@code str} is an int length plus UTF-8 bytes (positions can exceed the
+ * 64 KiB limit of {@code writeUTF}).
  */
 @Internal
 public final class VitessEnumeratorStateSerializer implements SimpleVersionedSerializer<VitessEnumeratorState> {
 
     public static final int VERSION_1 = 1;
-    public static final int CURRENT_VERSION = VERSION_1;
+    public static final int VERSION_2 = 2;
+    public static final int CURRENT_VERSION = VERSION_2;
 
     private final VitessSplitSerializer splitSerializer = VitessSplitSerializer.INSTANCE;
 
@@ -39,9 +53,11 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
     public byte[] serialize(VitessEnumeratorState state) throws IOException {
         DataOutputSerializer out = new DataOutputSerializer(256);
         out.writeBoolean(state.discovered());
-        out.writeInt(state.assignedSplitIds().size());
-        for (String id : state.assignedSplitIds()) {
-            out.writeUTF(id);
+        Map<String, Integer> owners = new TreeMap<>(state.assignedOwners());
+        out.writeInt(owners.size());
+        for (Map.Entry<String, Integer> e : owners.entrySet()) {
+            out.writeUTF(e.getKey());
+            out.writeInt(e.getValue());
         }
         out.writeInt(state.unassignedSplits().size());
         for (VitessSplit split : state.unassignedSplits()) {
@@ -49,6 +65,30 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             out.writeInt(splitSerializer.getVersion());
             out.writeInt(bytes.length);
             out.write(bytes);
+        }
+        out.writeInt(state.pendingJournals().size());
+        for (PendingJournal pending : state.pendingJournals()) {
+            ReshardJournal j = pending.journal();
+            out.writeLong(j.id());
+            out.writeUTF(j.keyspace());
+            out.writeInt(j.participants().size());
+            for (String p : j.participants()) {
+                out.writeUTF(p);
+            }
+            out.writeInt(j.started().size());
+            for (Map.Entry<String, String> e : j.started().entrySet()) {
+                out.writeUTF(e.getKey());
+                writeLongString(out, e.getValue());
+            }
+            out.writeInt(pending.endedShards().size());
+            for (String shard : pending.endedShards()) {
+                out.writeUTF(shard);
+            }
+        }
+        Set<Long> completed = new TreeSet<>(state.completedJournals());
+        out.writeInt(completed.size());
+        for (long id : completed) {
+            out.writeLong(id);
         }
         return out.getCopyOfBuffer();
     }
@@ -58,6 +98,8 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
         switch (version) {
             case VERSION_1:
                 return deserializeV1(serialized);
+            case VERSION_2:
+                return deserializeV2(serialized);
             default:
                 throw new IOException("Unknown Vitess enumerator state version " + version + " (this connector reads "
                         + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
@@ -67,13 +109,63 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
     private VitessEnumeratorState deserializeV1(byte[] serialized) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         boolean discovered = in.readBoolean();
-        int n = in.readInt();
+        int n = count(in);
         Set<String> assigned = new HashSet<>();
         for (int i = 0; i < n; i++) {
             assigned.add(in.readUTF());
         }
-        int m = in.readInt();
-        List<VitessSplit> unassigned = new ArrayList<>(m);
+        List<VitessSplit> unassigned = readSplits(in);
+        expectEnd(in);
+        return new VitessEnumeratorState(discovered, assigned, unassigned);
+    }
+
+    private VitessEnumeratorState deserializeV2(byte[] serialized) throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(serialized);
+        boolean discovered = in.readBoolean();
+        int n = count(in);
+        Map<String, Integer> owners = new LinkedHashMap<>();
+        for (int i = 0; i < n; i++) {
+            owners.put(in.readUTF(), in.readInt());
+        }
+        List<VitessSplit> unassigned = readSplits(in);
+        int p = count(in);
+        List<PendingJournal> pending = new ArrayList<>(p);
+        for (int i = 0; i < p; i++) {
+            long id = in.readLong();
+            String keyspace = in.readUTF();
+            int k = count(in);
+            List<String> participants = new ArrayList<>(k);
+            for (int x = 0; x < k; x++) {
+                participants.add(in.readUTF());
+            }
+            int s = count(in);
+            Map<String, String> started = new LinkedHashMap<>();
+            for (int x = 0; x < s; x++) {
+                started.put(in.readUTF(), readLongString(in));
+            }
+            int e = count(in);
+            Set<String> ended = new TreeSet<>();
+            for (int x = 0; x < e; x++) {
+                ended.add(in.readUTF());
+            }
+            try {
+                pending.add(new PendingJournal(new ReshardJournal(id, keyspace, participants, started), ended));
+            } catch (IllegalArgumentException bad) {
+                throw new IOException("corrupt Vitess enumerator state: " + bad.getMessage(), bad);
+            }
+        }
+        int c = count(in);
+        Set<Long> completed = new HashSet<>();
+        for (int i = 0; i < c; i++) {
+            completed.add(in.readLong());
+        }
+        expectEnd(in);
+        return new VitessEnumeratorState(discovered, owners, unassigned, pending, completed);
+    }
+
+    private List<VitessSplit> readSplits(DataInputDeserializer in) throws IOException {
+        int m = count(in);
+        List<VitessSplit> splits = new ArrayList<>(m);
         for (int i = 0; i < m; i++) {
             int splitVersion = in.readInt();
             int length = in.readInt();
@@ -82,11 +174,41 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             }
             byte[] bytes = new byte[length];
             in.readFully(bytes);
-            unassigned.add(splitSerializer.deserialize(splitVersion, bytes));
+            splits.add(splitSerializer.deserialize(splitVersion, bytes));
         }
+        return splits;
+    }
+
+    /** A count of entries, each at least 1 byte long. */
+    private static int count(DataInputDeserializer in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > in.available()) {
+            throw new IOException("corrupt Vitess enumerator state: a count of " + n + " with " + in.available()
+                    + " bytes left");
+        }
+        return n;
+    }
+
+    private static void expectEnd(DataInputDeserializer in) throws IOException {
         if (in.available() != 0) {
             throw new IOException("corrupt Vitess enumerator state: " + in.available() + " trailing bytes");
         }
-        return new VitessEnumeratorState(discovered, assigned, unassigned);
+    }
+
+    private static void writeLongString(DataOutputSerializer out, String s) throws IOException {
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    private static String readLongString(DataInputDeserializer in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > in.available()) {
+            throw new IOException("corrupt Vitess enumerator state: string of " + n + " bytes, " + in.available()
+                    + " left");
+        }
+        byte[] bytes = new byte[n];
+        in.readFully(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
     }
 }

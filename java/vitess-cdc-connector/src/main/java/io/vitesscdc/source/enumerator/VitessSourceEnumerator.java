@@ -1,10 +1,14 @@
 package io.vitesscdc.source.enumerator;
 
 import io.vitesscdc.nativeio.ConfigurationException;
+import io.vitesscdc.source.event.ShardEndedAck;
+import io.vitesscdc.source.event.ShardEndedEvent;
+import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.Boundedness;
+import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SplitEnumerator;
 import org.apache.flink.api.connector.source.SplitEnumeratorContext;
 import org.apache.flink.api.connector.source.SplitsAssignment;
@@ -34,6 +38,16 @@ import java.util.TreeSet;
  * <p>Discovery runs once, asynchronously on the coordinator's worker thread (it opens a native
  * stream); its failure fails the job with the core's message. After a restore, discovery is not
  * repeated: the splits live in reader state and here.
+ *
+ * <p>Resharding: a reader reports each split whose shard ended at a reshard journal
+ * ({@link ShardEndedEvent}); the journal waits in {@code pendingJournals} (checkpointed) until
+ * every participant ended at it, then its new shards become splits starting at the journal's
+ * positions, each assigned to the reader with the fewest splits. Only durable reports count (a
+ * completed checkpoint of the reader holds the split as ended), so the old shards can never be
+ * read again once a new shard started — per-key order holds across the reshard, failovers
+ * included (DESIGN invariant 2). Without checkpoints (no checkpoint ever seen) a report counts at
+ * once. Every accepted report is acknowledged ({@link ShardEndedAck}) so the reader can forget
+ * the ended split; repeated reports are acknowledged and otherwise ignored.
  */
 @Internal
 public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit, VitessEnumeratorState> {
@@ -47,11 +61,21 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
 
     /** Splits waiting for their owner, by split id (sorted, for stable assignment order). */
     private final Map<String, VitessSplit> unassigned = new TreeMap<>();
-    /** Splits owned by a reader right now. */
-    private final Set<String> assigned = new HashSet<>();
+    /** Splits owned by a reader right now, with that reader ({@code UNKNOWN_OWNER} if unknown). */
+    private final Map<String, Integer> assigned = new HashMap<>();
+    /** Unassigned splits that go back to a given reader (a failed reader's). */
+    private final Map<String, Integer> returnTo = new HashMap<>();
+    /** Unassigned splits of new shards: they go to the reader with the fewest splits. */
+    private final Set<String> balanced = new HashSet<>();
+    /** Reshard journals not every participant ended at yet, by journal id. */
+    private final Map<Long, PendingJournal> pendingJournals = new TreeMap<>();
+    /** Journals whose new shards were started. */
+    private final Set<Long> completedJournals = new HashSet<>();
     /** Readers already told that no more splits will come (bounded mode). */
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
     private boolean discovered;
+    /** A checkpoint was taken (or restored): only durable reports of ended shards count. */
+    private boolean checkpointsSeen;
 
     public VitessSourceEnumerator(
             SplitEnumeratorContext<VitessSplit> context,
@@ -65,18 +89,23 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
         this.boundedness = boundedness;
         if (restored != null) {
             this.discovered = restored.discovered();
-            this.assigned.addAll(restored.assignedSplitIds());
+            this.assigned.putAll(restored.assignedOwners());
             for (VitessSplit split : restored.unassignedSplits()) {
                 unassigned.put(split.splitId(), split);
             }
+            for (PendingJournal pending : restored.pendingJournals()) {
+                pendingJournals.put(pending.journal().id(), pending);
+            }
+            completedJournals.addAll(restored.completedJournals());
+            checkpointsSeen = true;
         }
     }
 
     @Override
     public void start() {
         if (discovered) {
-            LOG.info("Restored Vitess enumerator for keyspace {}: {} splits in readers, {} waiting", keyspace,
-                    assigned.size(), unassigned.size());
+            LOG.info("Restored Vitess enumerator for keyspace {}: {} splits in readers, {} waiting, reshard journals "
+                    + "in progress: {}", keyspace, assigned.size(), unassigned.size(), pendingJournals.values());
             return;
         }
         context.callAsync(discovery::discover, this::onDiscovered);
@@ -92,7 +121,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
         }
         for (Map.Entry<String, String> e : startPositions.entrySet()) {
             VitessSplit split = new VitessSplit(keyspace, e.getKey(), e.getValue(), 0);
-            if (!assigned.contains(split.splitId())) {
+            if (!assigned.containsKey(split.splitId())) {
                 unassigned.putIfAbsent(split.splitId(), split);
             }
         }
@@ -122,8 +151,70 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
         for (VitessSplit split : splits) {
             assigned.remove(split.splitId());
             unassigned.put(split.splitId(), split);
+            returnTo.put(split.splitId(), subtaskId);
+            balanced.remove(split.splitId());
         }
         signalledNoMoreSplits.remove(subtaskId);
+        assignPending();
+    }
+
+    @Override
+    public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
+        if (sourceEvent instanceof ShardEndedEvent) {
+            onShardEnded(subtaskId, (ShardEndedEvent) sourceEvent);
+        } else {
+            LOG.warn("Ignoring unknown source event {} from reader {}", sourceEvent, subtaskId);
+        }
+    }
+
+    private void onShardEnded(int subtaskId, ShardEndedEvent event) {
+        ReshardJournal journal = event.journal();
+        ShardEndedAck ack = new ShardEndedAck(event.splitId(), journal.id());
+        if (completedJournals.contains(journal.id())) {
+            // A repeat (the ack was lost, or the reader restored an ended split): already done.
+            context.sendEventToSourceReader(subtaskId, ack);
+            return;
+        }
+        if (!event.durable() && checkpointsSeen) {
+            // Counts once a completed checkpoint of the reader holds the split as ended.
+            return;
+        }
+        if (!journal.participants().contains(event.shard()) || !journal.keyspace().equals(keyspace)) {
+            LOG.warn("Reader {} reported that shard {} ended at {}, which it does not take part in: ignored",
+                    subtaskId, event.splitId(), journal);
+            return;
+        }
+        PendingJournal pending = pendingJournals.get(journal.id());
+        if (pending == null) {
+            pending = new PendingJournal(journal, Set.of());
+        } else if (!pending.journal().sameReshard(journal)) {
+            LOG.warn("Shard {} reports reshard journal {} differently than earlier participants ({}): the first "
+                    + "report wins", event.splitId(), journal, pending.journal());
+        }
+        pending = pending.withEnded(event.shard());
+        assigned.remove(event.splitId());
+        context.sendEventToSourceReader(subtaskId, ack);
+        if (!pending.waitingFor().isEmpty()) {
+            pendingJournals.put(journal.id(), pending);
+            LOG.info("Shard {} ended at reshard journal {}; waiting for {} before starting {}", event.splitId(),
+                    journal.id(), pending.waitingFor(), journal.started().keySet());
+            return;
+        }
+        pendingJournals.remove(journal.id());
+        completedJournals.add(journal.id());
+        ReshardJournal complete = pending.journal();
+        LOG.info("Every participant {} of reshard journal {} ended; starting shards {}", complete.participants(),
+                complete.id(), complete.started().keySet());
+        for (Map.Entry<String, String> e : complete.started().entrySet()) {
+            VitessSplit split = new VitessSplit(keyspace, e.getKey(), e.getValue(), 0);
+            if (assigned.containsKey(split.splitId()) || unassigned.containsKey(split.splitId())) {
+                LOG.warn("Shard {} of reshard journal {} is a split already; not starting it again", split.splitId(),
+                        complete.id());
+                continue;
+            }
+            unassigned.put(split.splitId(), split);
+            balanced.add(split.splitId());
+        }
         assignPending();
     }
 
@@ -140,9 +231,40 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     }
 
     private Set<String> allSplitIds() {
-        Set<String> all = new HashSet<>(assigned);
+        Set<String> all = new HashSet<>(assigned.keySet());
         all.addAll(unassigned.keySet());
         return all;
+    }
+
+    /** The registered reader owning the fewest splits (the lowest id among equals), or -1. */
+    private int leastLoaded(Set<Integer> readers) {
+        Map<Integer, Integer> load = new TreeMap<>();
+        for (int r : readers) {
+            load.put(r, 0);
+        }
+        for (int owner : assigned.values()) {
+            load.computeIfPresent(owner, (k, v) -> v + 1);
+        }
+        int best = -1;
+        int bestLoad = Integer.MAX_VALUE;
+        for (Map.Entry<Integer, Integer> e : load.entrySet()) {
+            if (e.getValue() < bestLoad) {
+                best = e.getKey();
+                bestLoad = e.getValue();
+            }
+        }
+        return best;
+    }
+
+    private int intendedOwner(String splitId, Set<Integer> readers) {
+        Integer back = returnTo.get(splitId);
+        if (back != null) {
+            return back;
+        }
+        if (balanced.contains(splitId)) {
+            return leastLoaded(readers);
+        }
+        return ownerOf(splitId);
     }
 
     private void assignPending() {
@@ -150,24 +272,22 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             return;
         }
         Set<Integer> readers = context.registeredReaders().keySet();
-        Map<Integer, List<VitessSplit>> batch = new HashMap<>();
+        Map<Integer, List<VitessSplit>> batch = new TreeMap<>();
         for (VitessSplit split : new ArrayList<>(unassigned.values())) {
-            int owner = ownerOf(split.splitId());
+            int owner = intendedOwner(split.splitId(), readers);
             if (readers.contains(owner)) {
                 batch.computeIfAbsent(owner, k -> new ArrayList<>()).add(split);
+                unassigned.remove(split.splitId());
+                returnTo.remove(split.splitId());
+                balanced.remove(split.splitId());
+                assigned.put(split.splitId(), owner);
             }
         }
         if (!batch.isEmpty()) {
-            for (List<VitessSplit> splits : batch.values()) {
-                for (VitessSplit split : splits) {
-                    unassigned.remove(split.splitId());
-                    assigned.add(split.splitId());
-                }
-            }
             LOG.info("Assigning Vitess splits {}", batch);
             context.assignSplits(new SplitsAssignment<>(batch));
         }
-        if (boundedness == Boundedness.BOUNDED) {
+        if (boundedness == Boundedness.BOUNDED && pendingJournals.isEmpty()) {
             for (int reader : readers) {
                 if (!signalledNoMoreSplits.contains(reader) && !hasUnassignedFor(reader)) {
                     context.signalNoMoreSplits(reader);
@@ -178,8 +298,10 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     }
 
     private boolean hasUnassignedFor(int reader) {
+        Set<Integer> readers = context.registeredReaders().keySet();
         for (String id : unassigned.keySet()) {
-            if (ownerOf(id) == reader) {
+            int owner = intendedOwner(id, readers);
+            if (owner == reader || owner < 0) {
                 return true;
             }
         }
@@ -188,7 +310,9 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
 
     @Override
     public VitessEnumeratorState snapshotState(long checkpointId) {
-        return new VitessEnumeratorState(discovered, assigned, new ArrayList<>(unassigned.values()));
+        checkpointsSeen = true;
+        return new VitessEnumeratorState(discovered, assigned, new ArrayList<>(unassigned.values()),
+                pendingJournals.values(), completedJournals);
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.ShardPositions;
 import io.vitesscdc.source.split.VitessSplit;
 
@@ -110,11 +111,7 @@ final class BatchConverter<T> {
             } else if (entry instanceof BatchEntry.ShardCopyCompleted) {
                 onShardCopyCompleted((BatchEntry.ShardCopyCompleted) entry, out);
             } else if (entry instanceof BatchEntry.Journal) {
-                BatchEntry.Journal j = (BatchEntry.Journal) entry;
-                throw new FatalException("Vitess resharded: shards " + j.ended() + " ended and "
-                        + j.started() + " started. This version of the Flink source cannot follow a reshard "
-                        + "yet; restart the job with the new shard layout (startup mode latest-offset or "
-                        + "specific-offset with the new shards' positions)");
+                onJournal((BatchEntry.Journal) entry, out);
             } else if (entry instanceof BatchEntry.EndOfStream) {
                 for (ShardCursor<T> c : cursors.values()) {
                     finishCursor(c);
@@ -201,6 +198,46 @@ final class BatchConverter<T> {
         }
     }
 
+    /**
+     * The shard's stream reached a reshard journal: its split ends here. Copy records still
+     * waiting for their mark go out first (a journal only comes between transactions, so there
+     * are none in practice), then the journal, then the split is reported finished; the final
+     * mark the core sends after the journal is ignored, like everything else of the shard.
+     */
+    private void onJournal(BatchEntry.Journal j, VitessRecords<T> out) {
+        if (j.shard() == null) {
+            throw new FatalException("The native library sent a reshard journal without its shard (an older library "
+                    + "than this connector?): reinstall the connector jar, which bundles its own library");
+        }
+        ShardCursor<T> c = cursor(j.shard().keyspace(), j.shard().shard());
+        if (c.finished) {
+            return;
+        }
+        if (c.skip > 0) {
+            throw new FatalException("Resuming shard " + c.splitId + " from " + c.position + " should replay "
+                    + c.skip + " more already-emitted records, but its reshard journal came first: the replay "
+                    + "differs from the original stream. Restart the job from an earlier checkpoint.");
+        }
+        List<String> participants = new ArrayList<>();
+        for (BatchEntry.ShardRef p : j.ended()) {
+            if (!p.keyspace().equals(c.keyspace)) {
+                throw new FatalException("Reshard journal " + j.id() + " of " + c.splitId + " names shard "
+                        + p.keyspace() + "/" + p.shard() + " of another keyspace; a reshard stays within a keyspace");
+            }
+            participants.add(p.shard());
+        }
+        Map<String, String> started = new LinkedHashMap<>();
+        for (BatchEntry.PositionMark m : j.started()) {
+            started.put(m.shard(), m.json());
+        }
+        ReshardJournal journal = new ReshardJournal(j.id(), c.keyspace, participants, started);
+        LOG.info("Shard {} reached reshard journal {}: its split ends here", c.splitId, journal);
+        flushPending(c, out);
+        out.add(c.splitId, new SplitElement.JournalReached<>(journal));
+        c.endedBy = journal;
+        finishCursor(c);
+    }
+
     private static void finishCursor(ShardCursor<?> c) {
         c.finished = true;
     }
@@ -229,8 +266,9 @@ final class BatchConverter<T> {
         ShardCursor<T> c = cursors.get(VitessSplit.splitId(keyspace, shard));
         if (c == null) {
             throw new FatalException("The native stream delivered data of shard " + keyspace + "/" + shard
-                    + ", which this reader does not own (its splits: " + cursors.keySet() + "). If the keyspace "
-                    + "was resharded, restart the job with the new shard layout.");
+                    + ", which this reader does not own (its splits: " + cursors.keySet() + "). If the native "
+                    + "option follow_reshard is set, remove it: the source reads the new shards of a reshard as "
+                    + "splits of their own.");
         }
         return c;
     }

@@ -1,5 +1,6 @@
 package io.vitesscdc.source.reader;
 
+import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 
 import org.apache.flink.annotation.Internal;
@@ -31,6 +32,8 @@ final class ShardCursor<T> {
     boolean finished;
     /** Flink was told that the split finished. */
     boolean reported;
+    /** The reshard journal the shard ended at, if any. */
+    ReshardJournal endedBy;
 
     ShardCursor(VitessSplit split) {
         this.splitId = split.splitId();

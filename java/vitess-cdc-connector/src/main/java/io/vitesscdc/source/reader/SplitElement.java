@@ -1,5 +1,7 @@
 package io.vitesscdc.source.reader;
 
+import io.vitesscdc.source.split.ReshardJournal;
+
 import org.apache.flink.annotation.Internal;
 
 import java.util.List;
@@ -78,4 +80,18 @@ public interface SplitElement<T> {
 
     /** The shard's copy phase finished. */
     final class CopyCompleted<T> implements SplitElement<T> {}
+
+    /** The shard reached a reshard journal and ends: the last element of its split. */
+    final class JournalReached<T> implements SplitElement<T> {
+        final ReshardJournal journal;
+
+        JournalReached(ReshardJournal journal) {
+            this.journal = journal;
+        }
+
+        @Override
+        public String toString() {
+            return "JournalReached{" + journal + "}";
+        }
+    }
 }

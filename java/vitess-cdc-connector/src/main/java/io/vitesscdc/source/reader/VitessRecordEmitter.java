@@ -42,6 +42,8 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
             onHeartbeat(((SplitElement.Heartbeat<T>) element).timestampMillis, output, state);
         } else if (element instanceof SplitElement.CopyCompleted) {
             state.copyCompleted();
+        } else if (element instanceof SplitElement.JournalReached) {
+            state.journalReached(((SplitElement.JournalReached<T>) element).journal);
         }
     }
 

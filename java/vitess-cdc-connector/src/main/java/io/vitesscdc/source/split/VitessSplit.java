@@ -13,6 +13,10 @@ import java.util.Objects;
  * copy, copy completed) and is stored opaquely. {@link #recordsSinceMark()} counts the change
  * records already emitted after that mark; on restore exactly that many are skipped, so a
  * checkpoint taken inside a transaction neither loses nor repeats a record (DESIGN invariant 1).
+ *
+ * <p>A split whose shard reached a reshard journal is <em>ended</em> ({@link #endedBy()} is set):
+ * it is no longer read; the reader keeps it in its state until the enumerator has taken note of
+ * the journal (see {@code VitessSourceReader}).
  */
 @Internal
 public final class VitessSplit implements SourceSplit {
@@ -21,8 +25,14 @@ public final class VitessSplit implements SourceSplit {
     private final String shard;
     private final String position;
     private final long recordsSinceMark;
+    private final ReshardJournal endedBy;
 
     public VitessSplit(String keyspace, String shard, String position, long recordsSinceMark) {
+        this(keyspace, shard, position, recordsSinceMark, null);
+    }
+
+    public VitessSplit(
+            String keyspace, String shard, String position, long recordsSinceMark, ReshardJournal endedBy) {
         this.keyspace = Objects.requireNonNull(keyspace, "keyspace");
         this.shard = Objects.requireNonNull(shard, "shard");
         this.position = Objects.requireNonNull(position, "position");
@@ -30,6 +40,7 @@ public final class VitessSplit implements SourceSplit {
             throw new IllegalArgumentException("recordsSinceMark must be >= 0, was " + recordsSinceMark);
         }
         this.recordsSinceMark = recordsSinceMark;
+        this.endedBy = endedBy;
     }
 
     /** The split id of a shard: {@code keyspace/shard}, e.g. {@code customer/-80}. */
@@ -60,6 +71,15 @@ public final class VitessSplit implements SourceSplit {
         return recordsSinceMark;
     }
 
+    /** The reshard journal this shard ended at, or {@code null} while the shard is read. */
+    public ReshardJournal endedBy() {
+        return endedBy;
+    }
+
+    public boolean isEnded() {
+        return endedBy != null;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {
@@ -72,16 +92,18 @@ public final class VitessSplit implements SourceSplit {
         return recordsSinceMark == that.recordsSinceMark
                 && keyspace.equals(that.keyspace)
                 && shard.equals(that.shard)
-                && position.equals(that.position);
+                && position.equals(that.position)
+                && Objects.equals(endedBy, that.endedBy);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(keyspace, shard, position, recordsSinceMark);
+        return Objects.hash(keyspace, shard, position, recordsSinceMark, endedBy);
     }
 
     @Override
     public String toString() {
-        return "VitessSplit{" + splitId() + ", position=" + position + ", recordsSinceMark=" + recordsSinceMark + "}";
+        return "VitessSplit{" + splitId() + ", position=" + position + ", recordsSinceMark=" + recordsSinceMark
+                + (endedBy == null ? "" : ", endedBy=" + endedBy) + "}";
     }
 }

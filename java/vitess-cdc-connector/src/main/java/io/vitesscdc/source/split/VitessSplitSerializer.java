@@ -7,6 +7,10 @@ import org.apache.flink.core.memory.DataOutputSerializer;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 
 /**
  * Versioned split serializer. Every version ever written stays readable: add a {@code VERSION_n}
@@ -16,6 +20,10 @@ import java.nio.charset.StandardCharsets;
  * <p>Version 1: {@code utf8 keyspace, utf8 shard, utf8 position, long recordsSinceMark}, where
  * {@code utf8} is an int length followed by UTF-8 bytes (VGTIDs can exceed the 64 KiB limit of
  * {@code writeUTF}).
+ *
+ * <p>Version 2: version 1, then {@code boolean ended}; when ended, the reshard journal: {@code
+ * long id, int n, n x utf8 participant shard, int m, m x (utf8 new shard, utf8 start position)}
+ * (the keyspace is the split's).
  */
 @Internal
 public final class VitessSplitSerializer implements SimpleVersionedSerializer<VitessSplit> {
@@ -23,7 +31,8 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
     public static final VitessSplitSerializer INSTANCE = new VitessSplitSerializer();
 
     public static final int VERSION_1 = 1;
-    public static final int CURRENT_VERSION = VERSION_1;
+    public static final int VERSION_2 = 2;
+    public static final int CURRENT_VERSION = VERSION_2;
 
     @Override
     public int getVersion() {
@@ -37,6 +46,20 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
         writeString(out, split.shard());
         writeString(out, split.position());
         out.writeLong(split.recordsSinceMark());
+        ReshardJournal journal = split.endedBy();
+        out.writeBoolean(journal != null);
+        if (journal != null) {
+            out.writeLong(journal.id());
+            out.writeInt(journal.participants().size());
+            for (String participant : journal.participants()) {
+                writeString(out, participant);
+            }
+            out.writeInt(journal.started().size());
+            for (Map.Entry<String, String> e : journal.started().entrySet()) {
+                writeString(out, e.getKey());
+                writeString(out, e.getValue());
+            }
+        }
         return out.getCopyOfBuffer();
     }
 
@@ -45,6 +68,8 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
         switch (version) {
             case VERSION_1:
                 return deserializeV1(serialized);
+            case VERSION_2:
+                return deserializeV2(serialized);
             default:
                 throw new IOException("Unknown Vitess split serializer version " + version + " (this connector reads "
                         + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
@@ -61,6 +86,46 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
             throw new IOException("corrupt Vitess split state: " + in.available() + " trailing bytes");
         }
         return new VitessSplit(keyspace, shard, position, recordsSinceMark);
+    }
+
+    private static VitessSplit deserializeV2(byte[] serialized) throws IOException {
+        DataInputDeserializer in = new DataInputDeserializer(serialized);
+        String keyspace = readString(in);
+        String shard = readString(in);
+        String position = readString(in);
+        long recordsSinceMark = in.readLong();
+        ReshardJournal journal = null;
+        if (in.readBoolean()) {
+            long id = in.readLong();
+            int n = readCount(in);
+            List<String> participants = new ArrayList<>(n);
+            for (int i = 0; i < n; i++) {
+                participants.add(readString(in));
+            }
+            int m = readCount(in);
+            Map<String, String> started = new LinkedHashMap<>();
+            for (int i = 0; i < m; i++) {
+                started.put(readString(in), readString(in));
+            }
+            try {
+                journal = new ReshardJournal(id, keyspace, participants, started);
+            } catch (IllegalArgumentException e) {
+                throw new IOException("corrupt Vitess split state: " + e.getMessage(), e);
+            }
+        }
+        if (in.available() != 0) {
+            throw new IOException("corrupt Vitess split state: " + in.available() + " trailing bytes");
+        }
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark, journal);
+    }
+
+    /** A count of entries each at least 4 bytes long. */
+    static int readCount(DataInputDeserializer in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > in.available() / 4) {
+            throw new IOException("corrupt Vitess state: a count of " + n + " with " + in.available() + " bytes left");
+        }
+        return n;
     }
 
     static void writeString(DataOutputSerializer out, String s) throws IOException {

@@ -18,6 +18,7 @@ public final class VitessSplitState {
     private long snapshotRecords;
     private long lastHeartbeatRecords = -1;
     private long totalRecords;
+    private ReshardJournal endedBy;
 
     public VitessSplitState(VitessSplit split) {
         this.keyspace = split.keyspace();
@@ -25,6 +26,7 @@ public final class VitessSplitState {
         this.position = split.position();
         this.recordsSinceMark = split.recordsSinceMark();
         this.copyCompleted = ShardPositions.isCopyCompleted(split.position());
+        this.endedBy = split.endedBy();
     }
 
     public String splitId() {
@@ -65,6 +67,20 @@ public final class VitessSplitState {
         }
     }
 
+    /**
+     * The shard reached a reshard journal: nothing more of it comes. The position stays the last
+     * mark before the journal (a resume from it would meet the journal again).
+     */
+    public void journalReached(ReshardJournal journal) {
+        this.endedBy = journal;
+        this.recordsSinceMark = 0;
+    }
+
+    /** The journal the shard ended at, or {@code null}. */
+    public ReshardJournal endedBy() {
+        return endedBy;
+    }
+
     public void copyCompleted() {
         this.copyCompleted = true;
     }
@@ -89,7 +105,7 @@ public final class VitessSplitState {
     }
 
     public VitessSplit toSplit() {
-        return new VitessSplit(keyspace, shard, position, recordsSinceMark);
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark, endedBy);
     }
 
     @Override

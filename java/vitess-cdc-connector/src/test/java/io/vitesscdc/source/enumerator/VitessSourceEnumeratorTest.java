@@ -1,5 +1,8 @@
 package io.vitesscdc.source.enumerator;
 
+import io.vitesscdc.source.event.ShardEndedAck;
+import io.vitesscdc.source.event.ShardEndedEvent;
+import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.ShardPositions;
 import io.vitesscdc.source.split.VitessSplit;
 
@@ -146,6 +149,189 @@ class VitessSourceEnumeratorTest {
                     .isInstanceOf(SourceConfigurationError.class)
                     .hasMessageContaining("Discovering the shards of Vitess keyspace 'nope' failed")
                     .hasMessageContaining("keyspace 'nope' not found");
+        }
+    }
+
+    // ---- resharding ----
+
+    private static String pos(String shard) {
+        return ShardPositions.start(KS, shard, shard + "@0");
+    }
+
+    private static ReshardJournal journal(long id, List<String> participants, List<String> started) {
+        Map<String, String> positions = new LinkedHashMap<>();
+        for (String s : started) {
+            positions.put(s, pos(s));
+        }
+        return new ReshardJournal(id, KS, participants, positions);
+    }
+
+    private static ShardEndedEvent ended(String shard, ReshardJournal j, boolean durable) {
+        return new ShardEndedEvent(KS, shard, j, durable);
+    }
+
+    /** An enumerator that assigned -80 to reader 0 and 80- to reader 1 (parallelism 2). */
+    private static VitessSourceEnumerator twoShards(MockSplitEnumeratorContext<VitessSplit> ctx) throws Throwable {
+        VitessSourceEnumerator e =
+                new VitessSourceEnumerator(ctx, shards("-80", "80-"), KS, Boundedness.CONTINUOUS_UNBOUNDED, null);
+        e.start();
+        register(ctx, e, 0);
+        register(ctx, e, 1);
+        ctx.runNextOneTimeCallable();
+        assertThat(assignedIds(ctx)).isEqualTo(Map.of(0, List.of("customer/-80"), 1, List.of("customer/80-")));
+        return e;
+    }
+
+    private static List<VitessSplit> assignedAfter(MockSplitEnumeratorContext<VitessSplit> ctx, int from) {
+        List<VitessSplit> out = new ArrayList<>();
+        List<SplitsAssignment<VitessSplit>> seq = ctx.getSplitsAssignmentSequence();
+        for (SplitsAssignment<VitessSplit> a : seq.subList(from, seq.size())) {
+            a.assignment().values().forEach(out::addAll);
+        }
+        return out;
+    }
+
+    @Test
+    void aSplitStartsTheNewShardsAtTheJournalPositionsBalancedAcrossReaders() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            e.snapshotState(1);
+            ReshardJournal j = journal(7, List.of("-80"), List.of("-40", "40-80"));
+            e.handleSourceEvent(0, ended("-80", j, true));
+            List<SplitsAssignment<VitessSplit>> seq = ctx.getSplitsAssignmentSequence();
+            // reader 0 lost -80 (0 splits), reader 1 has 80- (1): -40 -> 0, then a tie -> 0
+            assertThat(seq.get(seq.size() - 1).assignment()).isEqualTo(Map.of(0, List.of(
+                    new VitessSplit(KS, "-40", pos("-40"), 0), new VitessSplit(KS, "40-80", pos("40-80"), 0))));
+            assertThat(ctx.getSentSourceEvent().get(0)).containsExactly(new ShardEndedAck("customer/-80", 7));
+            VitessEnumeratorState state = e.snapshotState(2);
+            assertThat(state.assignedOwners()).isEqualTo(Map.of("customer/-40", 0, "customer/40-80", 0,
+                    "customer/80-", 1));
+            assertThat(state.pendingJournals()).isEmpty();
+            assertThat(state.completedJournals()).containsExactly(7L);
+        }
+    }
+
+    @Test
+    void newShardsGoToTheReadersWithTheFewestSplits() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(3)) {
+            VitessSourceEnumerator e = new VitessSourceEnumerator(
+                    ctx, shards("-80", "80-c0", "c0-"), KS, Boundedness.CONTINUOUS_UNBOUNDED, null);
+            e.start();
+            for (int i = 0; i < 3; i++) {
+                register(ctx, e, i);
+            }
+            ctx.runNextOneTimeCallable();
+            int before = ctx.getSplitsAssignmentSequence().size();
+            e.snapshotState(1);
+            e.handleSourceEvent(0, ended("-80", journal(3, List.of("-80"), List.of("-20", "20-40", "40-80")), true));
+            Map<Integer, List<String>> owners = new TreeMap<>();
+            ctx.getSplitsAssignmentSequence().subList(before, ctx.getSplitsAssignmentSequence().size())
+                    .forEach(a -> a.assignment().forEach((r, splits) -> splits.forEach(
+                            sp -> owners.computeIfAbsent(r, k -> new ArrayList<>()).add(sp.shard()))));
+            // loads 0/1/1: -20 -> 0; then 1/1/1: 20-40 -> 0 (lowest id); then 2/1/1: 40-80 -> 1
+            assertThat(owners).isEqualTo(Map.of(0, List.of("-20", "20-40"), 1, List.of("40-80")));
+        }
+    }
+
+    @Test
+    void aMergeWaitsForEveryParticipant() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            e.snapshotState(1);
+            int before = ctx.getSplitsAssignmentSequence().size();
+            ReshardJournal j = journal(9, List.of("-80", "80-"), List.of("0"));
+            e.handleSourceEvent(0, ended("-80", j, true));
+            assertThat(ctx.getSplitsAssignmentSequence()).hasSize(before);
+            VitessEnumeratorState mid = e.snapshotState(2);
+            assertThat(mid.pendingJournals()).containsExactly(new PendingJournal(j, Set.of("-80")));
+            assertThat(mid.assignedSplitIds()).containsExactly("customer/80-");
+            // a repeat changes nothing
+            e.handleSourceEvent(0, ended("-80", j, true));
+            assertThat(ctx.getSplitsAssignmentSequence()).hasSize(before);
+            e.handleSourceEvent(1, ended("80-", j, true));
+            assertThat(assignedAfter(ctx, before)).containsExactly(new VitessSplit(KS, "0", pos("0"), 0));
+            assertThat(ctx.getSentSourceEvent().get(1)).containsExactly(new ShardEndedAck("customer/80-", 9));
+        }
+    }
+
+    @Test
+    void tentativeReportsCountOnlyWhileNoCheckpointWasSeen() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            int before = ctx.getSplitsAssignmentSequence().size();
+            ReshardJournal j = journal(9, List.of("-80", "80-"), List.of("0"));
+            // checkpointing off (no checkpoint so far): the immediate report counts
+            e.handleSourceEvent(0, ended("-80", j, false));
+            assertThat(ctx.getSentSourceEvent().get(0)).containsExactly(new ShardEndedAck("customer/-80", 9));
+            e.snapshotState(1);
+            // from now on only durable reports count
+            e.handleSourceEvent(1, ended("80-", j, false));
+            assertThat(ctx.getSplitsAssignmentSequence()).hasSize(before);
+            assertThat(ctx.getSentSourceEvent()).doesNotContainKey(1);
+            e.handleSourceEvent(1, ended("80-", j, true));
+            assertThat(assignedAfter(ctx, before)).extracting(VitessSplit::shard).containsExactly("0");
+        }
+    }
+
+    @Test
+    void restoredMidReshardTheRemainingParticipantsCompleteTheJournal() throws Throwable {
+        ReshardJournal j = journal(9, List.of("-80", "80-"), List.of("0"));
+        byte[] checkpoint;
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            e.snapshotState(1);
+            e.handleSourceEvent(0, ended("-80", j, true));
+            VitessEnumeratorStateSerializer serializer = new VitessEnumeratorStateSerializer();
+            checkpoint = serializer.serialize(e.snapshotState(2));
+        }
+        VitessEnumeratorState restored =
+                new VitessEnumeratorStateSerializer().deserialize(VitessEnumeratorStateSerializer.CURRENT_VERSION,
+                        checkpoint);
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = new VitessSourceEnumerator(ctx, () -> {
+                throw new AssertionError("must not rediscover");
+            }, KS, Boundedness.CONTINUOUS_UNBOUNDED, restored);
+            e.start();
+            register(ctx, e, 0);
+            register(ctx, e, 1);
+            assertThat(ctx.getSplitsAssignmentSequence()).isEmpty();
+            // after a restore, a reader that still holds the ended -80 reports it again: no-op + ack
+            e.handleSourceEvent(1, ended("-80", j, true));
+            assertThat(ctx.getSplitsAssignmentSequence()).isEmpty();
+            assertThat(ctx.getSentSourceEvent().get(1)).containsExactly(new ShardEndedAck("customer/-80", 9));
+            // a tentative report after a restore does not count
+            e.handleSourceEvent(0, ended("80-", j, false));
+            assertThat(ctx.getSplitsAssignmentSequence()).isEmpty();
+            e.handleSourceEvent(0, ended("80-", j, true));
+            assertThat(assignedAfter(ctx, 0)).containsExactly(new VitessSplit(KS, "0", pos("0"), 0));
+            // late repeats of a completed journal are acknowledged and start nothing
+            e.handleSourceEvent(1, ended("80-", j, true));
+            assertThat(ctx.getSplitsAssignmentSequence()).hasSize(1);
+            assertThat(ctx.getSentSourceEvent().get(1)).endsWith(new ShardEndedAck("customer/80-", 9));
+        }
+    }
+
+    @Test
+    void aReportOfAShardOutsideItsJournalIsIgnored() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            e.snapshotState(1);
+            e.handleSourceEvent(1, ended("80-", journal(1, List.of("-80"), List.of("-40")), true));
+            assertThat(e.snapshotState(2).pendingJournals()).isEmpty();
+            assertThat(e.snapshotState(2).assignedSplitIds()).contains("customer/80-");
+        }
+    }
+
+    @Test
+    void boundedModeSignalsNoMoreSplitsOnlyWithoutJournalsInProgress() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessEnumeratorState restored = new VitessEnumeratorState(true, Map.of("customer/80-", 1), List.of(),
+                    List.of(new PendingJournal(journal(9, List.of("-80", "80-"), List.of("0")), Set.of("-80"))),
+                    Set.of());
+            VitessSourceEnumerator e = new VitessSourceEnumerator(ctx, shards(), KS, Boundedness.BOUNDED, restored);
+            e.start();
+            register(ctx, e, 0);
+            assertThat(ctx.hasNoMoreSplits(0)).isFalse();
         }
     }
 

@@ -4,6 +4,7 @@ import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.testutils.NativeBatches;
 
@@ -76,6 +77,9 @@ class BatchConverterTest {
             List<Object> values = new ArrayList<>();
             b.changes.forEach(c -> values.addAll(c.values));
             return "copy" + values + " mark " + b.position.replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
+        } else if (e instanceof SplitElement.JournalReached) {
+            ReshardJournal j = ((SplitElement.JournalReached<String>) e).journal;
+            return "journal " + j.id() + " " + j.participants() + " -> " + j.started();
         } else if (e instanceof SplitElement.Heartbeat) {
             return "heartbeat " + ((SplitElement.Heartbeat<String>) e).timestampMillis;
         }
@@ -191,6 +195,40 @@ class BatchConverterTest {
         c.addSplit(split("80-", "h", 0));
         assertThat(drain(c.convert(new NativeBatches().heartbeat(42).build())))
                 .containsExactlyInAnyOrder("ks/-80 heartbeat 42", "ks/80- heartbeat 42");
+    }
+
+    @Test
+    void aReshardJournalEndsItsSplitAndNothingOfTheShardFollows() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g0", 0));
+        c.addSplit(split("80-", "h0", 0));
+        NativeBatches b = new NativeBatches().table(1, "-80").table(2, "80-")
+                .record(1, INSERT, false, 1000, 1).mark("-80", "g1")
+                .journal("-80", 77, List.of("-80"), List.of("-40", "40-80"))
+                .mark("-80", "g1")
+                .record(2, INSERT, false, 1001, 7).mark("80-", "h1")
+                .record(1, INSERT, false, 1002, 2);
+        assertThat(drain(c.convert(b.build()))).containsExactly(
+                "ks/-80 change[+I:1]",
+                "ks/-80 mark g1",
+                "ks/-80 journal 77 [-80] -> {-40=" + NativeBatches.position("-40", "-40@0") + ", 40-80="
+                        + NativeBatches.position("40-80", "40-80@0") + "}",
+                "ks/80- change[+I:7]",
+                "ks/80- mark h1",
+                "ks/-80 FINISHED");
+        assertThat(c.openCursors()).extracting(x -> x.shard).containsExactly("80-");
+        assertThat(c.allFinished()).isFalse();
+    }
+
+    @Test
+    void aJournalBeforeTheRecordsToSkipFailsLoudly() {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g0", 2));
+        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, false, 1, 1)
+                .journal("-80", 1, List.of("-80"), List.of("-40"));
+        assertThatThrownBy(() -> c.convert(b.build()))
+                .isInstanceOf(FatalException.class)
+                .hasMessageContaining("reshard journal came first");
     }
 
     @Test

@@ -7,6 +7,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * Writes batches in the native batch format (docs/batch-format.md) and decodes them with the real
@@ -112,6 +113,24 @@ public final class NativeBatches {
 
     public NativeBatches shardCopyCompleted(String shard) {
         return entry(5, new Payload().str("ks").str(shard));
+    }
+
+    /**
+     * A reshard journal reached by {@code shard}'s stream: {@code participants} end, {@code started}
+     * shards begin at gtid {@code <shard>@0}.
+     */
+    public NativeBatches journal(String shard, long id, List<String> participants, List<String> started) {
+        Payload p = new Payload();
+        p.u16(participants.size());
+        for (String s : participants) {
+            p.str("ks").str(s);
+        }
+        p.u16(started.size());
+        for (String s : started) {
+            p.str("ks").str(s).u8(1).str(position(s, s + "@0"));
+        }
+        p.str("ks").str(shard).i64(id);
+        return entry(8, p);
     }
 
     public static String position(String shard, String gtid) {

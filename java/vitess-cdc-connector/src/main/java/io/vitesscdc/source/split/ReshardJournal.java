@@ -1,0 +1,95 @@
+package io.vitesscdc.source.split;
+
+import org.apache.flink.annotation.Internal;
+
+import java.io.Serializable;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * A SHARDS reshard journal as one participant's stream delivered it: the journal id, every
+ * participant (old shard) of the journal, and the new shards with the positions they start at
+ * (the native core's position JSON, stored as is).
+ *
+ * <p>Every participant reports the same journal. New shards may be read only after every
+ * participant ended at it: that is what keeps each key's changes in order across the reshard.
+ */
+@Internal
+public final class ReshardJournal implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final long id;
+    private final String keyspace;
+    private final List<String> participants;
+    private final Map<String, String> started;
+
+    public ReshardJournal(long id, String keyspace, List<String> participants, Map<String, String> started) {
+        this.id = id;
+        this.keyspace = Objects.requireNonNull(keyspace, "keyspace");
+        this.participants = Collections.unmodifiableList(new ArrayList<>(participants));
+        this.started = Collections.unmodifiableMap(new LinkedHashMap<>(started));
+        if (this.participants.isEmpty()) {
+            throw new IllegalArgumentException("a reshard journal has at least one participant");
+        }
+    }
+
+    /** The journal id (the same on every participant). */
+    public long id() {
+        return id;
+    }
+
+    public String keyspace() {
+        return keyspace;
+    }
+
+    /** The old shards: each one ends at this journal. */
+    public List<String> participants() {
+        return participants;
+    }
+
+    /** The new shards and their start positions (position JSON), in the journal's order. */
+    public Map<String, String> started() {
+        return started;
+    }
+
+    /**
+     * Whether {@code other} describes the same reshard: journal ids are chosen by Vitess and equal
+     * on all participants, so the shards must agree too.
+     */
+    public boolean sameReshard(ReshardJournal other) {
+        return id == other.id
+                && keyspace.equals(other.keyspace)
+                && participants.equals(other.participants)
+                && started.keySet().equals(other.started.keySet());
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        if (this == o) {
+            return true;
+        }
+        if (!(o instanceof ReshardJournal)) {
+            return false;
+        }
+        ReshardJournal that = (ReshardJournal) o;
+        return id == that.id
+                && keyspace.equals(that.keyspace)
+                && participants.equals(that.participants)
+                && started.equals(that.started);
+    }
+
+    @Override
+    public int hashCode() {
+        return Objects.hash(id, keyspace, participants, started);
+    }
+
+    @Override
+    public String toString() {
+        return "ReshardJournal{id=" + id + ", " + keyspace + " " + participants + " -> " + started.keySet() + "}";
+    }
+}
