@@ -183,7 +183,9 @@ impl VtgateClient {
         let mut client = self.inner.clone();
         match tokio::time::timeout(wait, client.v_stream(request)).await {
             Ok(Ok(response)) => Ok(response.into_inner()),
-            Ok(Err(status)) => Err(self.rpc_error(&status, false)),
+            // Starting the VStream is still part of opening: a plaintext connection broken off
+            // before any answer gets the TLS hint here too (retryable unless certainly TLS).
+            Ok(Err(status)) => Err(self.rpc_error(&status, true)),
             Err(_) => Err(Error::retryable(format!(
                 "VTGate at {} did not start the VStream within {wait:?}",
                 self.address
@@ -505,7 +507,18 @@ fn tls_status_error(
         let garbled = lower.contains("h2 protocol error")
             || lower.contains("http2 error")
             || lower.contains("frame with invalid size");
-        let closed = lower.contains("transport error") || lower.contains("connection closed");
+        // The root cause of a broken-off connection varies with timing (closed, reset, broken
+        // pipe, EOF); tonic's own message says "transport error" for all of them.
+        let closed = status.message().to_lowercase().contains("transport error")
+            || [
+                "transport error",
+                "connection closed",
+                "connection reset",
+                "broken pipe",
+                "eof",
+            ]
+            .iter()
+            .any(|s| lower.contains(s));
         if discovery && (garbled || closed) {
             let message = format!(
                 "VTGate at {address} broke off the connection before answering ({}: {}) — check that the address \

@@ -37,6 +37,9 @@ pub struct EventStream {
     /// RPC's end (VTGate's stop_on_reshard EOF, or its refusal of a merge whose participants are
     /// not all in this stream) the expected end of an ended shard, not a failure.
     journals_at_rpc_start: u64,
+    /// Whether the current RPC delivered a response yet: a failure before the first one is
+    /// still part of opening (e.g. a TLS port spoken to in plaintext) and gets its hint.
+    answered_in_rpc: bool,
 }
 
 impl EventStream {
@@ -59,7 +62,10 @@ impl EventStream {
                 let client = VtgateClient::connect(&options).await?;
                 let server = match client.server_version().await {
                     Ok(v) => v,
-                    Err(e) if e.kind == ErrorKind::Config => return Err(e),
+                    // Only a refused or empty answer means "version unknown"; a broken
+                    // connection is the same connection discovery needs, so it fails here,
+                    // with the hint that fits it (e.g. a TLS port spoken to in plaintext).
+                    Err(e) if e.kind != ErrorKind::Fatal => return Err(e),
                     Err(e) => {
                         tracing::warn!(error = %e.message, "could not read the Vitess version; assuming v24");
                         None
@@ -109,6 +115,7 @@ impl EventStream {
                 last_error: None,
                 ended: false,
                 journals_at_rpc_start: 0,
+                answered_in_rpc: false,
             };
             stream.start_rpc().await?;
             Ok(stream)
@@ -144,6 +151,7 @@ impl EventStream {
         let request = build_request(&self.options, &self.plan, &positions);
         tracing::debug!(?request, "VStream request");
         let wait = self.options.idle_timeout.max(self.options.connect_timeout);
+        self.answered_in_rpc = false;
         self.grpc = Some(self.client.vstream(request, wait).await?);
         Ok(())
     }
@@ -235,9 +243,10 @@ impl EventStream {
                     self.restart_after_journal().await?;
                     return Ok(Vec::new());
                 }
-                return Err(self.client.rpc_error(&status, false));
+                return Err(self.client.rpc_error(&status, !self.answered_in_rpc));
             }
         };
+        self.answered_in_rpc = true;
         self.metrics
             .record_response(response.events.len(), response.encoded_len());
         let mut out = Vec::new();
