@@ -14,7 +14,7 @@ step "install local Vitess" bash tests/vitess/install.sh
 step "start local Vitess" ensure_cluster
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy" cargo clippy --workspace --all-targets --all-features -- -D warnings
-step "cargo test (unit + integration against the cluster)" cargo test --workspace --all-features
+step "cargo test (unit + integration against the cluster)" cargo test --workspace --all-features --no-fail-fast
 step "maven verify (jar with native library, Java unit + integration tests)" \
   "${MVN[@]}" verify -Dcargo.profile=dev
 step "end-to-end scenarios" bash tests/e2e/run.sh
