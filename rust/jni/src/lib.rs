@@ -13,12 +13,14 @@
 //! - Handles are `Box::into_raw` pointers validated through [`handle`]'s registry before use: a
 //!   closed, foreign or garbage handle throws `IllegalStateException`, it is never dereferenced.
 
+pub mod diagnostics;
 pub mod error;
 pub mod handle;
 pub mod logs;
 pub mod natives;
 pub mod options;
 pub mod stream;
+pub mod synth;
 
 use jni::sys::{jint, JNI_ERR, JNI_VERSION_1_8};
 use jni::JavaVM;

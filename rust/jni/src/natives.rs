@@ -5,7 +5,7 @@
 
 use crate::error::{set_exception_package, BridgeError, BridgeResult, ThrowVitessException};
 use crate::handle::Registry;
-use crate::stream::{PollOutcome, StreamHandle};
+use crate::stream::{DynStreamHandle, PollOutcome, StreamHandle};
 use jni::objects::{JByteBuffer, JClass, JString, JValue};
 use jni::strings::JNIString;
 use jni::sys::{jint, jlong};
@@ -27,7 +27,7 @@ pub const NATIVES_CLASS_PROPERTY: &str = "vitesscdc.jni.natives-class";
 pub const LOAD_ERROR_PROPERTY: &str = "vitesscdc.jni.load-error";
 
 /// Every open stream of this library copy.
-pub static STREAMS: Registry<StreamHandle> = Registry::new();
+pub static STREAMS: Registry<DynStreamHandle> = Registry::new();
 
 /// Registers the natives; called from `JNI_OnLoad` on the thread running `System.load`, where
 /// `FindClass` uses the class loader that is loading the library.
@@ -97,7 +97,8 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
         ]
     };
     // SAFETY: see above; the methods are declared `static native` in NativeStream.
-    unsafe { env.register_native_methods(&class, &methods) }
+    unsafe { env.register_native_methods(&class, &methods)? };
+    crate::diagnostics::register(env, &class_name)
 }
 
 /// Leaves `message` in [`LOAD_ERROR_PROPERTY`]; best effort.
@@ -186,7 +187,7 @@ fn inner_poll(
     poll_result(stream.poll(out, timeout)?)
 }
 
-fn poll_timeout(timeout_millis: jlong) -> BridgeResult<Duration> {
+pub(crate) fn poll_timeout(timeout_millis: jlong) -> BridgeResult<Duration> {
     u64::try_from(timeout_millis)
         .map(Duration::from_millis)
         .map_err(|_| {
@@ -197,7 +198,7 @@ fn poll_timeout(timeout_millis: jlong) -> BridgeResult<Duration> {
 }
 
 /// The Java return code of a poll (docs/native-bridge.md).
-fn poll_result(outcome: PollOutcome) -> BridgeResult<jint> {
+pub(crate) fn poll_result(outcome: PollOutcome) -> BridgeResult<jint> {
     Ok(match outcome {
         PollOutcome::Batch(n) => n as jint,
         PollOutcome::Timeout => 0,
@@ -328,7 +329,7 @@ extern "system" fn native_drain_logs<'l>(
 ///
 /// The slice borrows the local reference to `buffer` exclusively and lives no longer than the
 /// native call. Java must not touch the buffer concurrently (callers document single-thread use).
-fn direct_buffer<'b>(
+pub(crate) fn direct_buffer<'b>(
     env: &mut Env<'_>,
     buffer: &'b mut JByteBuffer<'_>,
 ) -> BridgeResult<&'b mut [u8]> {

@@ -7,7 +7,8 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 use vitess_cdc_core::batch::{BatchEncoder, EncodeError};
 use vitess_cdc_core::blocking::BlockingStream;
-use vitess_cdc_core::{Error, Event, Result, StreamOptions};
+use vitess_cdc_core::metrics::MetricsSnapshot;
+use vitess_cdc_core::{Error, Event, Result, StreamOptions, StreamPosition};
 
 /// What one poll produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,10 +23,20 @@ pub enum PollOutcome {
     NeedCapacity(usize),
 }
 
-/// The source of events; the real one is [`BlockingStream`], tests script their own.
+/// The source of events; the real one is [`BlockingStream`], tests and the synthetic streams of
+/// [`crate::synth`] script their own.
 pub trait EventSource: Send + Sync {
     fn poll(&self, timeout: Duration) -> Result<Vec<Event>>;
     fn close(&self);
+    /// Makes a poll waiting in another thread return early.
+    fn wake(&self) {}
+    /// Positions after the last event handed out.
+    fn positions(&self) -> StreamPosition {
+        StreamPosition::default()
+    }
+    fn metrics(&self) -> MetricsSnapshot {
+        MetricsSnapshot::default()
+    }
 }
 
 impl EventSource for BlockingStream {
@@ -35,7 +46,38 @@ impl EventSource for BlockingStream {
     fn close(&self) {
         BlockingStream::close(self)
     }
+    fn wake(&self) {
+        BlockingStream::wake(self)
+    }
+    fn positions(&self) -> StreamPosition {
+        BlockingStream::positions(self)
+    }
+    fn metrics(&self) -> MetricsSnapshot {
+        BlockingStream::metrics(self)
+    }
 }
+
+impl<S: EventSource + ?Sized> EventSource for Box<S> {
+    fn poll(&self, timeout: Duration) -> Result<Vec<Event>> {
+        (**self).poll(timeout)
+    }
+    fn close(&self) {
+        (**self).close()
+    }
+    fn wake(&self) {
+        (**self).wake()
+    }
+    fn positions(&self) -> StreamPosition {
+        (**self).positions()
+    }
+    fn metrics(&self) -> MetricsSnapshot {
+        (**self).metrics()
+    }
+}
+
+/// What the handle registry holds: a real stream or a synthetic one, behind one vtable call per
+/// poll.
+pub type DynStreamHandle = StreamHandle<Box<dyn EventSource>>;
 
 /// Encoder state and events received from the source but not yet delivered to Java.
 struct Pending {
@@ -49,15 +91,16 @@ struct Pending {
 }
 
 /// One open stream.
-pub struct StreamHandle<S: EventSource = BlockingStream> {
+pub struct StreamHandle<S: EventSource = Box<dyn EventSource>> {
     source: S,
     closed: AtomicBool,
     pending: Mutex<Pending>,
 }
 
-impl StreamHandle<BlockingStream> {
+impl StreamHandle<Box<dyn EventSource>> {
+    /// Connects a real stream (see [`BlockingStream::open`]).
     pub fn open(options: StreamOptions) -> Result<Self> {
-        Ok(Self::new(BlockingStream::open(options)?))
+        Ok(Self::new(Box::new(BlockingStream::open(options)?)))
     }
 }
 

@@ -61,6 +61,11 @@ public final class NativeStream implements AutoCloseable {
         }
     }
 
+    /** A stream object for a handle the native side opened (synthetic streams of tests). */
+    static NativeStream wrap(long handle) {
+        return new NativeStream(handle);
+    }
+
     /**
      * Fills {@code buffer} (from index 0 to its capacity; position and limit are ignored and left
      * unchanged) with the next batch.

@@ -1,0 +1,51 @@
+package io.vitesscdc.nativeio;
+
+import java.nio.ByteBuffer;
+
+/**
+ * Native entry points for tests and benchmarks of the bridge itself, without a server: synthetic
+ * streams of every value type (read with the real {@link NativeStream#poll}) and a pre-encoded
+ * batch that isolates the cost of the JNI boundary. Registered by {@code JNI_OnLoad} next to
+ * {@link NativeStream}; call {@link NativeLibrary#load()} first.
+ */
+final class NativeDiagnostics {
+
+    /** Shape of {@code customer.customer} (6 columns). */
+    static final int SHAPE_CUSTOMER = 1;
+
+    /** Shape of {@code customer.all_types} (44 columns, every type family). */
+    static final int SHAPE_ALL_TYPES = 2;
+
+    private NativeDiagnostics() {}
+
+    /**
+     * A stream of {@code events} random events of every column type and marker (then END),
+     * deterministic in {@code seed}; its canonical rendering is {@link #nativeSyntheticExpected}.
+     */
+    static NativeStream openSynthetic(long seed, int events) {
+        NativeLibrary.load();
+        return NativeStream.wrap(nativeOpenSynthetic(seed, events));
+    }
+
+    static native long nativeOpenSynthetic(long seed, int events);
+
+    /** The expected content of the synthetic stream, one line per entry (rust/jni/src/synth.rs). */
+    static native String nativeSyntheticExpected(long seed, int events);
+
+    /** A batch of {@code shape} rows (at most {@code batchBytes}), encoded once. */
+    static native long nativeBenchOpen(int shape, int batchBytes);
+
+    /** Rows per batch after the first (the first also carries the table descriptor). */
+    static native int nativeBenchRows(long handle);
+
+    /** {@code nativePoll} with the stream replaced by a copy of the pre-encoded batch. */
+    static native int nativeBenchPoll(long handle, ByteBuffer buffer, long timeoutMillis);
+
+    static native void nativeBenchClose(long handle);
+
+    /** An entry point that does nothing, with the bridge's usual wrapper (panic catching, errors). */
+    static native void nativeNoop();
+
+    /** An entry point that does nothing at all. */
+    static native void nativeNoopRaw();
+}

@@ -1,0 +1,176 @@
+//! The natives of `io.vitesscdc.nativeio.NativeDiagnostics`: synthetic streams for the round-trip
+//! tests and entry points for the bridge benchmark. They run no server and change no state of
+//! real streams; a synthetic stream is an ordinary handle in [`STREAMS`], read with the real
+//! `nativePoll`.
+
+use crate::error::{BridgeError, BridgeResult, ThrowVitessException};
+use crate::handle::Registry;
+use crate::natives::{direct_buffer, poll_result, poll_timeout, STREAMS};
+use crate::stream::StreamHandle;
+use crate::synth::{self, PreEncoded};
+use jni::objects::{JByteBuffer, JClass, JString};
+use jni::strings::JNIString;
+use jni::sys::{jint, jlong};
+use jni::{jni_str, Env, EnvUnowned, NativeMethod};
+use std::ffi::c_void;
+use std::sync::Arc;
+
+/// Simple name of the class, in the (possibly relocated) package of the natives class.
+pub const CLASS_SIMPLE_NAME: &str = "NativeDiagnostics";
+
+/// Pre-encoded benchmark batches.
+pub static BENCH: Registry<PreEncoded> = Registry::new();
+
+/// Registers the natives on `NativeDiagnostics`, found next to `natives_class`.
+pub fn register(env: &mut Env<'_>, natives_class: &str) -> jni::errors::Result<()> {
+    let name = match natives_class.rsplit_once('/') {
+        Some((package, _)) => format!("{package}/{CLASS_SIMPLE_NAME}"),
+        None => CLASS_SIMPLE_NAME.to_string(),
+    };
+    let class = env.find_class(JNIString::new(name))?;
+    // SAFETY: each function pointer below has exactly the parameter and return types its JNI
+    // signature describes, with `JClass` as the second parameter (all methods are static).
+    let methods = unsafe {
+        [
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeOpenSynthetic"),
+                jni_str!("(JI)J"),
+                native_open_synthetic as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeSyntheticExpected"),
+                jni_str!("(JI)Ljava/lang/String;"),
+                native_synthetic_expected as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeBenchOpen"),
+                jni_str!("(II)J"),
+                native_bench_open as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeBenchRows"),
+                jni_str!("(J)I"),
+                native_bench_rows as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeBenchPoll"),
+                jni_str!("(JLjava/nio/ByteBuffer;J)I"),
+                native_bench_poll as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeBenchClose"),
+                jni_str!("(J)V"),
+                native_bench_close as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeNoop"),
+                jni_str!("()V"),
+                native_noop as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeNoopRaw"),
+                jni_str!("()V"),
+                native_noop_raw as *mut c_void,
+            ),
+        ]
+    };
+    // SAFETY: see above; the methods are declared `static native` in NativeDiagnostics.
+    unsafe { env.register_native_methods(&class, &methods) }
+}
+
+fn event_count(events: jint) -> BridgeResult<usize> {
+    usize::try_from(events)
+        .map_err(|_| BridgeError::IllegalArgument(format!("events must be >= 0, was {events}")))
+}
+
+/// A synthetic stream of `events` random events (and END) for `seed`, read with `nativePoll`.
+extern "system" fn native_open_synthetic<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    seed: jlong,
+    events: jint,
+) -> jlong {
+    env.with_env(|_env| {
+        let source = synth::random_stream(seed as u64, event_count(events)?);
+        Ok::<_, BridgeError>(STREAMS.insert(Arc::new(StreamHandle::new(Box::new(source)))))
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The canonical rendering of the synthetic stream `(seed, events)` (see `synth::expected`).
+extern "system" fn native_synthetic_expected<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    seed: jlong,
+    events: jint,
+) -> JString<'l> {
+    env.with_env(|env| {
+        let text = synth::expected(&synth::random_events(seed as u64, event_count(events)?));
+        Ok::<_, BridgeError>(env.new_string(text)?)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// A pre-encoded batch of `shape` (1 customer, 2 all_types) of at most `batch_bytes` bytes.
+extern "system" fn native_bench_open<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    shape: jint,
+    batch_bytes: jint,
+) -> jlong {
+    env.with_env(|_env| {
+        let bytes = usize::try_from(batch_bytes).map_err(|_| {
+            BridgeError::IllegalArgument(format!("batchBytes must be > 0, was {batch_bytes}"))
+        })?;
+        Ok::<_, BridgeError>(BENCH.insert(Arc::new(PreEncoded::new(shape, bytes)?)))
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+extern "system" fn native_bench_rows<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+) -> jint {
+    env.with_env(|_env| {
+        let bench = BENCH.get(handle)?;
+        Ok::<_, BridgeError>(bench.rows().min(i32::MAX as usize) as jint)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// Exactly what `nativePoll` does around the stream (handle lookup, timeout check, direct
+/// buffer address and capacity, result code), with the stream replaced by a copy of the
+/// pre-encoded batch: the cost of the JNI boundary itself.
+extern "system" fn native_bench_poll<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    mut buffer: JByteBuffer<'l>,
+    timeout_millis: jlong,
+) -> jint {
+    env.with_env(|env| {
+        let bench = BENCH.get(handle)?;
+        let _timeout = poll_timeout(timeout_millis)?;
+        let out = direct_buffer(env, &mut buffer)?;
+        poll_result(bench.poll(out))
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+extern "system" fn native_bench_close<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, handle: jlong) {
+    env.with_env(|_env| {
+        BENCH.remove(handle);
+        Ok::<_, BridgeError>(())
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The cheapest entry point with the bridge's usual wrapper (panic catching, error policy).
+extern "system" fn native_noop<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>) {
+    env.with_env(|_env| Ok::<_, BridgeError>(()))
+        .resolve::<ThrowVitessException>()
+}
+
+/// A bare JNI call: nothing at all on the native side.
+extern "system" fn native_noop_raw<'l>(_env: EnvUnowned<'l>, _c: JClass<'l>) {}
