@@ -536,7 +536,19 @@ impl Machine {
             .collect();
         // The shard whose stream carries the journal; VTGate names it on the event. Without a
         // name, the one participant this stream reads (and still reads) is the one.
-        let shard = event_shard(ev).or_else(|| {
+        let named = event_shard(ev).map(|(keyspace, shard)| {
+            if keyspace.is_empty() {
+                // a shard name alone: the participant of that name
+                ended
+                    .iter()
+                    .find(|k| k.1 == shard)
+                    .cloned()
+                    .unwrap_or((keyspace, shard))
+            } else {
+                (keyspace, shard)
+            }
+        });
+        let shard = named.or_else(|| {
             let mine: Vec<&ShardKey> = ended
                 .iter()
                 .filter(|k| self.shards.contains_key(*k) && !self.journaled.contains(*k))

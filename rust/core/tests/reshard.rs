@@ -333,3 +333,89 @@ fn following_reshards_keeps_streaming_the_new_shards_in_the_same_stream() {
     assert!(!h.fake.requests()[0].flags.as_ref().unwrap().stop_on_reshard);
     assert_eq!(shard_names(&stream), vec!["-40@n@1", "40-80@o@0"]);
 }
+
+/// The scenario the Flink ITCase plays (`reshard-vtgate`): one stream for the old layout, a
+/// second one for the new shards opened from the journal's positions — every change exactly
+/// once, each key's versions in order.
+#[test]
+fn the_reshard_scenario_reads_completely_and_in_order_across_two_streams() {
+    use std::collections::BTreeMap;
+    use vitess_cdc_testkit::reshard::{Scenario, NEW, OLD, OTHER};
+    let scenario = Scenario {
+        keys: 12,
+        before: 3,
+        after: 3,
+        batch: 5,
+        pace: Duration::from_millis(1),
+    };
+    let expected = scenario.all_changes().len();
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .unwrap();
+    let fake = rt.block_on(FakeVtgate::start_with_responder(
+        scenario.keyspace(),
+        scenario.clone().responder(),
+    ));
+    let open = |start: Vec<ShardPosition>| {
+        let mut o = StreamOptions::new(fake.address(), KS);
+        o.shards = start.iter().map(|p| p.shard.clone()).collect();
+        o.start = StartMode::Positions(start);
+        o.heartbeat_interval_secs = 0;
+        o.connect_timeout = Duration::from_secs(5);
+        BlockingStream::open(o).expect("open")
+    };
+    let mut versions: BTreeMap<i64, Vec<i64>> = BTreeMap::new();
+    let mut record = |events: &[Event]| {
+        for e in events {
+            if let Event::Change(c) = e {
+                if c.kind == vitess_cdc_core::RowKind::Insert
+                    || c.kind == vitess_cdc_core::RowKind::UpdateAfter
+                {
+                    let (Value::Int(id), Value::String(v)) = (&c.values[0], &c.values[1]) else {
+                        panic!("{:?}", c.values)
+                    };
+                    versions
+                        .entry(*id)
+                        .or_default()
+                        .push(v.trim_start_matches('v').parse().unwrap());
+                }
+            }
+        }
+    };
+    let old = open(vec![at(OLD, "current"), at(OTHER, "current")]);
+    let first = collect(&old, |e| {
+        let last_other = format!(
+            "mark {OTHER} {}",
+            vitess_cdc_testkit::reshard::gtid(OTHER, scenario.changes(OTHER).len() as i64)
+        );
+        e.iter().any(|e| matches!(e, Event::Journal { .. })) && summary(e).contains(&last_other)
+    });
+    record(&first);
+    let started = first
+        .iter()
+        .find_map(|e| match e {
+            Event::Journal { started, .. } => Some(started.clone()),
+            _ => None,
+        })
+        .unwrap();
+    assert_eq!(
+        started.iter().map(|p| p.shard.as_str()).collect::<Vec<_>>(),
+        NEW.to_vec()
+    );
+    let new = open(started);
+    let want_new = scenario.changes(NEW[0]).len() + scenario.changes(NEW[1]).len();
+    let second = collect(&new, |e| {
+        e.iter().filter(|e| matches!(e, Event::Change(_))).count() >= 2 * want_new
+    });
+    record(&second);
+    let total: usize = versions.values().map(Vec::len).sum();
+    assert_eq!(total, expected);
+    for (id, v) in &versions {
+        let want: Vec<i64> = (1..=scenario.before + scenario.after).collect();
+        assert_eq!(v, &want, "key {id}");
+    }
+    old.close();
+    new.close();
+}

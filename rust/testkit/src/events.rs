@@ -164,6 +164,9 @@ pub fn vgtid_with(gtid: &str, table_p_ks: Vec<TableLastPk>) -> VEvent {
 /// The event as shard `shard` of keyspace [`KS`] sends it (the event's own shard and its
 /// ROW/FIELD event's; a VGTID keeps its list).
 pub fn on_shard(shard: &str, mut event: VEvent) -> VEvent {
+    if event.keyspace.is_empty() {
+        event.keyspace = KS.into();
+    }
     event.shard = shard.into();
     if let Some(r) = event.row_event.as_mut() {
         r.shard = shard.into();

@@ -11,6 +11,7 @@
 //! ```
 
 pub mod events;
+pub mod reshard;
 
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -81,6 +82,11 @@ pub enum Step {
     End,
     /// Keep the RPC open without sending anything until the client goes away.
     Hold,
+    /// Wait this long before the next step.
+    Pause(std::time::Duration),
+    /// Keep the RPC open, sending a VTGate heartbeat at this interval, until the client goes
+    /// away (what VTGate does on an idle stream with `heartbeat_interval`).
+    Idle(std::time::Duration),
 }
 
 /// The responses of one VStream call.
@@ -116,7 +122,19 @@ impl Session {
         self.steps.push(Step::Hold);
         self
     }
+    pub fn pause(mut self, d: std::time::Duration) -> Self {
+        self.steps.push(Step::Pause(d));
+        self
+    }
+    pub fn idle(mut self, heartbeat_every: std::time::Duration) -> Self {
+        self.steps.push(Step::Idle(heartbeat_every));
+        self
+    }
 }
+
+/// Builds the session of each VStream call from its request (for scenarios that depend on the
+/// shards and positions asked for, e.g. several readers of one keyspace in any order).
+pub type Responder = Arc<dyn Fn(&VStreamRequest) -> Session + Send + Sync>;
 
 #[derive(Default)]
 struct Shared {
@@ -128,6 +146,7 @@ struct Shared {
 struct Service {
     keyspace: Keyspace,
     shared: Arc<Mutex<Shared>>,
+    responder: Option<Responder>,
 }
 
 /// A running fake VTGate. Dropping it stops the server.
@@ -150,7 +169,36 @@ impl FakeVtgate {
         sessions: Vec<Session>,
         max_message_bytes: usize,
     ) -> FakeVtgate {
-        Self::start_inner(keyspace, sessions, max_message_bytes, None).await
+        Self::start_inner(keyspace, sessions, max_message_bytes, None, None).await
+    }
+
+    /// Like [`FakeVtgate::start`], answering every VStream call with `responder(request)`.
+    pub async fn start_with_responder(keyspace: Keyspace, responder: Responder) -> FakeVtgate {
+        Self::start_inner(
+            keyspace,
+            Vec::new(),
+            64 * 1024 * 1024,
+            None,
+            Some(responder),
+        )
+        .await
+    }
+
+    /// Like [`FakeVtgate::start_with_responder`] on a given address (`127.0.0.1:0` = any port).
+    pub async fn serve_with_responder(
+        addr: SocketAddr,
+        keyspace: Keyspace,
+        responder: Responder,
+    ) -> std::io::Result<FakeVtgate> {
+        let listener = tokio::net::TcpListener::bind(addr).await?;
+        Ok(Self::serve(
+            listener,
+            keyspace,
+            Vec::new(),
+            64 * 1024 * 1024,
+            None,
+            Some(responder),
+        ))
     }
 
     /// Like [`FakeVtgate::start`], serving TLS (and verifying client certificates when
@@ -167,7 +215,7 @@ impl FakeVtgate {
         if let Some(ca) = &tls.client_ca_pem {
             config = config.client_ca_root(tonic::transport::Certificate::from_pem(ca));
         }
-        Self::start_inner(keyspace, sessions, 64 * 1024 * 1024, Some(config)).await
+        Self::start_inner(keyspace, sessions, 64 * 1024 * 1024, Some(config), None).await
     }
 
     async fn start_inner(
@@ -175,10 +223,29 @@ impl FakeVtgate {
         sessions: Vec<Session>,
         max_message_bytes: usize,
         tls: Option<tonic::transport::ServerTlsConfig>,
+        responder: Option<Responder>,
     ) -> FakeVtgate {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
             .await
             .expect("bind 127.0.0.1:0");
+        Self::serve(
+            listener,
+            keyspace,
+            sessions,
+            max_message_bytes,
+            tls,
+            responder,
+        )
+    }
+
+    fn serve(
+        listener: tokio::net::TcpListener,
+        keyspace: Keyspace,
+        sessions: Vec<Session>,
+        max_message_bytes: usize,
+        tls: Option<tonic::transport::ServerTlsConfig>,
+        responder: Option<Responder>,
+    ) -> FakeVtgate {
         let addr = listener.local_addr().expect("local addr");
         let shared = Arc::new(Mutex::new(Shared {
             sessions,
@@ -187,6 +254,7 @@ impl FakeVtgate {
         let service = Service {
             keyspace,
             shared: shared.clone(),
+            responder,
         };
         let (tx, rx) = oneshot::channel::<()>();
         let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
@@ -339,14 +407,18 @@ impl Vitess for Service {
                 .shared
                 .lock()
                 .map_err(|_| Status::internal("poisoned"))?;
-            shared.requests.push(request.into_inner());
+            let request = request.into_inner();
+            let session = self.responder.as_ref().map(|respond| respond(&request));
+            shared.requests.push(request);
             let i = shared.next;
             shared.next += 1;
-            shared
-                .sessions
-                .get(i)
-                .cloned()
-                .unwrap_or_else(|| Session::new().hold())
+            session.unwrap_or_else(|| {
+                shared
+                    .sessions
+                    .get(i)
+                    .cloned()
+                    .unwrap_or_else(|| Session::new().hold())
+            })
         };
         let stream = async_stream(session.steps);
         Ok(Response::new(Box::pin(stream)))
@@ -369,6 +441,30 @@ fn async_stream(steps: Vec<Step>) -> impl Stream<Item = Result<VStreamResponse, 
                 Some((Err(Status::new(code, message)), (steps, true)))
             }
             Some(Step::End) => None,
+            Some(Step::Pause(d)) => {
+                tokio::time::sleep(d).await;
+                Some((Ok(VStreamResponse { events: vec![] }), (steps, false)))
+            }
+            Some(Step::Idle(every)) => {
+                tokio::time::sleep(every).await;
+                let now = std::time::SystemTime::now()
+                    .duration_since(std::time::UNIX_EPOCH)
+                    .unwrap_or_default();
+                let heartbeat = vitess_cdc_core::proto::binlogdata::VEvent {
+                    r#type: vitess_cdc_core::proto::binlogdata::VEventType::Heartbeat as i32,
+                    timestamp: now.as_secs() as i64,
+                    current_time: now.as_nanos() as i64,
+                    ..Default::default()
+                };
+                // the same step again, forever
+                let rest: Vec<Step> = std::iter::once(Step::Idle(every)).chain(steps).collect();
+                Some((
+                    Ok(VStreamResponse {
+                        events: vec![heartbeat],
+                    }),
+                    (rest.into_iter(), false),
+                ))
+            }
         }
     })
 }
