@@ -386,6 +386,10 @@ public final class VitessSourceConfig implements Serializable {
                     "batch buffer sizes must satisfy 64 <= initial <= max, got " + initialBufferBytes + " and "
                             + maxBufferBytes);
             require(!pollTimeout.isNegative(), "the poll timeout must not be negative");
+            require(!Boolean.TRUE.equals(nativeOptions.get("stop_on_reshard"))
+                            && !"true".equals(String.valueOf(nativeOptions.get("stop_on_reshard"))),
+                    "the native option stop_on_reshard would end every split of a reader at a reshard; the source "
+                            + "follows reshards by itself (docs/flink-source.md, Resharding): drop the option");
             return new VitessSourceConfig(this);
         }
 

@@ -266,9 +266,9 @@ final class BatchConverter<T> {
         ShardCursor<T> c = cursors.get(VitessSplit.splitId(keyspace, shard));
         if (c == null) {
             throw new FatalException("The native stream delivered data of shard " + keyspace + "/" + shard
-                    + ", which this reader does not own (its splits: " + cursors.keySet() + "). If the native "
-                    + "option follow_reshard is set, remove it: the source reads the new shards of a reshard as "
-                    + "splits of their own.");
+                    + ", which this reader does not own (its splits: " + cursors.keySet() + "). The native "
+                    + "stream must keep each shard to its own split (new shards of a reshard included): this is a "
+                    + "bug, please report it with the task manager log.");
         }
         return c;
     }
