@@ -22,6 +22,9 @@ use std::sync::Arc;
 use std::time::Duration;
 use tracing::Instrument;
 
+/// The GTID a shard starts from when asked to start "now".
+const CURRENT: &str = "current";
+
 pub struct EventStream {
     options: StreamOptions,
     client: VtgateClient,
@@ -40,6 +43,8 @@ pub struct EventStream {
     /// Whether the current RPC delivered a response yet: a failure before the first one is
     /// still part of opening (e.g. a TLS port spoken to in plaintext) and gets its hint.
     answered_in_rpc: bool,
+    /// Events read while resolving `current` start positions in `open`, handed out first.
+    pending: Vec<Event>,
 }
 
 impl EventStream {
@@ -116,8 +121,10 @@ impl EventStream {
                 ended: false,
                 journals_at_rpc_start: 0,
                 answered_in_rpc: false,
+                pending: Vec::new(),
             };
             stream.start_rpc().await?;
+            stream.resolve_current_positions().await?;
             Ok(stream)
         }
         .instrument(span)
@@ -156,10 +163,58 @@ impl EventStream {
         Ok(())
     }
 
+    /// Shards whose position still says `current` (VTGate has not told their real position yet).
+    fn unresolved_shards(&self) -> Vec<String> {
+        self.machine
+            .shard_positions()
+            .into_iter()
+            .filter(|p| p.gtid == CURRENT)
+            .map(|p| p.shard)
+            .collect()
+    }
+
+    /// A shard started from `current` has no position a consumer could store: a checkpoint
+    /// taken before its first mark would resume at "now" again and lose everything in between.
+    /// VTGate answers a `current` start with `VGTID, OTHER` carrying the shard's actual GTID set
+    /// before anything else, so read until no shard says `current`: when `open` returns,
+    /// [`EventStream::positions`] holds real GTID sets, and the events read meanwhile (a
+    /// [`Event::Mark`] per resolved shard, ahead of its changes) are the first that
+    /// [`EventStream::next_events`] hands out. Bounded by `connect_timeout`.
+    async fn resolve_current_positions(&mut self) -> Result<()> {
+        if self.grpc.is_none() || self.unresolved_shards().is_empty() {
+            return Ok(());
+        }
+        let deadline = tokio::time::Instant::now() + self.options.connect_timeout;
+        loop {
+            let unresolved = self.unresolved_shards();
+            if unresolved.is_empty() {
+                tracing::debug!("every 'current' start position resolved to a GTID set");
+                return Ok(());
+            }
+            match tokio::time::timeout_at(deadline, self.read_one()).await {
+                Ok(events) => self.pending.extend(events?),
+                Err(_) => {
+                    return Err(Error::retryable(format!(
+                        "VTGate at {} did not report the current position of shard(s) {} of keyspace '{}' \
+                         within {:?} (connect_timeout) — is a {} tablet of each shard serving?",
+                        self.options.address,
+                        unresolved.join(", "),
+                        self.options.keyspace,
+                        self.options.connect_timeout,
+                        format!("{:?}", self.options.tablet_type).to_lowercase(),
+                    )))
+                }
+            }
+        }
+    }
+
     /// The next events. Waits for at least one response (or a reconnect); may return an empty
     /// Vec (e.g. a response of position-less events). Returns `[.., Event::End]` once at the
     /// end of a snapshot-only stream, and empty Vecs after that.
     pub async fn next_events(&mut self) -> Result<Vec<Event>> {
+        if !self.pending.is_empty() {
+            return Ok(std::mem::take(&mut self.pending));
+        }
         if self.ended {
             return Ok(Vec::new());
         }

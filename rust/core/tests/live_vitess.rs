@@ -467,3 +467,58 @@ fn resume_between_two_tables_still_copies_the_second() {
         .count();
     assert_eq!(orders, 100);
 }
+
+#[test]
+fn latest_start_positions_right_after_open_are_real_and_resume_exactly() {
+    let base = id_base() + 700_000;
+    let _cleanup = Cleanup(vec![(
+        "customer".into(),
+        format!(
+            "delete from customer where customer_id >= {base} and customer_id < {}",
+            base + 100
+        ),
+    )]);
+    let stream =
+        BlockingStream::open(options("customer", &["customer"], StartMode::Latest)).unwrap();
+    // What a checkpoint taken right after open stores: real GTID sets, never `current`.
+    let saved = stream.positions();
+    assert_eq!(saved.shards.len(), 2, "{saved:?}");
+    for p in &saved.shards {
+        assert!(
+            p.gtid.starts_with("MySQL56/"),
+            "shard {} right after open: {:?}",
+            p.shard,
+            p.gtid
+        );
+    }
+    // Each shard's first event is the mark of its real position, before any change.
+    let mut first: std::collections::BTreeMap<String, String> = Default::default();
+    let mut view = Materialized::default();
+    poll_until(&stream, &mut view, Duration::from_secs(30), |e, _| {
+        let (shard, what) = match e {
+            Event::Mark(p) => (p.shard.clone(), format!("mark {}", p.gtid)),
+            Event::Change(c) => (c.schema.shard.clone(), "change".to_string()),
+            _ => return false,
+        };
+        first.entry(shard).or_insert(what);
+        first.len() == 2
+    });
+    for (shard, what) in &first {
+        assert!(what.starts_with("mark MySQL56/"), "shard {shard}: {what}");
+    }
+    stream.close();
+
+    // The job "fails" here; rows are written before it restores from the saved positions.
+    sql("customer", &[insert_customers(base, 0..10)]);
+    let resumed = BlockingStream::open(options(
+        "customer",
+        &["customer"],
+        StartMode::Positions(saved.shards),
+    ))
+    .unwrap();
+    let mut view = Materialized::default();
+    poll_until(&resumed, &mut view, Duration::from_secs(30), |_, v| {
+        v.ids("customer", base..base + 100).len() == 10
+    });
+    resumed.close();
+}

@@ -25,11 +25,18 @@ import java.util.TreeMap;
  * <p>Using the core's planned start positions, rather than building them in Java, matters for the
  * copy phase: a fresh copy position lists the tables still to copy, which is what keeps a resume
  * from degrading to stream-only (vstream-protocol.md §4.3.4).
+ *
+ * <p>Starting "now" ({@code LATEST_OFFSET}, or gtid {@code current} in specific offsets) is resolved
+ * here to each shard's real GTID set: the core's open returns only once VTGate has reported them.
+ * A split therefore never carries {@code current}, which a checkpoint taken before the split's
+ * first mark would otherwise store — and a restore would start at a later "now", losing every
+ * change in between.
  */
 @Internal
 public final class NativeShardDiscovery implements ShardDiscovery {
 
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String CURRENT = "current";
 
     private final VitessSourceConfig config;
 
@@ -53,6 +60,14 @@ public final class NativeShardDiscovery implements ShardDiscovery {
             throw new IllegalStateException("VTGate at " + config.address() + " reports no shard for keyspace '"
                     + config.keyspace() + "'");
         }
+        if (mode == StartupMode.LATEST_OFFSET || mode == StartupMode.SPECIFIC_OFFSETS) {
+            for (Map.Entry<String, String> shard : planned.entrySet()) {
+                if (CURRENT.equals(ShardPositions.gtid(shard.getValue()))) {
+                    throw new IllegalStateException("the native core returned shard " + shard.getKey()
+                            + " still at gtid 'current' after open; it must resolve 'current' to a GTID set");
+                }
+            }
+        }
         if (mode != StartupMode.SPECIFIC_OFFSETS) {
             return planned;
         }
@@ -63,6 +78,8 @@ public final class NativeShardDiscovery implements ShardDiscovery {
             String position = given.get(shard);
             if (position == null) {
                 missing.add(shard);
+            } else if (CURRENT.equals(ShardPositions.gtid(position))) {
+                result.put(shard, planned.get(shard)); // "now", resolved by the latest-mode stream above
             } else {
                 result.put(shard, position);
             }
