@@ -17,4 +17,6 @@ step "cargo clippy" cargo clippy --workspace --all-targets --all-features -- -D 
 step "cargo test (unit + integration against the cluster)" cargo test --workspace --all-features --no-fail-fast
 step "maven verify (jar with native library, Java unit + integration tests)" \
   "${MVN[@]}" verify -Dcargo.profile=dev
+step "native bridge tests again under -Xcheck:jni (fails on any JNI warning)" \
+  "${MVN[@]}" verify -Dcargo.profile=dev -Pxcheck-jni -pl java/vitess-cdc-connector
 step "end-to-end scenarios" bash tests/e2e/run.sh

@@ -26,6 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * {@code vitesscdc.native.vitess_cdc_jni} is passed to the native side, which then formats
  * nothing above it. Finer loggers are respected when forwarding.
  *
+ * <p>Without SLF4J on the class path nothing is forwarded and the native level stays OFF.
+ *
  * <p>Checking for logs costs no native call: the queue's counters (pending, dropped) are read
  * through a direct buffer over native memory.
  */

@@ -29,6 +29,8 @@ public final class NativeStream implements AutoCloseable {
     /** {@link #poll} result: the stream ended (snapshot-only mode) and every batch was delivered. */
     public static final int END_OF_STREAM = -1;
 
+    private static final boolean FORWARD_LOGS = slf4jPresent();
+
     private final long handle;
     private final AtomicBoolean closed = new AtomicBoolean();
 
@@ -53,11 +55,13 @@ public final class NativeStream implements AutoCloseable {
         // NativeLibraryException that says why, on every attempt, instead of an
         // ExceptionInInitializerError once and a bare NoClassDefFoundError after that.
         NativeLibrary.load();
-        NativeLogs.configure();
+        if (FORWARD_LOGS) {
+            NativeLogs.configure();
+        }
         try {
             return new NativeStream(nativeOpen(optionsJson));
         } finally {
-            NativeLogs.drainIfPending();
+            drainLogs();
         }
     }
 
@@ -89,7 +93,7 @@ public final class NativeStream implements AutoCloseable {
         try {
             return nativePoll(handle, buffer, timeoutMillis);
         } finally {
-            NativeLogs.drainIfPending();
+            drainLogs();
         }
     }
 
@@ -131,8 +135,24 @@ public final class NativeStream implements AutoCloseable {
             try {
                 nativeClose(handle);
             } finally {
-                NativeLogs.drainIfPending();
+                drainLogs();
             }
+        }
+    }
+
+    private static void drainLogs() {
+        if (FORWARD_LOGS) {
+            NativeLogs.drainIfPending();
+        }
+    }
+
+    /** Whether SLF4J is there to forward native logs to (without it the native level stays off). */
+    private static boolean slf4jPresent() {
+        try {
+            Class.forName("org.slf4j.LoggerFactory", false, NativeStream.class.getClassLoader());
+            return true;
+        } catch (ClassNotFoundException | LinkageError e) {
+            return false;
         }
     }
 
