@@ -3,7 +3,7 @@
 //! script *session* per VStream call. It produces what a real Vitess cannot on demand: grammar
 //! corner cases, streams cut mid-transaction or mid-copy-batch, malformed and oversized events.
 //!
-//! ```ignore
+//! ```text
 //! let fake = FakeVtgate::start(Keyspace::single("ks", &[("t", true)]), vec![
 //!     Session::new().send(vec![begin(), field("t"), insert("t", 1), vgtid("pos1"), commit()]).fail_unavailable(),
 //!     Session::new().send(vec![/* replay from pos1 */]).hold(),
