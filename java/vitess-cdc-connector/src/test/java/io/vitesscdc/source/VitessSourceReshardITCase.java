@@ -3,13 +3,22 @@ package io.vitesscdc.source;
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
 import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
+import org.apache.flink.api.java.functions.KeySelector;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.Collector;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
@@ -19,6 +28,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -28,9 +39,12 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
+import java.util.TreeSet;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -46,7 +60,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  *
  * <p>Every key goes through versions 1..20 (10 on its first shard, 10 after the split); the sink
  * (parallelism 1) must receive every version of every key exactly once and, per key, in order —
- * new shards start only after the old one ended, across the two readers.
+ * new shards start only after the old one ended, across the two readers. A task failure in the
+ * middle of the reshard restores consistently.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class VitessSourceReshardITCase {
@@ -127,9 +142,8 @@ class VitessSourceReshardITCase {
 
         List<String> events = received();
         Map<Long, List<Integer>> versionsByKey = new TreeMap<>();
-        ObjectMapper json = new ObjectMapper();
         for (String e : events) {
-            JsonNode after = json.readTree(e).path("after");
+            JsonNode after = parse(e).path("after");
             long id = after.path("id").asLong();
             int version = Integer.parseInt(after.path("v").asText().substring(1));
             versionsByKey.computeIfAbsent(id, k -> new ArrayList<>()).add(version);
@@ -146,6 +160,146 @@ class VitessSourceReshardITCase {
                     .isEqualTo(all);
         }
         assertThat(events).hasSize(expected);
+    }
+
+    /**
+     * A task failure in the middle of the reshard — right after the old shard's last change (its
+     * journal is being reported), or at the first change of a new shard (the new splits were just
+     * assigned) — restores from the last checkpoint; a keyed check whose state restores with the
+     * source sees every key's versions consecutive (nothing lost, repeated or reordered), and
+     * every key reaches its last version.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"last-old-change", "first-new-change"})
+    void aFailoverInTheMiddleOfTheReshardRestoresConsistently(String failAt) throws Exception {
+        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
+        env.setParallelism(2);
+        env.enableCheckpointing(300);
+        Configuration restart = new Configuration();
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
+                Duration.ofMillis(200));
+        env.configure(restart);
+        VitessSource<String> source = VitessSource.<String>builder()
+                .address(address)
+                .keyspace("ks")
+                .tables("t")
+                .startupMode(StartupMode.LATEST_OFFSET)
+                .heartbeatInterval(Duration.ofSeconds(1))
+                .deserializer(new JsonDebeziumDeserializationSchema())
+                .build();
+        FailOnce.FAILED.remove(runId);
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
+                .uid("vitess-source")
+                .map(new FailOnce(runId, failAt))
+                .uid("fail-once")
+                .keyBy(new KeyOf())
+                .process(new ConsecutiveVersions(runId, BEFORE + AFTER))
+                .uid("check")
+                .sinkTo(new CollectingSink(runId))
+                .uid("sink")
+                .setParallelism(1);
+        JobClient job = env.executeAsync("vitess-reshard-failover-" + failAt);
+        try {
+            long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+            while (new HashSet<>(received()).size() < KEYS && System.nanoTime() < deadline) {
+                Thread.sleep(200);
+            }
+            Thread.sleep(1000);
+        } finally {
+            job.cancel().get();
+        }
+        assertThat(FailOnce.FAILED).as("the injected failure happened").contains(runId);
+        assertThat(ConsecutiveVersions.VIOLATIONS.getOrDefault(runId, List.of()))
+                .as("keys whose versions were not consecutive")
+                .isEmpty();
+        assertThat(new TreeSet<>(received())).as("keys that reached their last version").hasSize(KEYS);
+        ConsecutiveVersions.VIOLATIONS.remove(runId);
+        FailOnce.FAILED.remove(runId);
+    }
+
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private static JsonNode parse(String event) {
+        try {
+            return JSON.readTree(event);
+        } catch (IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static final class KeyOf implements KeySelector<String, Long> {
+        @Override
+        public Long getKey(String event) {
+            return parse(event).path("after").path("id").asLong();
+        }
+    }
+
+    /** Throws once per run, at the chosen point of the reshard. */
+    private static final class FailOnce implements MapFunction<String, String> {
+        static final Set<String> FAILED = ConcurrentHashMap.newKeySet();
+        private final String runId;
+        private final String failAt;
+
+        FailOnce(String runId, String failAt) {
+            this.runId = runId;
+            this.failAt = failAt;
+        }
+
+        @Override
+        public String map(String event) {
+            JsonNode e = parse(event);
+            String shard = e.path("source").path("shard").asText();
+            long id = e.path("after").path("id").asLong();
+            int version = Integer.parseInt(e.path("after").path("v").asText().substring(1));
+            boolean here = "last-old-change".equals(failAt)
+                    ? shard.equals("-80") && version == BEFORE && id == KEYS - 2
+                    : shard.equals("-40") || shard.equals("40-80");
+            if (here && FAILED.add(runId)) {
+                throw new IllegalStateException("injected failure at " + failAt + " (" + shard + ", key " + id
+                        + ", v" + version + ")");
+            }
+            return event;
+        }
+    }
+
+    /**
+     * Keyed, checkpointed: the last version of each key; records a violation when a version is not
+     * the next one, emits the key when it reaches its last version.
+     */
+    private static final class ConsecutiveVersions
+            extends KeyedProcessFunction<Long, String, String> {
+        static final Map<String, List<String>> VIOLATIONS = new ConcurrentHashMap<>();
+        private final String runId;
+        private final int last;
+        private transient ValueState<Integer> seen;
+
+        ConsecutiveVersions(String runId, int last) {
+            this.runId = runId;
+            this.last = last;
+        }
+
+        @Override
+        public void open(OpenContext context) {
+            seen = getRuntimeContext().getState(
+                    new ValueStateDescriptor<>("version", Integer.class));
+        }
+
+        @Override
+        public void processElement(String event, Context ctx, Collector<String> out)
+                throws Exception {
+            int version = Integer.parseInt(parse(event).path("after").path("v").asText().substring(1));
+            int previous = seen.value() == null ? 0 : seen.value();
+            if (version != previous + 1) {
+                VIOLATIONS.computeIfAbsent(runId, k -> Collections.synchronizedList(new ArrayList<>()))
+                        .add("key " + ctx.getCurrentKey() + ": v" + version + " after v" + previous);
+            }
+            seen.update(Math.max(previous, version));
+            if (version == last) {
+                out.collect(String.valueOf(ctx.getCurrentKey()));
+            }
+        }
     }
 
     private List<String> received() {
