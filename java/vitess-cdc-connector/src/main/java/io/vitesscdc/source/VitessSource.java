@@ -30,6 +30,8 @@ import org.apache.flink.api.java.typeutils.ResultTypeQueryable;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.metrics.MetricGroup;
+import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
+import org.apache.flink.streaming.api.lineage.SourceLineageVertex;
 import org.apache.flink.util.UserCodeClassLoader;
 
 import java.util.function.Function;
@@ -55,7 +57,7 @@ import java.util.function.Function;
  */
 @PublicEvolving
 public final class VitessSource<T>
-        implements Source<T, VitessSplit, VitessEnumeratorState>, ResultTypeQueryable<T> {
+        implements Source<T, VitessSplit, VitessEnumeratorState>, ResultTypeQueryable<T>, LineageVertexProvider {
 
     private static final long serialVersionUID = 1L;
 
@@ -128,6 +130,15 @@ public final class VitessSource<T>
     @Override
     public TypeInformation<T> getProducedType() {
         return deserializer.getProducedType();
+    }
+
+    /**
+     * Lineage (FLIP-314): one dataset per table read, namespace {@code vitess://<vtgate host:port>},
+     * name {@code <keyspace>.<table>}; see {@link VitessLineage}.
+     */
+    @Override
+    public SourceLineageVertex getLineageVertex() {
+        return VitessLineage.vertex(config, getBoundedness());
     }
 
     /** The configuration this source runs with. */
