@@ -5,7 +5,7 @@
 
 use crate::error::{BridgeError, BridgeResult, ThrowVitessException};
 use crate::handle::Registry;
-use crate::natives::{direct_buffer, poll_result, poll_timeout, STREAMS};
+use crate::natives::{hot, poll_result, poll_timeout, raw_direct_buffer, STREAMS};
 use crate::stream::StreamHandle;
 use crate::synth::{self, PreEncoded};
 use jni::objects::{JByteBuffer, JClass, JString};
@@ -149,13 +149,14 @@ extern "system" fn native_bench_poll<'l>(
     mut buffer: JByteBuffer<'l>,
     timeout_millis: jlong,
 ) -> jint {
-    env.with_env(|env| {
+    let raw = env.as_raw();
+    hot(&mut env, || {
         let bench = BENCH.get(handle)?;
         let _timeout = poll_timeout(timeout_millis)?;
-        let out = direct_buffer(env, &mut buffer)?;
+        // SAFETY: `raw` is this native call's JNIEnv and `buffer` one of its local references.
+        let out = unsafe { raw_direct_buffer(raw, &mut buffer)? };
         poll_result(bench.poll(out))
     })
-    .resolve::<ThrowVitessException>()
 }
 
 extern "system" fn native_bench_close<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, handle: jlong) {

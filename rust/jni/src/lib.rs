@@ -13,6 +13,7 @@
 //! - Handles are `Box::into_raw` pointers validated through [`handle`]'s registry before use: a
 //!   closed, foreign or garbage handle throws `IllegalStateException`, it is never dereferenced.
 
+pub mod copy;
 pub mod diagnostics;
 pub mod error;
 pub mod handle;

@@ -222,7 +222,7 @@ impl<S: EventSource> StreamHandle<S> {
                 out.len()
             )));
         };
-        dst.copy_from_slice(batch);
+        crate::copy::copy_batch(dst, batch);
         Ok(PollOutcome::Batch(batch.len()))
     }
 }

@@ -342,42 +342,51 @@ impl PreEncoded {
     /// As many rows of `shape` as fit into `batch_bytes`.
     pub fn new(shape_code: i32, batch_bytes: usize) -> Result<Self> {
         let (schema, row) = shape(shape_code)?;
-        let encode = |with_table: bool| -> Result<(Vec<u8>, usize)> {
+        let change = |i: u64| {
+            Event::Change(ChangeEvent {
+                schema: schema.clone(),
+                kind: RowKind::Insert,
+                values: row(i),
+                commit_ts_millis: 1_767_225_600_000 + i as i64,
+                is_snapshot: false,
+            })
+        };
+        // A batch of as many rows as fit into `limit` bytes, at least one (with the descriptor,
+        // the first batch may need more than the steady ones).
+        let encode = |with_table: bool, limit: usize| -> Result<(Vec<u8>, usize)> {
+            let fail =
+                |e: EncodeError| Error::fatal(format!("cannot encode a synthetic row: {e:?}"));
             let mut encoder = BatchEncoder::new();
             if !with_table {
-                // Make the table known, then start the batch that is measured.
+                // Make the table known; the batch that is measured starts after it.
                 encoder.begin(usize::MAX);
                 encoder
                     .encode(&Event::Schema(schema.clone()))
-                    .map_err(|e| Error::fatal(format!("{e:?}")))?;
+                    .map_err(fail)?;
             }
-            encoder.begin(batch_bytes);
+            encoder.begin(limit);
             let mut rows = 0u64;
             loop {
-                let event = Event::Change(ChangeEvent {
-                    schema: schema.clone(),
-                    kind: RowKind::Insert,
-                    values: row(rows),
-                    commit_ts_millis: 1_767_225_600_000 + rows as i64,
-                    is_snapshot: false,
-                });
-                match encoder.encode(&event) {
+                match encoder.encode(&change(rows)) {
                     Ok(()) => rows += 1,
+                    Err(EncodeError::Full { .. }) if rows > 0 => break,
                     Err(EncodeError::Full { needed }) => {
-                        if rows == 0 {
-                            return Err(Error::config(format!(
-                                "a batch of {batch_bytes} bytes cannot hold one row ({needed})"
-                            )));
-                        }
+                        // Not even one row fits: one row anyway, in a batch of its own size.
+                        encoder.begin(needed);
+                        encoder.encode(&change(0)).map_err(fail)?;
+                        rows = 1;
                         break;
                     }
-                    Err(EncodeError::Unrepresentable(m)) => return Err(Error::fatal(m)),
+                    Err(e) => return Err(fail(e)),
                 }
             }
             Ok((encoder.finish().to_vec(), rows as usize))
         };
-        let (first, _) = encode(true)?;
-        let (steady, rows) = encode(false)?;
+        if batch_bytes == 0 {
+            return Err(Error::config("a synthetic batch needs at least 1 byte"));
+        }
+        let (first, _) = encode(true, batch_bytes)?;
+        let (steady, rows) = encode(false, batch_bytes)?;
         Ok(PreEncoded {
             first,
             steady,
@@ -392,14 +401,14 @@ impl PreEncoded {
     }
 
     pub fn poll(&self, out: &mut [u8]) -> PollOutcome {
-        let batch = if self.polled.swap(true, Ordering::Relaxed) {
-            &self.steady
-        } else {
-            &self.first
-        };
+        let first = !self.polled.load(Ordering::Relaxed);
+        let batch = if first { &self.first } else { &self.steady };
         match out.get_mut(..batch.len()) {
             Some(dst) => {
-                dst.copy_from_slice(batch);
+                crate::copy::copy_batch(dst, batch);
+                if first {
+                    self.polled.store(true, Ordering::Relaxed);
+                }
                 PollOutcome::Batch(batch.len())
             }
             None => PollOutcome::NeedCapacity(batch.len()),
@@ -1040,5 +1049,8 @@ mod tests {
             );
         }
         assert!(PreEncoded::new(9, 1024).is_err());
+        // Smaller than one row: one row anyway.
+        let p = PreEncoded::new(SHAPE_CUSTOMER, 1).unwrap();
+        assert_eq!(p.rows(), 1);
     }
 }

@@ -41,6 +41,24 @@ final class NativeDiagnostics {
     /** {@code nativePoll} with the stream replaced by a copy of the pre-encoded batch. */
     static native int nativeBenchPoll(long handle, ByteBuffer buffer, long timeoutMillis);
 
+    /**
+     * {@link NativeStream#poll} of a pre-encoded batch: the same Java checks and log check around
+     * {@link #nativeBenchPoll} as {@code poll} has around {@code nativePoll}.
+     */
+    static int benchPoll(long handle, ByteBuffer buffer, long timeoutMillis) {
+        if (!buffer.isDirect() || buffer.isReadOnly()) {
+            throw new IllegalArgumentException("NativeStream.poll needs a writable direct ByteBuffer");
+        }
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeoutMillis must be >= 0, was " + timeoutMillis);
+        }
+        try {
+            return nativeBenchPoll(handle, buffer, timeoutMillis);
+        } finally {
+            NativeStream.drainLogs();
+        }
+    }
+
     static native void nativeBenchClose(long handle);
 
     /** An entry point that does nothing, with the bridge's usual wrapper (panic catching, errors). */

@@ -140,7 +140,7 @@ public final class NativeStream implements AutoCloseable {
         }
     }
 
-    private static void drainLogs() {
+    static void drainLogs() {
         if (FORWARD_LOGS) {
             NativeLogs.drainIfPending();
         }

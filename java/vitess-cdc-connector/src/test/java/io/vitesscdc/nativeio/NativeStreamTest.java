@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.lang.reflect.Field;
 import java.nio.ByteBuffer;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -96,6 +97,40 @@ class NativeStreamTest {
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("invalid stream options JSON");
         assertThatThrownBy(() -> NativeStream.open(null)).isInstanceOf(NullPointerException.class);
+    }
+
+    @Test
+    void pollRefusesBadArgumentsNativelyToo() {
+        // The poll's hot path (no jni Env on success) throws exactly like the other entry points.
+        try (NativeStream stream = NativeDiagnostics.openSynthetic(1, 10)) {
+            long handle = streamHandle(stream);
+            assertThatThrownBy(() -> NativeStream.nativePoll(handle, ByteBuffer.allocate(64), 0))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("direct ByteBuffer");
+            assertThatThrownBy(() -> NativeStream.nativePoll(handle, null, 0))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("null");
+            assertThatThrownBy(() -> NativeStream.nativePoll(handle, ByteBuffer.allocateDirect(64), -5))
+                    .isExactlyInstanceOf(IllegalArgumentException.class)
+                    .hasMessageContaining("-5");
+            assertThat(NativeStream.nativePoll(handle, ByteBuffer.allocateDirect(1 << 20), 0))
+                    .as("and then works")
+                    .isPositive();
+        }
+        long bench = NativeDiagnostics.nativeBenchOpen(NativeDiagnostics.SHAPE_CUSTOMER, 4096);
+        NativeDiagnostics.nativeBenchClose(bench);
+        assertThatThrownBy(() -> NativeDiagnostics.nativeBenchPoll(bench, ByteBuffer.allocateDirect(64), 0))
+                .isExactlyInstanceOf(IllegalStateException.class);
+    }
+
+    private static long streamHandle(NativeStream stream) {
+        try {
+            Field f = NativeStream.class.getDeclaredField("handle");
+            f.setAccessible(true);
+            return f.getLong(stream);
+        } catch (ReflectiveOperationException e) {
+            throw new AssertionError(e);
+        }
     }
 
     @Test
