@@ -123,6 +123,34 @@ class NativeStreamTest {
                 .isExactlyInstanceOf(IllegalStateException.class);
     }
 
+    @Test
+    void benchEntryPointsServeTheirPreEncodedBatch() {
+        NativeDiagnostics.nativeNoop();
+        NativeDiagnostics.nativeNoopRaw();
+        for (int shape : new int[] {NativeDiagnostics.SHAPE_CUSTOMER, NativeDiagnostics.SHAPE_ALL_TYPES}) {
+            long handle = NativeDiagnostics.nativeBenchOpen(shape, 16 << 10);
+            try {
+                ByteBuffer buffer = ByteBuffer.allocateDirect(16 << 10);
+                BatchDecoder decoder = new BatchDecoder();
+                Batch first = decoder.decode(buffer, NativeDiagnostics.benchPoll(handle, buffer, 0));
+                assertThat(first.entries().get(0)).isInstanceOf(TableDescriptor.class);
+                for (int i = 0; i < 3; i++) {
+                    Batch batch = decoder.decode(buffer, NativeDiagnostics.benchPoll(handle, buffer, 0));
+                    assertThat(batch.size()).isEqualTo(NativeDiagnostics.nativeBenchRows(handle));
+                    assertThat(batch.sizeInBytes()).isLessThanOrEqualTo(16 << 10);
+                    VitessRecord last = (VitessRecord) batch.entries().get(batch.size() - 1);
+                    assertThat(last.arity()).isEqualTo(shape == NativeDiagnostics.SHAPE_CUSTOMER ? 6 : 44);
+                    assertThat(last.toString()).isNotEmpty();
+                }
+                assertThat(NativeDiagnostics.nativeBenchPoll(handle, ByteBuffer.allocateDirect(64), 0))
+                        .as("too small: -needed")
+                        .isLessThan(-64);
+            } finally {
+                NativeDiagnostics.nativeBenchClose(handle);
+            }
+        }
+    }
+
     private static long streamHandle(NativeStream stream) {
         try {
             Field f = NativeStream.class.getDeclaredField("handle");
