@@ -146,6 +146,14 @@ public final class CustomerWriter implements AutoCloseable {
         return ops.get();
     }
 
+    /**
+     * The next id this writer would insert: every id in {@code [base, nextId)} was inserted exactly
+     * once (by {@link #insertRows} or the random mix). Read it after {@link #stop()}.
+     */
+    public long nextId() {
+        return nextId;
+    }
+
     /** Stops the background writer and rethrows its failure, if any. */
     public void stop() throws Exception {
         running.set(false);
