@@ -46,6 +46,10 @@ pub struct StreamOptions {
     pub tables: Vec<String>,
     /// Tables by regex (matched against the whole table name).
     pub table_patterns: Vec<String>,
+    /// Columns to stream of the tables named in `tables` (a projection pushed into VStream's
+    /// filter, so unselected columns never leave the tablet); empty = all columns. Not applied
+    /// to `table_patterns`.
+    pub columns: Vec<String>,
     /// Accept tables without a primary key (updates/deletes then cannot be keyed).
     pub allow_tables_without_primary_key: bool,
     pub start: StartMode,
@@ -96,6 +100,7 @@ impl StreamOptions {
             shards: Vec::new(),
             tables: Vec::new(),
             table_patterns: Vec::new(),
+            columns: Vec::new(),
             allow_tables_without_primary_key: false,
             start: StartMode::Initial,
             tablet_type: TabletType::Primary,

@@ -40,12 +40,22 @@ fn anchored(pattern: &str) -> String {
 pub fn filter_rules(options: &StreamOptions) -> Filter {
     // An exact-name rule needs a SELECT filter: the running-phase plan builder of vstreamer
     // treats an empty filter on a non-regex rule as an (empty) query and fails.
+    let select = if options.columns.is_empty() {
+        "*".to_string()
+    } else {
+        options
+            .columns
+            .iter()
+            .map(|c| format!("`{}`", c.replace('`', "``")))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut rules: Vec<Rule> = options
         .tables
         .iter()
         .map(|t| Rule {
             r#match: t.clone(),
-            filter: format!("select * from `{}`", t.replace('`', "``")),
+            filter: format!("select {select} from `{}`", t.replace('`', "``")),
         })
         .collect();
     rules.extend(options.table_patterns.iter().map(|p| Rule {
@@ -351,6 +361,18 @@ mod tests {
         let mut o = StreamOptions::new("x:1", "ks");
         o.tables = vec!["a".into(), "b".into()];
         o
+    }
+
+    #[test]
+    fn columns_narrow_the_select_of_named_tables_only() {
+        let mut o = opts();
+        o.table_patterns = vec!["^c.*".into()];
+        assert_eq!(filter_rules(&o).rules[0].filter, "select * from `a`");
+        o.columns = vec!["id".into(), "we`ird".into()];
+        let rules = filter_rules(&o).rules;
+        assert_eq!(rules[0].filter, "select `id`, `we``ird` from `a`");
+        assert_eq!(rules[1].filter, "select `id`, `we``ird` from `b`");
+        assert_eq!(rules[2].filter, "", "regex rules stream every column");
     }
 
     #[test]

@@ -8,6 +8,7 @@
 //! {
 //!   "address": "127.0.0.1:15991",          "keyspace": "commerce",
 //!   "shards": ["-80"],                      "tables": ["customer"],  "table_patterns": ["^corder_.*"],
+//!   "columns": ["id", "name"],              (only for `tables`: the VStream filter's column list)
 //!   "start_mode": "initial | latest | snapshot_only | positions",
 //!   "start_positions": {"shards": [{"keyspace": "commerce", "shard": "0", "gtid": "MySQL56/..."}]},
 //!   "tablet_type": "primary | replica | rdonly",   "cells": "zone1",
@@ -41,6 +42,8 @@ pub struct OptionsJson {
     pub tables: Vec<String>,
     #[serde(default)]
     pub table_patterns: Vec<String>,
+    #[serde(default)]
+    pub columns: Vec<String>,
     pub allow_tables_without_primary_key: Option<bool>,
     pub start_mode: Option<String>,
     pub start_positions: Option<PositionsJson>,
@@ -125,6 +128,7 @@ impl OptionsJson {
         opts.shards = self.shards;
         opts.tables = self.tables;
         opts.table_patterns = self.table_patterns;
+        opts.columns = self.columns;
         if let Some(v) = self.allow_tables_without_primary_key {
             opts.allow_tables_without_primary_key = v;
         }

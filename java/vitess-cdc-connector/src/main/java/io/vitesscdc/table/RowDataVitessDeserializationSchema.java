@@ -1,5 +1,7 @@
 package io.vitesscdc.table;
 
+import io.vitesscdc.nativeio.ColumnDescriptor;
+import io.vitesscdc.nativeio.ColumnType;
 import io.vitesscdc.nativeio.TableDescriptor;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
@@ -118,9 +120,48 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
                         + ") has no such column; its columns are " + table.columns()
                         + ". Remove the column from the DDL or fix its name.");
             }
+            ColumnDescriptor described = table.columns().get(column);
+            if (!compatible(physicalType.getTypeAt(f), described.type())) {
+                throw new IllegalArgumentException("column '" + names.get(f) + "' is declared as "
+                        + physicalType.getTypeAt(f).asSummaryString() + " but Vitess column " + table.keyspace() + "."
+                        + table.table() + "." + described.name() + " is " + described.mysqlType() + " ("
+                        + described.type() + "); declare it as " + FlinkTypes.suggest(described));
+            }
             mapping[f] = column;
         }
         return mapping;
+    }
+
+    /**
+     * Declared types that can never read a column of this kind, checked once per table shape so a
+     * mismatch fails at the first record whatever its values (NULLs included). Conservative:
+     * STRING and BYTES read every kind; numbers read numeric, BIT and YEAR columns.
+     */
+    static boolean compatible(LogicalType declared, ColumnType column) {
+        if (column == ColumnType.UNKNOWN) {
+            return true;
+        }
+        switch (declared.getTypeRoot()) {
+            case BOOLEAN:
+            case TINYINT:
+            case SMALLINT:
+            case INTEGER:
+            case BIGINT:
+            case FLOAT:
+            case DOUBLE:
+            case DECIMAL:
+                return column == ColumnType.INT || column == ColumnType.UINT || column == ColumnType.FLOAT
+                        || column == ColumnType.DOUBLE || column == ColumnType.DECIMAL || column == ColumnType.BIT
+                        || column == ColumnType.YEAR;
+            case DATE:
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return column == ColumnType.DATE || column == ColumnType.DATETIME || column == ColumnType.TIMESTAMP;
+            case TIME_WITHOUT_TIME_ZONE:
+                return column == ColumnType.TIME;
+            default:
+                return true;
+        }
     }
 
     @Override

@@ -60,7 +60,16 @@ public final class VitessDynamicTableSource
                 buildFields(names, fields));
         RowDataVitessDeserializationSchema deserializer = new RowDataVitessDeserializationSchema(
                 (RowType) physicalDataType.getLogicalType(), metadata, context.createTypeInformation(produced));
-        VitessSource<RowData> source = VitessSource.create(config, deserializer);
+        // Projection pushdown reaches VStream: for named tables the filter selects only the
+        // declared (projected) columns, so the rest never leaves the tablet nor crosses JNI, and
+        // columns added in Vitess later are not streamed at all.
+        VitessSourceConfig streamConfig = config;
+        List<String> physicalNames = DataType.getFieldNames(physicalDataType);
+        if (!config.tables().isEmpty() && config.tablePatterns().isEmpty() && !physicalNames.isEmpty()
+                && !config.nativeOptions().containsKey("columns")) {
+            streamConfig = config.withNativeOption("columns", new ArrayList<>(physicalNames));
+        }
+        VitessSource<RowData> source = VitessSource.create(streamConfig, deserializer);
         return SourceProvider.of(source);
     }
 

@@ -139,6 +139,31 @@ public final class VitessSourceConfig implements Serializable {
         return maxBufferBytes;
     }
 
+    /** A copy of this config with one more core option (see {@link Builder#nativeOption}). */
+    public VitessSourceConfig withNativeOption(String name, Object value) {
+        Builder b = new Builder();
+        b.address = address;
+        b.keyspace = keyspace;
+        b.shards.addAll(shards);
+        b.tables.addAll(tables);
+        b.tablePatterns.addAll(tablePatterns);
+        b.startupMode = startupMode;
+        b.specificOffsets = specificOffsets;
+        b.tabletType = tabletType;
+        b.cells = cells;
+        b.username = username;
+        b.password = password;
+        b.tls = tls;
+        b.heartbeatInterval = heartbeatInterval;
+        b.heartbeatWatermarks = heartbeatWatermarks;
+        b.pollTimeout = pollTimeout;
+        b.initialBufferBytes = initialBufferBytes;
+        b.maxBufferBytes = maxBufferBytes;
+        b.nativeOptions.putAll(nativeOptions);
+        b.nativeOptions.put(Objects.requireNonNull(name, "name"), value);
+        return new VitessSourceConfig(b);
+    }
+
     /** Extra core options, passed to the native stream as they are. */
     public Map<String, Object> nativeOptions() {
         return nativeOptions;

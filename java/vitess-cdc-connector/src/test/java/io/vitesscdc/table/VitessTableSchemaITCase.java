@@ -1,0 +1,302 @@
+package io.vitesscdc.table;
+
+import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.VitessCluster;
+
+import org.apache.flink.api.common.JobID;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.TableResult;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.types.Row;
+import org.apache.flink.util.CloseableIterator;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The SQL connector and the table's shape against the real local Vitess: projection pushdown
+ * measured in source bytes, declared columns that Vitess lacks or cannot convert, and a column
+ * added in Vitess while a job runs. Each test works on a table of its own, created through VTGate
+ * in the sharded keyspace {@code customer} and dropped afterwards.
+ */
+@Timeout(value = 10, unit = TimeUnit.MINUTES)
+class VitessTableSchemaITCase {
+
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
+    @RegisterExtension
+    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
+            new MiniClusterResourceConfiguration.Builder()
+                    .setNumberTaskManagers(1)
+                    .setNumberSlotsPerTaskManager(4)
+                    .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
+                    .build());
+
+    private final String runId = "schema-" + UUID.randomUUID();
+    private final List<String> tables = new ArrayList<>();
+
+    @BeforeAll
+    static void clusterIsUp() {
+        VitessCluster.requireRunning();
+    }
+
+    @AfterEach
+    void cleanUp() {
+        MaterializedTables.drop(runId);
+        for (String t : tables) {
+            try {
+                VitessCluster.execute("customer", "DROP TABLE IF EXISTS " + t);
+            } catch (Exception e) {
+                System.err.println("cannot drop " + t + ": " + e);
+            }
+            try {
+                VitessCluster.execute("customer", "ALTER VSCHEMA ON customer." + t + " DROP VINDEX hash");
+            } catch (Exception e) {
+                // already gone with the table
+            }
+        }
+    }
+
+    /** A new sharded table {@code <prefix>_<unique>} in keyspace customer, vindex hash(id). */
+    private String createTable(String prefix, String columns) throws Exception {
+        String t = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        tables.add(t);
+        VitessCluster.execute("customer", "CREATE TABLE " + t + " (" + columns + ")",
+                "ALTER VSCHEMA ON customer." + t + " ADD VINDEX hash(id) USING hash");
+        return t;
+    }
+
+    private static TableEnvironment tableEnv(int parallelism) {
+        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        tEnv.getConfig().set("parallelism.default", String.valueOf(parallelism));
+        tEnv.getConfig().set("execution.checkpointing.interval", "1 s");
+        tEnv.getConfig().set("restart-strategy.type", "none");
+        return tEnv;
+    }
+
+    private static String with(String table, String extra) {
+        return " WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '" + VitessCluster.grpcAddress()
+                + "', 'keyspace' = 'customer', 'table-name' = '" + table + "'" + extra + ")";
+    }
+
+    private String sink() {
+        return " WITH ('connector' = 'upsert-collecting', 'tables-id' = '" + runId + "')";
+    }
+
+    @Test
+    void projectedQueryMovesOnlyItsColumns() throws Exception {
+        String t = createTable("bytes", "id BIGINT NOT NULL PRIMARY KEY, small INT, "
+                + "name VARCHAR(64), payload VARCHAR(2000)");
+        int rows = 400;
+        String filler = "x".repeat(600);
+        try (Connection c = VitessCluster.connect("customer");
+                PreparedStatement ps = c.prepareStatement(
+                        "INSERT INTO " + t + " (id, small, name, payload) VALUES (?, ?, ?, ?)")) {
+            for (int i = 1; i <= rows; i++) {
+                ps.setLong(1, i);
+                ps.setInt(2, i % 100);
+                ps.setString(3, "name-" + i);
+                ps.setString(4, filler + i);
+                ps.executeUpdate();
+            }
+        }
+        TableEnvironment tEnv = tableEnv(1);
+        tEnv.executeSql("CREATE TABLE src (id BIGINT, small INT, name STRING, payload STRING, "
+                + "PRIMARY KEY (id) NOT ENFORCED)" + with(t, ", 'scan.startup.mode' = 'snapshot'"));
+        String range = " WHERE id BETWEEN 1 AND " + rows;
+        long all = bytesOfBoundedQuery(tEnv, "SELECT * FROM src" + range, rows);
+        long projected = bytesOfBoundedQuery(tEnv, "SELECT id, small FROM src" + range, rows);
+        System.out.printf("numBytesIn of the source: SELECT * = %d bytes, SELECT id, small = %d bytes (%.1f%%)%n",
+                all, projected, 100.0 * projected / all);
+        assertThat(all).as("bytes of SELECT *").isGreaterThan((long) rows * filler.length());
+        assertThat(projected).as("bytes of the projection vs SELECT * (" + all + ")").isLessThan(all * 6 / 10);
+    }
+
+    /** Runs a bounded query to its end and returns the source's numBytesIn. */
+    private static long bytesOfBoundedQuery(TableEnvironment tEnv, String sql, int expectedRows) throws Exception {
+        TableResult result = tEnv.executeSql(sql);
+        JobClient job = result.getJobClient().orElseThrow();
+        int count = 0;
+        try (CloseableIterator<Row> it = result.collect()) {
+            while (it.hasNext()) {
+                it.next();
+                count++;
+            }
+        }
+        assertThat(count).as("rows of " + sql).isEqualTo(expectedRows);
+        job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+        return sourceBytesIn(job.getJobID());
+    }
+
+    private static long sourceBytesIn(JobID jobId) {
+        long sum = 0;
+        Map<String, Metric> metrics = REPORTER.findMetrics(jobId, "numBytesIn");
+        for (Map.Entry<String, Metric> e : metrics.entrySet()) {
+            // The operator-level counter of the source (the chained task's own numBytesIn counts
+            // network input, none here).
+            if (e.getKey().contains("Source") && e.getKey().endsWith(".numBytesIn")
+                    && e.getValue() instanceof Counter) {
+                sum += ((Counter) e.getValue()).getCount();
+            }
+        }
+        assertThat(sum).as("numBytesIn of job " + jobId + " in " + metrics.keySet()).isPositive();
+        return sum;
+    }
+
+    @Test
+    void declaredColumnMissingInVitessFailsWithItsName() throws Exception {
+        String t = createTable("missing", "id BIGINT NOT NULL PRIMARY KEY, email VARCHAR(64)");
+        VitessCluster.execute("customer", "INSERT INTO " + t + " (id, email) VALUES (1, 'a@b')");
+        TableEnvironment tEnv = tableEnv(1);
+        tEnv.executeSql("CREATE TABLE src (id BIGINT, email STRING, no_such_col STRING, "
+                + "PRIMARY KEY (id) NOT ENFORCED)" + with(t, ""));
+        tEnv.executeSql("CREATE TABLE snk (id BIGINT, email STRING, no_such_col STRING, "
+                + "PRIMARY KEY (id) NOT ENFORCED)" + sink());
+        TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
+        assertThatThrownBy(() -> insert.await(120, TimeUnit.SECONDS))
+                .satisfies(e -> {
+                    String m = rootMessages(e);
+                    System.out.println("missing column -> " + m);
+                    assertThat(m).contains("no_such_col").contains(t).containsIgnoringCase("remove the column");
+                });
+    }
+
+    @Test
+    void declaredColumnOfIncompatibleTypeFailsWithTheFix() throws Exception {
+        String t = createTable("badtype", "id BIGINT NOT NULL PRIMARY KEY, email VARCHAR(64)");
+        VitessCluster.execute("customer", "INSERT INTO " + t + " (id, email) VALUES (1, 'a@b')");
+        TableEnvironment tEnv = tableEnv(1);
+        tEnv.executeSql("CREATE TABLE src (id BIGINT, email INT, PRIMARY KEY (id) NOT ENFORCED)" + with(t, ""));
+        tEnv.executeSql("CREATE TABLE snk (id BIGINT, email INT, PRIMARY KEY (id) NOT ENFORCED)" + sink());
+        TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
+        assertThatThrownBy(() -> insert.await(120, TimeUnit.SECONDS))
+                .satisfies(e -> {
+                    String m = rootMessages(e);
+                    System.out.println("incompatible type -> " + m);
+                    assertThat(m).contains("'email'").contains("INT").contains("declare it as STRING");
+                });
+    }
+
+    @Test
+    void columnAddedInVitessDoesNotBreakTheJob() throws Exception {
+        String t = createTable("evolve", "id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(64), qty INT");
+        for (int i = 1; i <= 20; i++) {
+            VitessCluster.execute("customer",
+                    "INSERT INTO " + t + " (id, name, qty) VALUES (" + i + ", 'n" + i + "', " + i + ")");
+        }
+        TableEnvironment tEnv = tableEnv(2);
+        tEnv.executeSql("CREATE TABLE src (id BIGINT, name STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED)"
+                + with(t, ""));
+        tEnv.executeSql("CREATE TABLE snk (id BIGINT, name STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED)" + sink());
+        JobClient job = tEnv.executeSql("INSERT INTO snk SELECT * FROM src").getJobClient().orElseThrow();
+        try {
+            waitUntil(Duration.ofSeconds(90), () -> MaterializedTables.get(runId).rows().size() >= 20,
+                    "the snapshot of " + t);
+            for (int i = 21; i <= 30; i++) {
+                VitessCluster.execute("customer",
+                        "INSERT INTO " + t + " (id, name, qty) VALUES (" + i + ", 'n" + i + "', " + i + ")");
+            }
+            // A new column in the middle of the table: the declared columns move, by name they stay.
+            VitessCluster.execute("customer",
+                    "ALTER TABLE " + t + " ADD COLUMN note VARCHAR(32) DEFAULT 'new' AFTER id");
+            for (int i = 31; i <= 60; i++) {
+                executeOnceVtgateKnows("customer",
+                        "INSERT INTO " + t + " (id, note, name, qty) VALUES (" + i + ", 'x" + i + "', 'n" + i + "', "
+                                + i + ")",
+                        "UPDATE " + t + " SET qty = qty + 100, note = 'u' WHERE id = " + (i - 30),
+                        "DELETE FROM " + t + " WHERE id = " + (i - 25) + " AND MOD(id, 7) = 0");
+            }
+            awaitEqual("SELECT id, name, qty FROM " + t, new String[] {"id", "name", "qty"},
+                    Duration.ofSeconds(90), "id");
+            assertThat(job.getJobStatus().get()).as("the job after ADD COLUMN").isEqualTo(JobStatus.RUNNING);
+        } finally {
+            job.cancel().get();
+        }
+    }
+
+    /** VTGate's schema tracking learns of the new column a moment after the ALTER. */
+    private static void executeOnceVtgateKnows(String keyspace, String... sql) throws Exception {
+        for (String statement : sql) {
+            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            while (true) {
+                try {
+                    VitessCluster.execute(keyspace, statement);
+                    break;
+                } catch (java.sql.SQLException e) {
+                    if (!String.valueOf(e.getMessage()).contains("not found") || System.nanoTime() > deadline) {
+                        throw e;
+                    }
+                    Thread.sleep(250);
+                }
+            }
+        }
+    }
+
+    private void awaitEqual(String sql, String[] columns, Duration timeout, String... key) throws Exception {
+        Map<String, Map<String, String>> expected = VitessCluster.query("customer", sql, key);
+        long deadline = System.nanoTime() + timeout.toNanos();
+        Map<String, Map<String, String>> actual = project(MaterializedTables.get(runId).rows(), columns);
+        while (System.nanoTime() < deadline && !actual.equals(expected)) {
+            Thread.sleep(500);
+            actual = project(MaterializedTables.get(runId).rows(), columns);
+        }
+        assertThat(expected).as("rows written by this test").isNotEmpty();
+        assertThat(actual).as("upsert sink vs " + sql).isEqualTo(expected);
+    }
+
+    private static Map<String, Map<String, String>> project(Map<String, Map<String, String>> rows, String[] columns) {
+        Map<String, Map<String, String>> out = new TreeMap<>();
+        rows.forEach((k, row) -> {
+            Map<String, String> p = new LinkedHashMap<>();
+            for (String c : columns) {
+                p.put(c, row.get(c));
+            }
+            out.put(k, p);
+        });
+        return out;
+    }
+
+    private static String rootMessages(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            sb.append(t.getMessage()).append('\n');
+        }
+        return sb.toString();
+    }
+
+    private static void waitUntil(Duration timeout, BooleanSupplier condition, String what) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
+            }
+            Thread.sleep(100);
+        }
+    }
+}
