@@ -492,6 +492,24 @@ fn alert_message(address: &str, cause: &str) -> String {
 
 /// TLS trouble that surfaces only as a failed call after the handshake: with TLS 1.3 the server
 /// checks the client certificate after the client considers the handshake done.
+/// Whether a failed call means the server broke the connection off. The root cause varies with
+/// timing (closed, reset, broken pipe, EOF, or hyper cancelling the call); tonic's own message
+/// says "transport error" for most of them.
+fn broke_off(status: &tonic::Status, lower_cause: &str) -> bool {
+    status.code() == tonic::Code::Cancelled
+        || status.message().to_lowercase().contains("transport error")
+        || [
+            "transport error",
+            "connection closed",
+            "connection reset",
+            "broken pipe",
+            "eof",
+            "operation was canceled",
+        ]
+        .iter()
+        .any(|s| lower_cause.contains(s))
+}
+
 fn tls_status_error(
     address: &str,
     tls: TlsMode,
@@ -507,18 +525,7 @@ fn tls_status_error(
         let garbled = lower.contains("h2 protocol error")
             || lower.contains("http2 error")
             || lower.contains("frame with invalid size");
-        // The root cause of a broken-off connection varies with timing (closed, reset, broken
-        // pipe, EOF); tonic's own message says "transport error" for all of them.
-        let closed = status.message().to_lowercase().contains("transport error")
-            || [
-                "transport error",
-                "connection closed",
-                "connection reset",
-                "broken pipe",
-                "eof",
-            ]
-            .iter()
-            .any(|s| lower.contains(s));
+        let closed = broke_off(status, &lower);
         if discovery && (garbled || closed) {
             let message = format!(
                 "VTGate at {address} broke off the connection before answering ({}: {}) — check that the address \
@@ -550,12 +557,18 @@ fn tls_status_error(
     if let Some(e) = tls_handshake_error(address, true, &cause) {
         return Some(e);
     }
-    let closed = matches!(
-        status.code(),
-        tonic::Code::Cancelled | tonic::Code::Unavailable | tonic::Code::Unknown
-    ) && (lower.contains("connection closed")
-        || lower.contains("connection reset")
-        || lower.contains("broken pipe"));
+    // Before any answer (`discovery`), any broken-off connection may be the TLS refusal that
+    // TLS 1.3 delivers after the client's handshake; later only a plain close is read that way.
+    let closed = if discovery {
+        broke_off(status, &lower)
+    } else {
+        matches!(
+            status.code(),
+            tonic::Code::Cancelled | tonic::Code::Unavailable | tonic::Code::Unknown
+        ) && (lower.contains("connection closed")
+            || lower.contains("connection reset")
+            || lower.contains("broken pipe"))
+    };
     if closed && tls == TlsMode::Mutual {
         let message = format!(
             "VTGate at {address} closed the TLS connection without answering ({cause}) — if VTGate refused the \
