@@ -3,39 +3,21 @@
 //! position stored right after open resumes exactly there, never at a later "now".
 //! Played by the scripted VTGate (`rust/testkit`); `live_vitess.rs` checks the same on Vitess.
 
+mod common;
+
+use common::scripted::Harness;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::{ErrorKind, Event, ShardPosition, StartMode, StreamOptions, Value};
 use vitess_cdc_testkit::events::*;
-use vitess_cdc_testkit::{FakeVtgate, Keyspace, Session};
-
-struct Harness {
-    fake: FakeVtgate,
-    _rt: tokio::runtime::Runtime,
-}
+use vitess_cdc_testkit::{Keyspace, Session};
 
 fn fake(shards: &[&str], sessions: Vec<Session>) -> Harness {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let fake = rt.block_on(FakeVtgate::start(
-        Keyspace::new(KS, shards, &[("t", true)]),
-        sessions,
-    ));
-    Harness { fake, _rt: rt }
+    Harness::start(Keyspace::new(KS, shards, &[("t", true)]), sessions)
 }
 
 fn options(h: &Harness, start: StartMode) -> StreamOptions {
-    let mut o = StreamOptions::new(h.fake.address(), KS);
-    o.tables = vec!["t".into()];
-    o.start = start;
-    o.heartbeat_interval_secs = 0;
-    o.retry_initial_backoff = Duration::from_millis(10);
-    o.retry_max_backoff = Duration::from_millis(50);
-    o.connect_timeout = Duration::from_secs(5);
-    o
+    h.options(KS, start)
 }
 
 fn gtids(stream: &BlockingStream) -> Vec<(String, String)> {

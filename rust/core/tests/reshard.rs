@@ -5,28 +5,17 @@
 //! hands out `Journal` and the shard's final mark, and nothing of the shard or of the new shards
 //! after that — while the stream's other shards go on. New shards are opened by the consumer.
 
+mod common;
+
+use common::scripted::Harness;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::{Event, ShardPosition, StartMode, StreamOptions, Value};
 use vitess_cdc_testkit::events::*;
 use vitess_cdc_testkit::{FakeVtgate, Keyspace, Session};
 
-struct Harness {
-    fake: FakeVtgate,
-    _rt: tokio::runtime::Runtime,
-}
-
 fn fake(shards: &[&str], sessions: Vec<Session>) -> Harness {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let fake = rt.block_on(FakeVtgate::start(
-        Keyspace::new(KS, shards, &[("t", true)]),
-        sessions,
-    ));
-    Harness { fake, _rt: rt }
+    Harness::start(Keyspace::new(KS, shards, &[("t", true)]), sessions)
 }
 
 fn at(shard: &str, gtid: &str) -> ShardPosition {
@@ -41,14 +30,9 @@ fn at(shard: &str, gtid: &str) -> ShardPosition {
 }
 
 fn options(h: &Harness, start: Vec<ShardPosition>) -> StreamOptions {
-    let mut o = StreamOptions::new(h.fake.address(), KS);
-    o.shards = start.iter().map(|p| p.shard.clone()).collect();
-    o.tables = vec!["t".into()];
-    o.start = StartMode::Positions(start);
-    o.heartbeat_interval_secs = 0;
-    o.retry_initial_backoff = Duration::from_millis(10);
-    o.retry_max_backoff = Duration::from_millis(50);
-    o.connect_timeout = Duration::from_secs(5);
+    let shards = start.iter().map(|p| p.shard.clone()).collect();
+    let mut o = h.options(KS, StartMode::Positions(start));
+    o.shards = shards;
     o
 }
 

@@ -2,40 +2,23 @@
 
 mod common;
 
+use common::scripted::Harness;
 use common::Materialized;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::{ErrorKind, Event, StartMode, StreamOptions, Value};
 use vitess_cdc_testkit::events::*;
-use vitess_cdc_testkit::{FakeVtgate, Keyspace, Session};
-
-struct Harness {
-    fake: FakeVtgate,
-    _rt: tokio::runtime::Runtime,
-}
+use vitess_cdc_testkit::{Keyspace, Session};
 
 fn fake(sessions: Vec<Session>) -> Harness {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
-    let fake = rt.block_on(FakeVtgate::start(
+    Harness::start(
         Keyspace::new(KS, &[SHARD], &[("t", true), ("u", true)]),
         sessions,
-    ));
-    Harness { fake, _rt: rt }
+    )
 }
 
 fn options(h: &Harness, start: StartMode) -> StreamOptions {
-    let mut o = StreamOptions::new(h.fake.address(), KS);
-    o.tables = vec!["t".into()];
-    o.start = start;
-    o.heartbeat_interval_secs = 0;
-    o.retry_initial_backoff = Duration::from_millis(10);
-    o.retry_max_backoff = Duration::from_millis(50);
-    o.connect_timeout = Duration::from_secs(5);
-    o
+    h.options(KS, start)
 }
 
 fn resume_at(gtid: &str) -> StartMode {
@@ -410,14 +393,8 @@ fn wake_returns_a_blocked_poll_early() {
 
 #[test]
 fn static_auth_errors_say_what_to_fix() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(1)
-        .enable_all()
-        .build()
-        .unwrap();
     let keyspace = Keyspace::new(KS, &[SHARD], &[("t", true)]).with_credentials("app", "s3cret");
-    let fake = rt.block_on(FakeVtgate::start(keyspace, vec![Session::new().hold()]));
-    let h = Harness { fake, _rt: rt };
+    let h = Harness::start(keyspace, vec![Session::new().hold()]);
     let mut o = options(&h, resume_at("p0"));
     let err = BlockingStream::open(o.clone())
         .err()

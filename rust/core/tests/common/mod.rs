@@ -2,6 +2,8 @@
 //! deletes keyed by primary key) to compare with the source, and a poll loop with a deadline.
 #![allow(dead_code)]
 
+pub mod scripted;
+
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
