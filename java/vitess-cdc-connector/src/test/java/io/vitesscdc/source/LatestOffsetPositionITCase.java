@@ -7,6 +7,7 @@ import io.vitesscdc.source.split.ShardPositions;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.RangeView;
 import io.vitesscdc.source.testutils.VitessCluster;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -32,7 +33,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
@@ -59,6 +59,7 @@ class LatestOffsetPositionITCase {
 
     private final String runId = "latest-" + UUID.randomUUID();
     private final CustomerWriter writer = new CustomerWriter();
+    private final RangeView range = new RangeView(runId, writer);
 
     @BeforeAll
     static void clusterIsUp() {
@@ -129,15 +130,7 @@ class LatestOffsetPositionITCase {
         graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(savepoint, false));
         JobClient restored = env.executeAsync(graph);
         try {
-            Map<String, Map<String, String>> expected = VitessCluster.query("customer",
-                    "SELECT * FROM customer WHERE " + writer.rangePredicate(), "customer_id");
-            assertThat(expected).isNotEmpty();
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-            while (System.nanoTime() < deadline && !materializedInRange().equals(expected)) {
-                Thread.sleep(300);
-            }
-            assertThat(materializedInRange()).as("restored from a savepoint taken right after start")
-                    .isEqualTo(expected);
+            range.awaitEqualToVitess(Duration.ofSeconds(60), "restored from a savepoint taken right after start");
         } finally {
             restored.cancel().get();
         }
@@ -173,12 +166,6 @@ class LatestOffsetPositionITCase {
     }
 
     private Map<String, Map<String, String>> materializedInRange() {
-        Map<String, Map<String, String>> out = new TreeMap<>();
-        MaterializedTables.get(runId).rows().forEach((k, v) -> {
-            if (writer.inRange(Long.parseLong(k))) {
-                out.put(k, v);
-            }
-        });
-        return out;
+        return range.materialized();
     }
 }

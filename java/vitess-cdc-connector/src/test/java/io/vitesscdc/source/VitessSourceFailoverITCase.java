@@ -4,6 +4,7 @@ import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.RangeView;
 import io.vitesscdc.source.testutils.VitessCluster;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -76,6 +77,7 @@ class VitessSourceFailoverITCase {
 
     private final String runId = "failover-" + UUID.randomUUID();
     private final CustomerWriter writer = new CustomerWriter();
+    private final RangeView range = new RangeView(runId, writer);
 
     @BeforeAll
     static void clusterIsUp() {
@@ -200,24 +202,11 @@ class VitessSourceFailoverITCase {
     }
 
     private Map<String, Map<String, String>> materializedInRange() {
-        Map<String, Map<String, String>> out = new TreeMap<>();
-        MaterializedTables.get(runId).rows().forEach((k, v) -> {
-            if (writer.inRange(Long.parseLong(k))) {
-                out.put(k, v);
-            }
-        });
-        return out;
+        return range.materialized();
     }
 
     private void awaitEqualToVitess(Duration timeout) throws Exception {
-        String sql = "SELECT * FROM customer WHERE " + writer.rangePredicate();
-        Map<String, Map<String, String>> expected = VitessCluster.query("customer", sql, "customer_id");
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline && !materializedInRange().equals(expected)) {
-            Thread.sleep(300);
-        }
-        assertThat(expected).as("rows written by this test").isNotEmpty();
-        assertThat(materializedInRange()).as("materialized state vs SELECT * through VTGate").isEqualTo(expected);
+        range.awaitEqualToVitess(timeout, "materialized state vs SELECT * through VTGate");
     }
 
     private static void waitUntil(Duration timeout, BooleanSupplier condition, String what, Plan plan)

@@ -4,6 +4,7 @@ import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.RangeView;
 import io.vitesscdc.source.testutils.VitessCluster;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -33,7 +34,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
@@ -68,6 +68,7 @@ class VitessSourceITCase {
 
     private final String runId = "ds-" + UUID.randomUUID();
     private final CustomerWriter writer = new CustomerWriter();
+    private final RangeView range = new RangeView(runId, writer);
 
     @BeforeAll
     static void clusterIsUp() {
@@ -263,24 +264,11 @@ class VitessSourceITCase {
     }
 
     private Map<String, Map<String, String>> materializedInRange() {
-        Map<String, Map<String, String>> out = new TreeMap<>();
-        MaterializedTables.get(runId).rows().forEach((k, v) -> {
-            if (writer.inRange(Long.parseLong(k))) {
-                out.put(k, v);
-            }
-        });
-        return out;
+        return range.materialized();
     }
 
     private void awaitEqualToVitess(Duration timeout) throws Exception {
-        String sql = "SELECT * FROM customer WHERE " + writer.rangePredicate();
-        Map<String, Map<String, String>> expected = VitessCluster.query("customer", sql, "customer_id");
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (System.nanoTime() < deadline && !materializedInRange().equals(expected)) {
-            Thread.sleep(500);
-        }
-        assertThat(expected).as("rows written by this test").isNotEmpty();
-        assertThat(materializedInRange()).as("materialized state vs SELECT * through VTGate").isEqualTo(expected);
+        range.awaitEqualToVitess(timeout, "materialized state vs SELECT * through VTGate");
     }
 
     private void assertNoDuplicateStreamedEvents() {
