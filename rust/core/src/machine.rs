@@ -15,14 +15,20 @@
 //!
 //! Positions follow the unsafe-window rule (§4.3.4): while a shard's copy is unfinished its
 //! position lists the tables still to copy, so a resume never degrades to stream-only.
+//!
+//! The changelog is exact in every phase ([`crate::copyfilter`]): while a table is copied,
+//! changes of rows beyond the copy position are dropped (the copy delivers those rows later),
+//! and finished tables keep a done mark until the shard's copy completes.
 
+use crate::copyfilter::{self, CopiedRange, TableCopy};
 use crate::decode::{bare_table_name, bitmap_any, schema_from_field_event, RowDecoder};
 use crate::error::{Error, Result};
 use crate::event::{ChangeEvent, Event, RowKind, TableSchema};
 use crate::metrics::Metrics;
-use crate::position::{ShardPosition, StreamPosition};
+use crate::position::{ShardPosition, StreamPosition, TableLastPk};
 use crate::proto::binlogdata::{VEvent, VEventType, VGtid};
 use crate::request::from_proto_lastpk;
+use crate::value::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -44,6 +50,18 @@ struct Txn {
     shard: Option<ShardKey>,
     events: Vec<Event>,
     bytes: usize,
+    /// Pending tables whose copy FIELD arrived in this transaction (their copy starts).
+    copy_started: BTreeSet<String>,
+    /// Pending tables found finished in this transaction: a change of one arrived after its
+    /// copy had started in an earlier transaction, so its copy (of no row) is over.
+    copy_finished: BTreeSet<String>,
+}
+
+/// The copied range of one in-progress table, kept while its lastpk and schema stay the same.
+struct CachedRange {
+    lastpk: Vec<u8>,
+    schema: Arc<TableSchema>,
+    range: CopiedRange,
 }
 
 /// Options of the machine that come from [`crate::StreamOptions`].
@@ -77,6 +95,11 @@ pub struct Machine {
     ended: BTreeSet<ShardKey>,
     /// Journals that ended a shard so far (the stream restarts the others after one).
     journals_seen: u64,
+    /// Per shard: pending tables whose copy started in this connection (committed FIELDs).
+    copy_started: BTreeMap<ShardKey, BTreeSet<String>>,
+    ranges: HashMap<TableKey, CachedRange>,
+    /// Tables already warned about an order the core cannot reproduce.
+    inexact_warned: BTreeSet<TableKey>,
     finished: bool,
     metrics: Arc<Metrics>,
 }
@@ -107,6 +130,9 @@ impl Machine {
             journaled: BTreeSet::new(),
             ended: BTreeSet::new(),
             journals_seen: 0,
+            copy_started: BTreeMap::new(),
+            ranges: HashMap::new(),
+            inexact_warned: BTreeSet::new(),
             finished: false,
             metrics,
         }
@@ -150,6 +176,8 @@ impl Machine {
         self.txn = None;
         self.pending_vgtid = None;
         self.latest = self.announced.clone();
+        // A new RPC plans the copy again: a table's copy has started only once its FIELD comes.
+        self.copy_started.clear();
         for track in self.shards.values_mut() {
             track.skip = track.emitted_since_mark;
         }
@@ -203,11 +231,11 @@ impl Machine {
                     statement: ev.statement,
                     commit_ts_millis: ev.timestamp * 1000,
                 });
-                self.apply_vgtid(key.as_ref(), out);
+                self.apply_vgtid(key.as_ref(), None, out);
             }
             VEventType::Other => {
                 let key = event_shard(&ev);
-                self.apply_vgtid(key.as_ref(), out);
+                self.apply_vgtid(key.as_ref(), None, out);
             }
             // Inside a (chunked) transaction a heartbeat is not a boundary: it falls through to
             // the ignored events below.
@@ -259,6 +287,17 @@ impl Machine {
                 schema
             }
         };
+        let shard_key = (keyspace, shard);
+        if let Some(track) = self.shards.get(&shard_key) {
+            if copyfilter::table_copy(&track.pos, &table) == TableCopy::Pending {
+                // The copy of a pending table begins with its FIELD (BEGIN, FIELD, VGTID, …).
+                let txn = self.txn.get_or_insert_with(|| Txn {
+                    shard: Some(shard_key.clone()),
+                    ..Default::default()
+                });
+                txn.copy_started.insert(table.clone());
+            }
+        }
         self.decoders
             .insert(key, RowDecoder::new(schema, fe.enum_set_string_values));
         Ok(())
@@ -281,6 +320,16 @@ impl Machine {
         };
         let schema = decoder.schema.clone();
         let is_snapshot = ev.timestamp == 0;
+        let shard_key = (keyspace.clone(), shard.clone());
+        // Which of this table's rows the copy has delivered so far (None: all of them count).
+        let copied = if is_snapshot {
+            self.check_copy_rows(&shard_key, &table)?;
+            None
+        } else {
+            self.copied_range(&shard_key, &table, &schema)?
+        };
+        let delivered = |values: &Vec<Value>| copied.as_ref().is_none_or(|r| r.contains(values));
+        let decoder = &self.decoders[&key];
         let commit_ts_millis = ev.timestamp * 1000;
         let mut changes = Vec::with_capacity(re.row_changes.len());
         for rc in &re.row_changes {
@@ -308,21 +357,29 @@ impl Machine {
                 commit_ts_millis,
                 is_snapshot,
             };
+            // A row beyond the copy position does not exist downstream yet (the copy sends it
+            // later): its changes are dropped, and an update moving a key across the copy
+            // position becomes the delete or the insert of the side already copied.
             match (before, after) {
-                (None, Some(a)) => changes.push(change(RowKind::Insert, a)),
-                (Some(b), None) => changes.push(change(RowKind::Delete, b)),
-                (Some(b), Some(a)) => {
-                    changes.push(change(RowKind::UpdateBefore, b));
-                    changes.push(change(RowKind::UpdateAfter, a));
-                }
+                (None, Some(a)) if delivered(&a) => changes.push(change(RowKind::Insert, a)),
+                (Some(b), None) if delivered(&b) => changes.push(change(RowKind::Delete, b)),
+                (Some(b), Some(a)) => match (delivered(&b), delivered(&a)) {
+                    (true, true) => {
+                        changes.push(change(RowKind::UpdateBefore, b));
+                        changes.push(change(RowKind::UpdateAfter, a));
+                    }
+                    (true, false) => changes.push(change(RowKind::Delete, b)),
+                    (false, true) => changes.push(change(RowKind::Insert, a)),
+                    (false, false) => {}
+                },
                 (None, None) => return Err(Error::fatal(format!("malformed ROW event for {keyspace}.{table}: a row change with neither before nor after image"))),
+                _ => {}
             }
         }
         if is_snapshot {
             self.metrics
                 .record_rows_copied(&keyspace, &table, re.row_changes.len() as u64);
         }
-        let shard_key = (keyspace, shard);
         if self.txn.is_none() {
             self.txn = Some(Txn {
                 shard: Some(shard_key.clone()),
@@ -343,6 +400,92 @@ impl Machine {
             self.push(Event::Change(change), out);
         }
         Ok(())
+    }
+
+    /// Copy rows for a table whose copy this shard already finished: VTGate re-copies it. That
+    /// happens when VTGate retries a tablet stream by itself (its retry forgets finished
+    /// tables), and the tablet then also dropped the table's changes since the retry, so the
+    /// stream can no longer be made exact from here; it must go back to an earlier position.
+    fn check_copy_rows(&self, shard: &ShardKey, table: &str) -> Result<()> {
+        let Some(track) = self.shards.get(shard) else {
+            return Ok(());
+        };
+        if copyfilter::table_copy(&track.pos, table) == TableCopy::Done
+            && track.pos.table_p_ks.iter().any(|t| t.table_name == table)
+        {
+            return Err(Error::fatal(format!(
+                "VTGate is copying table {}.{table} again on shard {}, whose copy had finished: it retried the \
+                 shard's tablet stream by itself and forgot the finished tables, so changes of the table since \
+                 then were not sent — restart from the last checkpoint (a Flink job does this on its own with a \
+                 restart strategy; with the CLI, resume from the last saved position)",
+                shard.0, shard.1
+            )));
+        }
+        Ok(())
+    }
+
+    /// For a change (not a copy row) of `table` on `shard`: the range of rows the copy has
+    /// delivered, or None when every change passes.
+    fn copied_range(
+        &mut self,
+        shard: &ShardKey,
+        table: &str,
+        schema: &Arc<TableSchema>,
+    ) -> Result<Option<CopiedRange>> {
+        let Some(track) = self.shards.get(shard) else {
+            return Ok(None);
+        };
+        let lastpk = match copyfilter::table_copy(&track.pos, table) {
+            TableCopy::Done | TableCopy::Untracked => return Ok(None),
+            TableCopy::Pending => {
+                if self
+                    .copy_started
+                    .get(shard)
+                    .is_some_and(|started| started.contains(table))
+                {
+                    // Its copy started in an earlier transaction and copied no row; a change
+                    // now means the copy is over (the tablet sends none while it copies).
+                    if let Some(txn) = self.txn.as_mut() {
+                        txn.copy_finished.insert(table.to_string());
+                    }
+                    return Ok(None);
+                }
+                // The tablet drops changes of tables whose copy has not started. One arriving
+                // means the server lost the copy plan (VTGate retried the shard in the window
+                // between two tables): resume from the committed position, which still lists
+                // the tables to copy.
+                return Err(Error::retryable(format!(
+                    "VTGate sent a change of {}.{table} on shard {} before copying the table (the copy plan \
+                     was lost on the server): resuming the copy from the last position",
+                    shard.0, shard.1
+                )));
+            }
+            TableCopy::InProgress(lastpk) => lastpk,
+        };
+        let key = (shard.0.clone(), shard.1.clone(), table.to_string());
+        let fresh = self
+            .ranges
+            .get(&key)
+            .is_some_and(|c| c.lastpk == lastpk && Arc::ptr_eq(&c.schema, schema));
+        if !fresh {
+            let range = CopiedRange::new(lastpk, schema);
+            if let CopiedRange::Unknown(why) = &range {
+                if self.inexact_warned.insert(key.clone()) {
+                    tracing::warn!(keyspace = %key.0, shard = %key.1, table = %key.2, reason = %why,
+                        "a resumed copy may repeat changes of this table: the core cannot reproduce its \
+                         primary-key order (declare the table as an upsert changelog)");
+                }
+            }
+            self.ranges.insert(
+                key.clone(),
+                CachedRange {
+                    lastpk: lastpk.to_vec(),
+                    schema: schema.clone(),
+                    range,
+                },
+            );
+        }
+        Ok(self.ranges.get(&key).map(|c| c.range.clone()))
     }
 
     /// Adds an event to the open transaction (emitting a chunk when over budget), or emits it.
@@ -392,16 +535,33 @@ impl Machine {
         let shard = txn.shard.clone().or(commit_shard);
         self.emit(txn.events, shard.as_ref(), out);
         self.metrics.record_transaction();
+        if let Some(key) = &shard {
+            if !txn.copy_started.is_empty() {
+                self.copy_started
+                    .entry(key.clone())
+                    .or_default()
+                    .extend(txn.copy_started.iter().cloned());
+            }
+        }
         // BEGIN/COMMIT without VGTID (internal writes, view changes): no position to mark.
-        self.apply_vgtid(shard.as_ref(), out);
+        let progress = shard
+            .as_ref()
+            .map(|k| (k, &txn.copy_started, &txn.copy_finished));
+        self.apply_vgtid(shard.as_ref(), progress, out);
     }
 
     /// Applies the pending VGTID: every shard whose position moved (and the event's own shard)
     /// gets a Mark.
-    fn apply_vgtid(&mut self, own_shard: Option<&ShardKey>, out: &mut Vec<Event>) {
+    fn apply_vgtid(
+        &mut self,
+        own_shard: Option<&ShardKey>,
+        progress: Option<(&ShardKey, &BTreeSet<String>, &BTreeSet<String>)>,
+        out: &mut Vec<Event>,
+    ) {
         let Some(vgtid) = self.pending_vgtid.take() else {
             return;
         };
+        let none = BTreeSet::new();
         let listed: BTreeSet<ShardKey> = vgtid
             .shard_gtids
             .iter()
@@ -430,33 +590,21 @@ impl Machine {
                 }
             });
             let old = &track.pos;
-            let mut table_p_ks: Vec<_> = sg.table_p_ks.iter().map(from_proto_lastpk).collect();
-            let tables_to_copy = if old.copy_completed {
-                Vec::new()
+            let vtgate_pks: Vec<TableLastPk> =
+                sg.table_p_ks.iter().map(from_proto_lastpk).collect();
+            let (table_p_ks, tables_to_copy) = if old.copy_completed {
+                (vtgate_pks, Vec::new())
             } else {
-                // The copy goes table by table in name order: any table in progress means it
-                // and every table before it have started.
-                let started = table_p_ks.iter().map(|t| t.table_name.clone()).max();
-                let remaining = old
-                    .tables_to_copy
-                    .iter()
-                    .filter(|t| started.as_ref().is_none_or(|s| *t > s))
-                    .cloned()
-                    .collect();
-                // VTGate drops a table from table_p_ks when its copy finishes. We keep its last
-                // lastpk until the shard's COPY_COMPLETED: a resume that has to restart the copy
-                // (a non-empty table_p_ks makes the tablet plan *every* matched table) then
-                // only re-reads rows added after the table finished, instead of all of it.
-                for finished in &old.table_p_ks {
-                    if !table_p_ks
-                        .iter()
-                        .any(|t| t.table_name == finished.table_name)
-                    {
-                        table_p_ks.push(finished.clone());
-                    }
-                }
-                table_p_ks.sort_by(|a, b| a.table_name.cmp(&b.table_name));
-                remaining
+                let (started, finished) = match progress {
+                    Some((shard, started, finished)) if *shard == key => (started, finished),
+                    _ => (&none, &none),
+                };
+                let latest = &self.latest;
+                copyfilter::merge_progress(old, &vtgate_pks, started, finished, |table| {
+                    latest
+                        .get(&(key.0.clone(), key.1.clone(), table.to_string()))
+                        .cloned()
+                })
             };
             let new = ShardPosition {
                 keyspace: sg.keyspace,
@@ -782,6 +930,150 @@ pub(crate) mod tests {
             .collect()
     }
 
+    /// A shard resumed inside b's copy (last copied key 5), c still to copy, a finished.
+    fn resumed_in_b() -> ShardPosition {
+        let key = |t: &str, id| crate::request::from_proto_lastpk(&lastpk(t, id));
+        let mut a = key("a", 9);
+        a.lastpk = copyfilter::done_mark_after(&a.lastpk).unwrap();
+        ShardPosition {
+            table_p_ks: vec![a, key("b", 5)],
+            ..start("MySQL56/u:1-10", &["c"])
+        }
+    }
+
+    fn update(table: &str, from: i64, to: i64) -> VEvent {
+        rows(
+            table,
+            1000,
+            vec![(Some(row(from, "x")), Some(row(to, "y")))],
+        )
+    }
+
+    #[test]
+    fn a_resumed_copy_drops_changes_beyond_the_copy_position() {
+        let mut m = machine(resumed_in_b(), 1 << 20);
+        let out = run(
+            &mut m,
+            vec![
+                field("a"),
+                field("b"),
+                ev(VEventType::Begin),
+                insert("b", 3, 1000),
+                insert("b", 7, 1000),
+                update("b", 4, 9),  // leaves the copied range: its delete
+                update("b", 8, 2),  // enters it: its insert
+                update("b", 9, 10), // beyond on both sides: nothing
+                update("b", 5, 5),  // the last copied key is copied
+                rows("b", 1000, vec![(Some(row(6, "x")), None)]),
+                rows("b", 1000, vec![(Some(row(1, "x")), None)]),
+                insert("a", 100, 1000), // a finished: everything passes
+                vgtid("MySQL56/u:1-11", vec![lastpk("b", 5)]),
+                ev(VEventType::Commit),
+            ],
+        );
+        assert_eq!(
+            change_ids(&out),
+            vec![
+                (RowKind::Insert, 3),
+                (RowKind::Delete, 4),
+                (RowKind::Insert, 2),
+                (RowKind::UpdateBefore, 5),
+                (RowKind::UpdateAfter, 5),
+                (RowKind::Delete, 1),
+                (RowKind::Insert, 100),
+            ]
+        );
+        // The copy moves on: its next batch (copy rows are never filtered) raises the bound.
+        let out = run(
+            &mut m,
+            vec![
+                ev(VEventType::Begin),
+                insert("b", 6, 0),
+                insert("b", 7, 0),
+                vgtid("MySQL56/u:1-11", vec![lastpk("b", 7)]),
+                ev(VEventType::Commit),
+                ev(VEventType::Begin),
+                insert("b", 7, 1000),
+                insert("b", 8, 1000),
+                vgtid("MySQL56/u:1-12", vec![lastpk("b", 7)]),
+                ev(VEventType::Commit),
+            ],
+        );
+        assert_eq!(
+            change_ids(&out),
+            vec![
+                (RowKind::Insert, 6),
+                (RowKind::Insert, 7),
+                (RowKind::Insert, 7),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_change_of_a_table_whose_copy_has_not_started_means_the_plan_was_lost() {
+        let mut m = machine(resumed_in_b(), 1 << 20);
+        let mut out = Vec::new();
+        for e in [field("c"), ev(VEventType::Begin)] {
+            m.handle(e, &mut out).unwrap();
+        }
+        let err = m.handle(insert("c", 1, 1000), &mut out).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::Retryable, "{}", err.message);
+        assert!(
+            err.message.contains("before copying the table"),
+            "{}",
+            err.message
+        );
+        assert!(change_ids(&out).is_empty());
+    }
+
+    #[test]
+    fn an_empty_table_finishes_at_its_first_change_after_its_copy_started() {
+        let mut m = machine(resumed_in_b(), 1 << 20);
+        let out = run(
+            &mut m,
+            vec![
+                // b finishes, then c (empty) is copied: FIELD, no row, then its end.
+                ev(VEventType::Begin),
+                vgtid("MySQL56/u:1-11", vec![]),
+                ev(VEventType::Commit),
+                ev(VEventType::Begin),
+                field("c"),
+                vgtid("MySQL56/u:1-11", vec![]),
+                ev(VEventType::Begin),
+                vgtid("MySQL56/u:1-11", vec![]),
+                ev(VEventType::Commit),
+                // a catchup transaction: c's change passes, and c is done from now on
+                ev(VEventType::Begin),
+                insert("c", 1, 1000),
+                vgtid("MySQL56/u:1-12", vec![]),
+                ev(VEventType::Commit),
+            ],
+        );
+        assert_eq!(change_ids(&out), vec![(RowKind::Insert, 1)]);
+        let last = m.positions().shards[0].clone();
+        assert!(last.needs_copy(), "no COPY_COMPLETED yet");
+        for t in ["a", "b", "c"] {
+            assert_eq!(copyfilter::table_copy(&last, t), TableCopy::Done, "{t}");
+        }
+        assert!(last.tables_to_copy.is_empty());
+    }
+
+    #[test]
+    fn copy_rows_of_a_finished_table_fail_instead_of_repeating_rows() {
+        let mut m = machine(resumed_in_b(), 1 << 20);
+        let mut out = Vec::new();
+        for e in [ev(VEventType::Begin), field("a")] {
+            m.handle(e, &mut out).unwrap();
+        }
+        let err = m.handle(insert("a", 1, 0), &mut out).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::Fatal);
+        assert!(
+            err.message.contains("restart from the last checkpoint"),
+            "{}",
+            err.message
+        );
+    }
+
     #[test]
     fn copy_phase_grammar_and_positions_never_stream_only() {
         let mut m = machine(start("", &["a", "b", "c"]), 1 << 20);
@@ -824,7 +1116,13 @@ pub(crate) mod tests {
             .all(|e| !matches!(e, Event::Change(c) if !c.is_snapshot)));
         let mk = marks(&out);
         assert_eq!(mk[0].tables_to_copy, vec!["c"]);
-        assert_eq!(mk[0].table_p_ks[0].table_name, "b");
+        // b's first batch: the empty table a before it is finished (a done mark, so that a
+        // resume copies none of it again), b is in progress.
+        assert_eq!(copyfilter::table_copy(&mk[0], "a"), TableCopy::Done);
+        assert!(matches!(
+            copyfilter::table_copy(&mk[0], "b"),
+            TableCopy::InProgress(_)
+        ));
         // b done (removed from table_p_ks), catchup transaction: still lists c
         let out = run(
             &mut m,
@@ -841,7 +1139,7 @@ pub(crate) mod tests {
         let mk = marks(&out);
         assert_eq!(mk.len(), 2);
         assert!(mk.iter().all(|p| p.tables_to_copy == vec!["c"]
-            && p.table_p_ks[0].table_name == "b"
+            && copyfilter::table_copy(p, "b") == TableCopy::Done
             && p.needs_copy()));
         let c = out
             .iter()

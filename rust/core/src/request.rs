@@ -8,6 +8,7 @@
 //! `tables_to_copy` flag narrows the copy to exactly those tables.
 
 use crate::client::{KeyspaceInfo, ServerVersion};
+use crate::copyfilter::{self, LastPkKind};
 use crate::error::{Error, Result};
 use crate::options::{StartMode, StreamOptions};
 use crate::position::{ShardPosition, TableLastPk};
@@ -227,7 +228,11 @@ pub fn start_positions(options: &StreamOptions, plan: &Plan) -> Result<Vec<Shard
                     }
                 }
             }
-            saved.clone()
+            saved
+                .iter()
+                .cloned()
+                .map(copyfilter::normalize_restored)
+                .collect()
         }
     })
 }
@@ -297,6 +302,9 @@ pub fn build_request(
     let shard_gtids: Vec<ShardGtid> = positions.iter().map(shard_gtid).collect();
     // Tables still to copy anywhere; if that is fewer than all matched tables, narrow the copy
     // so tables finished before the interruption are not copied again.
+    // Tables finished on a shard carry a done mark: planned again they copy no row, but a table
+    // finished everywhere need not be planned at all. A shard whose tables are all finished
+    // (its COPY_COMPLETED not seen yet) keeps them planned, so that it sends COPY_COMPLETED.
     let mut remaining = BTreeSet::new();
     let mut any_copy = false;
     for p in positions.iter().filter(|p| p.needs_copy()) {
@@ -304,8 +312,17 @@ pub fn build_request(
         if p.gtid.is_empty() && p.table_p_ks.is_empty() && p.tables_to_copy.is_empty() {
             remaining.extend(plan.matched_tables.iter().cloned());
         }
-        remaining.extend(p.table_p_ks.iter().map(|t| t.table_name.clone()));
-        remaining.extend(p.tables_to_copy.iter().cloned());
+        let unfinished: Vec<String> = p
+            .table_p_ks
+            .iter()
+            .filter(|t| copyfilter::lastpk_kind(&t.lastpk) != LastPkKind::Done)
+            .map(|t| t.table_name.clone())
+            .chain(p.tables_to_copy.iter().cloned())
+            .collect();
+        if unfinished.is_empty() {
+            remaining.extend(p.table_p_ks.iter().map(|t| t.table_name.clone()));
+        }
+        remaining.extend(unfinished);
     }
     let all: BTreeSet<String> = plan.matched_tables.iter().cloned().collect();
     let tables_to_copy = if any_copy
@@ -475,6 +492,73 @@ mod tests {
             b"7"
         );
         assert_eq!(req.flags.unwrap().tables_to_copy, vec!["b"]);
+    }
+
+    #[test]
+    fn finished_tables_are_resumed_with_done_marks_and_not_planned_where_finished_everywhere() {
+        let o = StreamOptions {
+            tables: vec!["a".into(), "b".into(), "c".into()],
+            ..opts()
+        };
+        let info = KeyspaceInfo {
+            tables: vec![("a".into(), true), ("b".into(), true), ("c".into(), true)],
+            ..info()
+        };
+        let p = plan(&o, &info, None).unwrap();
+        let key = |t: &str| TableLastPk {
+            table_name: t.into(),
+            lastpk: lastpk(),
+        };
+        let done = |t: &str| TableLastPk {
+            table_name: t.into(),
+            lastpk: copyfilter::done_mark_after(&lastpk()).unwrap(),
+        };
+        // -80 finished a and is in b; 80- is still in a (positions of an old checkpoint kept
+        // a's final key on -80: normalized to a done mark).
+        let old = ShardPosition {
+            keyspace: "ks".into(),
+            shard: "-80".into(),
+            gtid: "MySQL56/u:1-10".into(),
+            table_p_ks: vec![key("a"), key("b")],
+            tables_to_copy: vec!["c".into()],
+            copy_completed: false,
+        };
+        let restored = copyfilter::normalize_restored(old);
+        assert_eq!(restored.table_p_ks, vec![done("a"), key("b")]);
+        let other = ShardPosition {
+            shard: "80-".into(),
+            table_p_ks: vec![key("a")],
+            tables_to_copy: vec!["b".into(), "c".into()],
+            ..restored.clone()
+        };
+        let req = build_request(&o, &p, &[restored.clone(), other]);
+        let sg = &req.vgtid.as_ref().unwrap().shard_gtids;
+        let rows_of = |t: &ProtoTableLastPk| t.lastpk.as_ref().map(|q| q.rows[0].lengths.clone());
+        assert_eq!(
+            rows_of(&sg[0].table_p_ks[0]),
+            Some(vec![-1]),
+            "a: done mark (NULL key)"
+        );
+        assert_eq!(rows_of(&sg[0].table_p_ks[1]), Some(vec![1]), "b: its key");
+        assert_eq!(sg[0].table_p_ks[2].table_name, "c");
+        assert!(sg[0].table_p_ks[2].lastpk.is_none());
+        assert!(
+            req.flags.as_ref().unwrap().tables_to_copy.is_empty(),
+            "a is unfinished on 80-"
+        );
+        // Once a is finished on both shards, it is no longer planned.
+        let mut both = restored.clone();
+        both.shard = "80-".into();
+        let req = build_request(&o, &p, &[restored.clone(), both]);
+        assert_eq!(req.flags.unwrap().tables_to_copy, vec!["b", "c"]);
+        // A shard whose tables are all finished keeps them planned (it still sends COPY_COMPLETED).
+        let all_done = ShardPosition {
+            table_p_ks: vec![done("a"), done("b"), done("c")],
+            tables_to_copy: vec![],
+            ..restored
+        };
+        let req = build_request(&o, &p, &[all_done]);
+        assert!(req.flags.unwrap().tables_to_copy.is_empty());
     }
 
     #[test]

@@ -240,7 +240,12 @@ impl EventStream {
                     }
                     return Ok(events);
                 }
-                Err(e) if e.kind == ErrorKind::Retryable => self.reconnect(e).await?,
+                Err(e) if e.kind == ErrorKind::Retryable => {
+                    self.reconnect(e).await?;
+                    if !self.pending.is_empty() {
+                        return Ok(std::mem::take(&mut self.pending));
+                    }
+                }
                 Err(e) => return Err(e),
             }
         }
@@ -306,7 +311,12 @@ impl EventStream {
             .record_response(response.events.len(), response.encoded_len());
         let mut out = Vec::new();
         for ev in response.events {
-            self.machine.handle(ev, &mut out)?;
+            if let Err(e) = self.machine.handle(ev, &mut out) {
+                // What the machine emitted before the failing event is committed in its
+                // positions: it must reach the consumer, before anything read after a reconnect.
+                self.pending.extend(out);
+                return Err(e);
+            }
         }
         self.failures = 0;
         self.last_error = None;
