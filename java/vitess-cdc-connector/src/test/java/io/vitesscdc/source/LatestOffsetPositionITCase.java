@@ -4,7 +4,9 @@ import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.enumerator.NativeShardDiscovery;
 import io.vitesscdc.source.split.ShardPositions;
+import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerWriter;
+import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RangeView;
@@ -15,6 +17,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -70,6 +73,7 @@ class LatestOffsetPositionITCase {
     void cleanUp() throws Exception {
         writer.close();
         MaterializedTables.drop(runId);
+        ChangelogRecorder.drop(runId);
     }
 
     private static VitessSourceBuilder<String> builder() {
@@ -131,9 +135,11 @@ class LatestOffsetPositionITCase {
         JobClient restored = env.executeAsync(graph);
         try {
             range.awaitEqualToVitess(Duration.ofSeconds(60), "restored from a savepoint taken right after start");
+            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
         } finally {
             restored.cancel().get();
         }
+        ChangelogRecorder.assertStrict(runId);
     }
 
     /** Stop-with-savepoint as soon as every task runs (refused while initializing or deploying). */
@@ -153,12 +159,22 @@ class LatestOffsetPositionITCase {
         }
     }
 
+    /**
+     * Source → changelog recorder → materializing sink. The recorder keeps only this test's range:
+     * the job starts from "now", so rows that existed before (other tests' ranges) are retracted
+     * without having been emitted; every row of the range is inserted after the start. It needs
+     * checkpoints to publish the log.
+     */
     private StreamExecutionEnvironment buildJob() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
+        env.enableCheckpointing(500);
         VitessSource<String> source = builder().startupMode(StartupMode.LATEST_OFFSET).build();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
-                .uid("vitess-source")
+        DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
+                .uid("vitess-source");
+        long base = writer.base();
+        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id")
+                        .where(c -> CustomerWriter.inRange(base, Long.parseLong((String) c.key().get(0)))))
                 .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
                 .uid("sink")
                 .setParallelism(1);

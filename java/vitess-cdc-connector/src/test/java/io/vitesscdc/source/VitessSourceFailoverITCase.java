@@ -1,7 +1,9 @@
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
+import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerWriter;
+import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RangeView;
@@ -21,6 +23,7 @@ import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
@@ -61,6 +64,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * counts every id the writer inserted exactly once. The counts are read only as of completed
  * checkpoints (published from {@code notifyCheckpointComplete}), so a record replayed after a
  * restore although the restored state had counted it shows as 2, and a lost one as missing.
+ * And the whole changelog, recorded the same way ({@link ChangelogRecorder}), must be a strict
+ * changelog.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class VitessSourceFailoverITCase {
@@ -92,6 +97,7 @@ class VitessSourceFailoverITCase {
             MaterializedTables.drop(runId);
             Injector.PLANS.remove(runId);
             InsertCounter.PUBLISHED.remove(runId);
+            ChangelogRecorder.drop(runId);
         }
     }
 
@@ -167,12 +173,17 @@ class VitessSourceFailoverITCase {
             assertThat(plan.failures.get()).as("injected failures").isEqualTo(FAILURES);
             assertThat(writerIdsEnd - firstWriterId).as("inserts made while streaming").isGreaterThan(100);
             assertThat(problems).as("append-only insert counts from checkpointed state (seed %d)", seed).isEmpty();
+            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
+            ChangelogRecorder.assertStrict(runId);
         } finally {
             job.cancel().get();
         }
     }
 
-    /** Source (p 2) → failure injector (p 2) → insert counter (p 1, operator state) → upsert sink. */
+    /**
+     * Source (p 2) → failure injector (p 2) → insert counter (p 1, operator state) → changelog
+     * recorder (p 1, operator state) → upsert sink.
+     */
     private StreamExecutionEnvironment buildJob() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
@@ -188,13 +199,14 @@ class VitessSourceFailoverITCase {
                 .tables("customer")
                 .deserializer(new JsonDebeziumDeserializationSchema())
                 .build();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
+        DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
                 .map(new Injector(runId, writer.base()))
                 .uid("failure-injector")
                 .map(new InsertCounter(runId, writer.base()))
                 .uid("insert-counter")
-                .setParallelism(1)
+                .setParallelism(1);
+        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id"))
                 .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
                 .uid("sink")
                 .setParallelism(1);

@@ -1,7 +1,9 @@
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
+import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerWriter;
+import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RangeView;
@@ -17,6 +19,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -46,7 +49,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * concurrent writes into customer.customer. Each test writes only its own id range, so the tests
  * can run again without cleanup; the materialized upsert state must equal {@code SELECT *} of that
  * range at quiescence, and no streamed event may arrive twice, also across stop-with-savepoint,
- * restore and a parallelism change.
+ * restore and a parallelism change. The whole changelog of each job (and its restores) must be a
+ * strict changelog ({@link ChangelogRecorder}).
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class VitessSourceITCase {
@@ -66,6 +70,9 @@ class VitessSourceITCase {
         return conf;
     }
 
+    /** How long a test waits for a checkpoint to bring the whole changelog into the log. */
+    private static final Duration CHECKPOINTED = Duration.ofSeconds(30);
+
     private final String runId = "ds-" + UUID.randomUUID();
     private final CustomerWriter writer = new CustomerWriter();
     private final RangeView range = new RangeView(runId, writer);
@@ -79,6 +86,7 @@ class VitessSourceITCase {
     void cleanUp() throws Exception {
         writer.close();
         MaterializedTables.drop(runId);
+        ChangelogRecorder.drop(runId);
     }
 
     @Test
@@ -90,10 +98,12 @@ class VitessSourceITCase {
             waitUntil(Duration.ofSeconds(60), () -> writer.ops() >= 200, "writer progress");
             writer.stop();
             awaitEqualToVitess(Duration.ofSeconds(90));
+            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
         } finally {
             job.cancel().get();
         }
         assertNoDuplicateStreamedEvents();
+        ChangelogRecorder.assertStrict(runId);
     }
 
     @Test
@@ -124,10 +134,12 @@ class VitessSourceITCase {
             waitUntil(Duration.ofSeconds(90), () -> writer.ops() >= opsAtRescale + 100, "writes after rescale");
             writer.stop();
             awaitEqualToVitess(Duration.ofSeconds(120));
+            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
         } finally {
             rescaled.cancel().get();
         }
         assertNoDuplicateStreamedEvents();
+        ChangelogRecorder.assertStrict(runId);
     }
 
     @Test
@@ -146,11 +158,13 @@ class VitessSourceITCase {
         JobClient resumed = executeRestored(buildJob(2, 0), inside);
         try {
             awaitEqualToVitess(Duration.ofSeconds(120));
+            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
         } finally {
             resumed.cancel().get();
         }
         assertThat(updatedRows()).isEqualTo(3000);
         assertNoDuplicateStreamedEvents();
+        ChangelogRecorder.assertStrict(runId);
     }
 
     private long updatedRows() {
@@ -176,10 +190,12 @@ class VitessSourceITCase {
             waitUntil(Duration.ofSeconds(90), () -> writer.ops() >= opsAtFailure + 100, "writes after the failover");
             writer.stop();
             awaitEqualToVitess(Duration.ofSeconds(120));
+            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
         } finally {
             job.cancel().get();
             FailOnce.disarm(runId);
         }
+        ChangelogRecorder.assertStrict(runId);
     }
 
     @Test
@@ -227,7 +243,10 @@ class VitessSourceITCase {
                 });
     }
 
-    /** Source → optional slow map → materializing sink (parallelism 1, keeps per-key order). */
+    /**
+     * Source → optional slow map → changelog recorder → materializing sink (parallelism 1 from the
+     * slow map on, keeps per-key order).
+     */
     private StreamExecutionEnvironment buildJob(int parallelism, long sleepMillisPerRecord) {
         return buildJob(parallelism, sleepMillisPerRecord, b -> b);
     }
@@ -243,13 +262,14 @@ class VitessSourceITCase {
                 .tables("customer")
                 .deserializer(new JsonDebeziumDeserializationSchema()))
                 .build();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
+        DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
                 .map(new FailOnce(runId))
                 .uid("fail-once")
                 .map(new Throttle(sleepMillisPerRecord, writer.base(), CustomerWriter.RANGE))
                 .uid("throttle")
-                .setParallelism(1)
+                .setParallelism(1);
+        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id"))
                 .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
                 .uid("sink")
                 .setParallelism(1);

@@ -1,6 +1,8 @@
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
+import io.vitesscdc.source.testutils.ChangelogRecorder;
+import io.vitesscdc.source.testutils.DebeziumJson;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -15,6 +17,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -61,7 +64,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <p>Every key goes through versions 1..20 (10 on its first shard, 10 after the split); the sink
  * (parallelism 1) must receive every version of every key exactly once and, per key, in order —
  * new shards start only after the old one ended, across the two readers. A task failure in the
- * middle of the reshard restores consistently.
+ * middle of the reshard restores consistently. The whole changelog must be a strict changelog
+ * ({@link ChangelogRecorder}): rows the old shard emitted are retracted by the new shards.
  */
 @Timeout(value = 5, unit = TimeUnit.MINUTES)
 class VitessSourceReshardITCase {
@@ -102,6 +106,7 @@ class VitessSourceReshardITCase {
     @AfterEach
     void stopScriptedVtgate() throws Exception {
         CollectingSink.RECEIVED.remove(runId);
+        ChangelogRecorder.drop(runId);
         if (vtgate != null) {
             vtgate.getOutputStream().close(); // it exits when stdin closes
             if (!vtgate.waitFor(10, TimeUnit.SECONDS)) {
@@ -123,8 +128,9 @@ class VitessSourceReshardITCase {
                 .heartbeatInterval(Duration.ofSeconds(1))
                 .deserializer(new JsonDebeziumDeserializationSchema())
                 .build();
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
-                .uid("vitess-source")
+        DataStream<String> changes = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
+                .uid("vitess-source");
+        ChangelogRecorder.record(changes, runId, "strict-changelog", DebeziumJson.changes("id"))
                 .sinkTo(new CollectingSink(runId))
                 .uid("sink")
                 .setParallelism(1);
@@ -136,6 +142,7 @@ class VitessSourceReshardITCase {
                 Thread.sleep(200);
             }
             Thread.sleep(1500); // anything beyond the expected (a repeat) would arrive now
+            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
         } finally {
             job.cancel().get();
         }
@@ -160,6 +167,7 @@ class VitessSourceReshardITCase {
                     .isEqualTo(all);
         }
         assertThat(events).hasSize(expected);
+        ChangelogRecorder.assertStrict(runId);
     }
 
     /**
@@ -190,10 +198,11 @@ class VitessSourceReshardITCase {
                 .deserializer(new JsonDebeziumDeserializationSchema())
                 .build();
         FailOnce.FAILED.remove(runId);
-        env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
+        DataStream<String> changes = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
                 .map(new FailOnce(runId, failAt))
-                .uid("fail-once")
+                .uid("fail-once");
+        ChangelogRecorder.record(changes, runId, "strict-changelog", DebeziumJson.changes("id"))
                 .keyBy(new KeyOf())
                 .process(new ConsecutiveVersions(runId, BEFORE + AFTER))
                 .uid("check")
@@ -207,6 +216,7 @@ class VitessSourceReshardITCase {
                 Thread.sleep(200);
             }
             Thread.sleep(1000);
+            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
         } finally {
             job.cancel().get();
         }
@@ -215,6 +225,7 @@ class VitessSourceReshardITCase {
                 .as("keys whose versions were not consecutive")
                 .isEmpty();
         assertThat(new TreeSet<>(received())).as("keys that reached their last version").hasSize(KEYS);
+        ChangelogRecorder.assertStrict(runId);
         ConsecutiveVersions.VIOLATIONS.remove(runId);
         FailOnce.FAILED.remove(runId);
     }

@@ -1,5 +1,6 @@
 package io.vitesscdc.table;
 
+import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.VitessCluster;
@@ -7,6 +8,7 @@ import io.vitesscdc.source.testutils.VitessCluster;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
+import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -46,6 +48,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The SQL connector end to end against the real local Vitess: {@code CREATE TABLE ... WITH
  * ('connector' = 'vitess-cdc')}, {@code INSERT INTO} an upsert sink keyed by the primary key,
  * while rows change concurrently; at quiescence the sink equals {@code SELECT *} through VTGate.
+ * The same job records the source's raw changelog ({@link ChangelogRecordingSinkFactory}), which
+ * must be a strict changelog.
  */
 @Timeout(value = 10, unit = TimeUnit.MINUTES)
 class VitessTableITCase {
@@ -69,6 +73,7 @@ class VitessTableITCase {
     void cleanUp() throws Exception {
         writer.close();
         MaterializedTables.drop(runId);
+        ChangelogRecorder.drop(runId);
     }
 
     private static TableEnvironment tableEnv(int parallelism) {
@@ -88,6 +93,23 @@ class VitessTableITCase {
         return " WITH ('connector' = 'upsert-collecting', 'tables-id' = '" + runId + "')";
     }
 
+    /** The raw changelog of a table with a {@code shard} column into the run's strict changelog. */
+    private String changelogSink(String key) {
+        return " WITH ('connector' = 'changelog-recording', 'name' = '" + runId + "', 'key' = '" + key
+                + "', 'shard-column' = 'shard')";
+    }
+
+    /** The INSERTs as one job: one scan of the source feeds every sink. */
+    private static JobClient executeAll(TableEnvironment tEnv, String... inserts) {
+        StatementSet set = tEnv.createStatementSet();
+        for (String insert : inserts) {
+            set.addInsertSql(insert);
+        }
+        return set.execute().getJobClient().orElseThrow();
+    }
+
+    private static final Duration CHECKPOINTED = Duration.ofSeconds(30);
+
     @Test
     void customerTableWithMetadataEqualsVitess() throws Exception {
         writer.insertRows(200);
@@ -102,18 +124,22 @@ class VitessTableITCase {
         tEnv.executeSql("CREATE TABLE snk (customer_id BIGINT, email STRING, name STRING, balance DECIMAL(12, 2), "
                 + "visits INT, updated_at TIMESTAMP(6), ks STRING, shard STRING, tbl STRING, op_ts TIMESTAMP_LTZ(3), "
                 + "kind STRING, pos STRING, snap BOOLEAN, PRIMARY KEY (customer_id) NOT ENFORCED)" + sink());
-        TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
-        JobClient job = insert.getJobClient().orElseThrow();
+        tEnv.executeSql("CREATE TABLE log (customer_id BIGINT, email STRING, name STRING, balance DECIMAL(12, 2), "
+                + "visits INT, updated_at TIMESTAMP(6), shard STRING)" + changelogSink("customer_id"));
+        String physical = "customer_id, email, name, balance, visits, updated_at";
+        JobClient job = executeAll(tEnv, "INSERT INTO snk SELECT * FROM src",
+                "INSERT INTO log SELECT " + physical + ", shard FROM src");
         try {
             writer.start(80);
             waitUntil(Duration.ofSeconds(60), () -> writer.ops() >= 150, "writer progress");
             writer.stop();
-            String physical = "customer_id, email, name, balance, visits, updated_at";
             awaitEqual("SELECT " + physical + " FROM customer WHERE " + writer.rangePredicate(),
                     physical.split(", "), Duration.ofSeconds(90), "customer_id");
+            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
         } finally {
             job.cancel().get();
         }
+        ChangelogRecorder.assertStrict(runId);
         Map<String, Map<String, String>> rows = inRange(MaterializedTables.get(runId).rows());
         Set<String> shards = new HashSet<>();
         boolean sawSnapshot = false;
@@ -149,10 +175,15 @@ class VitessTableITCase {
         }
         TableEnvironment tEnv = tableEnv(4);
         tEnv.executeSql("CREATE TABLE src (customer_id BIGINT, order_id BIGINT, sku STRING, quantity INT, "
-                + "price DECIMAL(10, 2), PRIMARY KEY (customer_id, order_id) NOT ENFORCED)" + with("corder", ""));
+                + "price DECIMAL(10, 2), shard STRING METADATA VIRTUAL, "
+                + "PRIMARY KEY (customer_id, order_id) NOT ENFORCED)" + with("corder", ""));
         tEnv.executeSql("CREATE TABLE snk (customer_id BIGINT, order_id BIGINT, sku STRING, quantity INT, "
                 + "price DECIMAL(10, 2), PRIMARY KEY (customer_id, order_id) NOT ENFORCED)" + sink());
-        JobClient job = tEnv.executeSql("INSERT INTO snk SELECT * FROM src").getJobClient().orElseThrow();
+        tEnv.executeSql("CREATE TABLE log (customer_id BIGINT, order_id BIGINT, sku STRING, quantity INT, "
+                + "price DECIMAL(10, 2), shard STRING)" + changelogSink("customer_id, order_id"));
+        String columns = "customer_id, order_id, sku, quantity, price";
+        JobClient job = executeAll(tEnv, "INSERT INTO snk SELECT " + columns + " FROM src",
+                "INSERT INTO log SELECT " + columns + ", shard FROM src");
         try {
             waitUntil(Duration.ofSeconds(60), () -> inRange(MaterializedTables.get(runId).rows()).size() >= 50,
                     "the snapshot of corder");
@@ -166,12 +197,13 @@ class VitessTableITCase {
                         "DELETE FROM corder WHERE customer_id = " + (base + (i + 3) % 10) + " AND order_id = "
                                 + (i - 45));
             }
-            String columns = "customer_id, order_id, sku, quantity, price";
             awaitEqual("SELECT " + columns + " FROM corder WHERE " + writer.rangePredicate(), columns.split(", "),
                     Duration.ofSeconds(90), "customer_id", "order_id");
+            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
         } finally {
             job.cancel().get();
         }
+        ChangelogRecorder.assertStrict(runId);
     }
 
     @Test
@@ -180,20 +212,24 @@ class VitessTableITCase {
         TableEnvironment tEnv = tableEnv(2);
         tEnv.executeSql("CREATE TABLE src (customer_id BIGINT, email STRING, name STRING, balance DECIMAL(12, 2), "
                 + "visits INT, updated_at TIMESTAMP(6), tbl STRING METADATA FROM 'table_name' VIRTUAL, "
-                + "PRIMARY KEY (customer_id) NOT ENFORCED)" + with("cust[a-z]+", ""));
+                + "shard STRING METADATA VIRTUAL, PRIMARY KEY (customer_id) NOT ENFORCED)" + with("cust[a-z]+", ""));
         tEnv.executeSql("CREATE TABLE snk (customer_id BIGINT, visits INT, tbl STRING, "
                 + "PRIMARY KEY (customer_id) NOT ENFORCED)" + sink());
+        tEnv.executeSql("CREATE TABLE log (customer_id BIGINT, visits INT, tbl STRING, shard STRING)"
+                + changelogSink("tbl, customer_id"));
         String plan = tEnv.explainSql("INSERT INTO snk SELECT customer_id, visits, tbl FROM src");
         assertThat(plan).as("projection pushed into the source").contains("project=[customer_id, visits]");
-        JobClient job = tEnv.executeSql("INSERT INTO snk SELECT customer_id, visits, tbl FROM src")
-                .getJobClient().orElseThrow();
+        JobClient job = executeAll(tEnv, "INSERT INTO snk SELECT customer_id, visits, tbl FROM src",
+                "INSERT INTO log SELECT customer_id, visits, tbl, shard FROM src");
         try {
             writer.run(60);
             awaitEqual("SELECT customer_id, visits, 'customer' AS tbl FROM customer WHERE " + writer.rangePredicate(),
                     new String[] {"customer_id", "visits", "tbl"}, Duration.ofSeconds(90), "customer_id");
+            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
         } finally {
             job.cancel().get();
         }
+        ChangelogRecorder.assertStrict(runId);
     }
 
     @Test

@@ -45,6 +45,11 @@ public final class CustomerWriter implements AutoCloseable {
     }
 
     public boolean inRange(long id) {
+        return inRange(base, id);
+    }
+
+    /** Whether id is in the range of the writer whose base is base (for serializable filters). */
+    public static boolean inRange(long base, long id) {
         return id >= base && id < base + RANGE;
     }
 

@@ -4,14 +4,9 @@ import org.apache.flink.api.connector.sink2.Sink;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.WriterInitContext;
 
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.DeserializationFeature;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
-import java.time.LocalDateTime;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -39,8 +34,6 @@ public final class DebeziumJsonMaterializingSink implements Sink<String> {
     private static final class Writer implements SinkWriter<String> {
         private final MaterializedTables tables;
         private final String[] keyColumns;
-        private final ObjectMapper mapper =
-                new ObjectMapper().enable(DeserializationFeature.USE_BIG_DECIMAL_FOR_FLOATS);
 
         Writer(MaterializedTables tables, String[] keyColumns) {
             this.tables = tables;
@@ -49,14 +42,10 @@ public final class DebeziumJsonMaterializingSink implements Sink<String> {
 
         @Override
         public void write(String element, Context context) throws IOException {
-            JsonNode event = mapper.readTree(element);
+            JsonNode event = DebeziumJson.parse(element);
             String op = event.get("op").asText();
             JsonNode image = op.equals("d") ? event.get("before") : event.get("after");
-            Map<String, String> row = new LinkedHashMap<>();
-            for (Iterator<Map.Entry<String, JsonNode>> it = image.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> f = it.next();
-                row.put(f.getKey(), normalize(f.getValue()));
-            }
+            Map<String, String> row = DebeziumJson.image(image);
             StringBuilder key = new StringBuilder();
             for (String k : keyColumns) {
                 key.append(key.length() == 0 ? "" : "|").append(row.get(k));
@@ -65,24 +54,6 @@ public final class DebeziumJsonMaterializingSink implements Sink<String> {
             String flinkOp = op.equals("d") ? "-D" : op.equals("u") ? "+U" : "+I";
             String eventId = snapshot ? null : event.get("source").get("position").asText() + "|" + op + "|" + row;
             tables.apply(flinkOp, key.toString(), row, eventId);
-        }
-
-        private static String normalize(JsonNode v) {
-            if (v == null || v.isNull()) {
-                return null;
-            }
-            if (v.isNumber()) {
-                return Values.normalize(v.decimalValue());
-            }
-            String text = v.asText();
-            if (text.length() >= 16 && text.charAt(10) == 'T') {
-                try {
-                    return Values.normalize(LocalDateTime.parse(text));
-                } catch (RuntimeException notADateTime) {
-                    return text;
-                }
-            }
-            return text;
         }
 
         @Override
