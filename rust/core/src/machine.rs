@@ -364,6 +364,13 @@ impl Machine {
                 (None, Some(a)) if delivered(&a) => changes.push(change(RowKind::Insert, a)),
                 (Some(b), None) if delivered(&b) => changes.push(change(RowKind::Delete, b)),
                 (Some(b), Some(a)) => match (delivered(&b), delivered(&a)) {
+                    // An update that changes the primary key is the delete of the old key and
+                    // the insert of the new one: -U/+U pairs are per key, and an upsert sink,
+                    // which drops -U, would otherwise keep the old key forever.
+                    (true, true) if !same_key(&schema, &b, &a) => {
+                        changes.push(change(RowKind::Delete, b));
+                        changes.push(change(RowKind::Insert, a));
+                    }
                     (true, true) => {
                         changes.push(change(RowKind::UpdateBefore, b));
                         changes.push(change(RowKind::UpdateAfter, a));
@@ -741,6 +748,16 @@ impl Machine {
     }
 }
 
+/// Whether two images of a row have the same primary key. A key column absent from an image
+/// (a partial row image) counts as unchanged.
+fn same_key(schema: &TableSchema, before: &[Value], after: &[Value]) -> bool {
+    schema.columns.iter().enumerate().all(|(i, c)| {
+        !c.primary_key
+            || matches!(after.get(i), None | Some(Value::Absent))
+            || before.get(i) == after.get(i)
+    })
+}
+
 fn event_shard(ev: &VEvent) -> Option<ShardKey> {
     (!ev.keyspace.is_empty() || !ev.shard.is_empty())
         .then(|| (ev.keyspace.clone(), ev.shard.clone()))
@@ -964,6 +981,7 @@ pub(crate) mod tests {
                 update("b", 8, 2),  // enters it: its insert
                 update("b", 9, 10), // beyond on both sides: nothing
                 update("b", 5, 5),  // the last copied key is copied
+                update("b", 3, 2),  // a key change: the delete of 3 and the insert of 2
                 rows("b", 1000, vec![(Some(row(6, "x")), None)]),
                 rows("b", 1000, vec![(Some(row(1, "x")), None)]),
                 insert("a", 100, 1000), // a finished: everything passes
@@ -979,6 +997,8 @@ pub(crate) mod tests {
                 (RowKind::Insert, 2),
                 (RowKind::UpdateBefore, 5),
                 (RowKind::UpdateAfter, 5),
+                (RowKind::Delete, 3),
+                (RowKind::Insert, 2),
                 (RowKind::Delete, 1),
                 (RowKind::Insert, 100),
             ]

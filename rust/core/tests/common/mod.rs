@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests: a materialized view of the stream (upserts and
-//! deletes keyed by primary key) to compare with the source, and a poll loop with a deadline.
+//! deletes keyed by primary key) to compare with the source, which also checks that the stream
+//! is a strict changelog, and a poll loop with a deadline.
 #![allow(dead_code)]
 
 pub mod scripted;
@@ -16,6 +17,12 @@ pub struct Materialized {
     /// Snapshot rows received per (table, primary key): > 1 means a row was copied twice.
     pub copied: BTreeMap<(String, Vec<String>), u32>,
     pub changes: u64,
+    /// Strict-changelog violations (DESIGN invariant 9): an insert of a present key, a delete or
+    /// update-before that does not retract exactly the row last emitted for its key, an
+    /// update-after without its update-before.
+    pub violations: Vec<String>,
+    /// Keys whose update-before was seen and whose update-after must come next.
+    open_updates: BTreeMap<(String, Vec<String>), ()>,
 }
 
 pub fn key_of(c: &ChangeEvent) -> (String, Vec<String>) {
@@ -35,14 +42,59 @@ impl Materialized {
         if c.is_snapshot {
             *self.copied.entry(key.clone()).or_default() += 1;
         }
+        let open = self.open_updates.remove(&key).is_some();
+        if open && c.kind != RowKind::UpdateAfter {
+            self.violate(
+                c,
+                &key,
+                "follows an update-before of its key without the update-after",
+            );
+        }
         match c.kind {
             RowKind::Insert | RowKind::UpdateAfter => {
+                if c.kind == RowKind::Insert && self.rows.contains_key(&key) {
+                    self.violate(c, &key, "inserts a key that is present");
+                }
+                if c.kind == RowKind::UpdateAfter && !open {
+                    self.violate(c, &key, "is an update-after without its update-before");
+                }
                 self.rows.insert(key, c.values.clone());
             }
             RowKind::Delete | RowKind::UpdateBefore => {
-                self.rows.remove(&key);
+                match self.rows.remove(&key) {
+                    None => self.violate(c, &key, "retracts a key that was not emitted"),
+                    Some(last) if last != c.values => self.violate(
+                        c,
+                        &key,
+                        &format!("retracts {:?}, not the row last emitted {last:?}", c.values),
+                    ),
+                    Some(_) => {}
+                }
+                if c.kind == RowKind::UpdateBefore {
+                    self.open_updates.insert(key, ());
+                }
             }
         }
+    }
+
+    fn violate(&mut self, c: &ChangeEvent, key: &(String, Vec<String>), what: &str) {
+        if self.violations.len() < 50 {
+            self.violations.push(format!(
+                "{:?} of {}.{} key {:?} (shard {}, snapshot {}) {what}",
+                c.kind, c.schema.keyspace, key.0, key.1, c.schema.shard, c.is_snapshot
+            ));
+        }
+    }
+
+    /// Fails the test with the violations found, if any.
+    pub fn assert_strict(&self) {
+        assert!(
+            self.violations.is_empty() && self.open_updates.is_empty(),
+            "the stream is not a strict changelog ({} violations, {} updates without their after image): {:#?}",
+            self.violations.len(),
+            self.open_updates.len(),
+            self.violations
+        );
     }
 
     /// Rows of `table` whose first primary-key column is an Int within `ids`.
