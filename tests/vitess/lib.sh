@@ -20,12 +20,12 @@ port_owner() {
   echo "${owner:-an unknown process}"
 }
 
-# Ready = VTGate answers on gRPC and MySQL, and every shard of both keyspaces serves a query.
+# Ready = VTGate answers on gRPC and MySQL, and every shard of every keyspace serves a query.
 cluster_ready() {
   port_in_use "$VTGATE_GRPC_PORT" || return 1
   port_in_use "$VTGATE_MYSQL_PORT" || return 1
-  vt_mysql -N -e "SELECT COUNT(*) FROM customer.customer; SELECT COUNT(*) FROM commerce.product" \
-    > /dev/null 2>&1
+  vt_mysql -N -e "SELECT COUNT(*) FROM customer.customer; SELECT COUNT(*) FROM commerce.product;
+    SELECT COUNT(*) FROM strict.s_unsigned" > /dev/null 2>&1
 }
 
 # The pid of the mysqld of our data dir, if its pid file names a live process.

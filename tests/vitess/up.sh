@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts the local Vitess test cluster (vttestserver: one mysqld + one vtcombo holding VTGate and
-# all tablets) with keyspaces `commerce` (unsharded) and `customer` (2 shards: -80, 80-).
+# all tablets) with keyspaces `commerce` (unsharded), `customer` (2 shards: -80, 80-) and `strict`
+# (3 shards: -55, 55-aa, aa-).
 # Returns once VTGate's gRPC and MySQL ports answer and every shard serves queries.
 # Each start is fresh: the schema in tests/vitess/schema is applied to a new data dir.
 set -euo pipefail
@@ -47,7 +48,7 @@ fi
 # setsid and setpriv exec, so $! is vttestserver's own pid.
 setsid "${as_user[@]}" env HOME="$VITESS_CDC_RUN" "$VTROOT/bin/vttestserver" \
   --port "$VT_BASE_PORT" \
-  --keyspaces commerce,customer --num-shards 1,2 \
+  --keyspaces commerce,customer,strict --num-shards 1,2,3 \
   --replica-count 1 --rdonly-count 0 \
   --mysql-bind-host 127.0.0.1 --vtcombo-bind-host 127.0.0.1 --grpc-bind-address 127.0.0.1 \
   --schema-dir "$HERE/schema" \
@@ -75,4 +76,4 @@ while :; do
   fi
   sleep 0.5
 done
-echo "up: ready in $((SECONDS - t0))s (pid $pid): VTGate gRPC $VTGATE_GRPC_ADDR, VTGate MySQL 127.0.0.1:$VTGATE_MYSQL_PORT, keyspaces commerce (unsharded), customer (-80, 80-)"
+echo "up: ready in $((SECONDS - t0))s (pid $pid): VTGate gRPC $VTGATE_GRPC_ADDR, VTGate MySQL 127.0.0.1:$VTGATE_MYSQL_PORT, keyspaces commerce (unsharded), customer (-80, 80-), strict (-55, 55-aa, aa-)"

@@ -1,0 +1,145 @@
+package io.vitesscdc.source.testutils;
+
+import org.apache.flink.types.RowKind;
+
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * JVM-wide record of one source table's raw changelog, by id, as a test sink committed it: only
+ * records of completed checkpoints arrive here (the sink commits per checkpoint, exactly once), so
+ * the record is the changelog of the job's consistent history, the same across a failure and a
+ * restore from a checkpoint or savepoint (records emitted after the last checkpoint are dropped
+ * with the failed job and emitted again by the restored one). Every record goes into a {@link
+ * StrictChangelog}; per shard it counts copy-phase and streamed records and whether the shard's
+ * copy phase completed. It also carries the sink's failure switch ({@link #failNextRecord}).
+ */
+public final class RecordedChangelog {
+
+    private static final Map<String, RecordedChangelog> REGISTRY = new ConcurrentHashMap<>();
+
+    private final StrictChangelog changelog;
+    private final Set<String> committedBatches = new HashSet<>();
+    private final Map<String, ShardProgress> shards = new TreeMap<>();
+    private final Map<String, Long> snapshotRecordsBy = new TreeMap<>();
+    private final AtomicBoolean failNext = new AtomicBoolean();
+
+    private RecordedChangelog(String id) {
+        this.changelog = new StrictChangelog(id);
+    }
+
+    public static RecordedChangelog get(String id) {
+        return REGISTRY.computeIfAbsent(id, RecordedChangelog::new);
+    }
+
+    public static void drop(String id) {
+        REGISTRY.remove(id);
+    }
+
+    /** One record as the source emitted it. */
+    public static final class Entry {
+        public final RowKind kind;
+        public final List<Object> key;
+        public final List<Object> row;
+        public final String shard;
+        /** The record came from the copy phase ({@code is_snapshot}). */
+        public final boolean snapshot;
+        /** The position before the record's transaction says the shard's copy is complete. */
+        public final boolean afterCopy;
+
+        public Entry(RowKind kind, List<Object> key, List<Object> row, String shard, boolean snapshot,
+                boolean afterCopy) {
+            this.kind = kind;
+            this.key = key;
+            this.row = row;
+            this.shard = shard;
+            this.snapshot = snapshot;
+            this.afterCopy = afterCopy;
+        }
+    }
+
+    /**
+     * Applies one committed batch, once: a batch recommitted after a restore (Flink retries commits
+     * it cannot prove done) is ignored.
+     */
+    public synchronized void commit(String batchId, String writtenBy, List<Entry> entries) {
+        if (!committedBatches.add(batchId)) {
+            return;
+        }
+        for (Entry e : entries) {
+            if (e.snapshot) {
+                snapshotRecordsBy.merge(writtenBy, 1L, Long::sum);
+            }
+            changelog.accept(e.kind, e.key, e.row, e.shard);
+            ShardProgress p = shards.computeIfAbsent(e.shard, s -> new ShardProgress());
+            if (e.snapshot) {
+                p.snapshotRecords++;
+            } else {
+                p.streamedRecords++;
+            }
+            p.copyCompleted |= e.afterCopy;
+        }
+    }
+
+    public StrictChangelog changelog() {
+        return changelog;
+    }
+
+    /** Copy-phase records committed so far, all shards. */
+    public synchronized long snapshotRecords() {
+        long n = 0;
+        for (ShardProgress p : shards.values()) {
+            n += p.snapshotRecords;
+        }
+        return n;
+    }
+
+    /**
+     * Copy-phase records committed by the writers of one job run ({@code <job label>/attempt <n>}):
+     * shows which run copied what, e.g. that a restored job continued the copy.
+     */
+    public synchronized long snapshotRecordsBy(String writtenBy) {
+        return snapshotRecordsBy.getOrDefault(writtenBy, 0L);
+    }
+
+    /** Shards whose copy phase is complete in the committed records. */
+    public synchronized Set<String> copiedShards() {
+        Set<String> out = new HashSet<>();
+        shards.forEach((s, p) -> {
+            if (p.copyCompleted) {
+                out.add(s);
+            }
+        });
+        return out;
+    }
+
+    /** Per shard: copy-phase and streamed records, copy complete or not (for messages). */
+    public synchronized String progress() {
+        List<String> out = new ArrayList<>();
+        shards.forEach((s, p) -> out.add(s + ": " + p.snapshotRecords + " copied, " + p.streamedRecords + " streamed"
+                + (p.copyCompleted ? ", copy complete" : ", copying")));
+        return String.join("; ", out) + "; copied by " + snapshotRecordsBy;
+    }
+
+    /** The sink's next record (on any subtask) fails its task, once. */
+    public void failNextRecord() {
+        failNext.set(true);
+    }
+
+    /** For the sink: true once per {@link #failNextRecord}. */
+    public boolean takeFailure() {
+        return failNext.compareAndSet(true, false);
+    }
+
+    private static final class ShardProgress {
+        long snapshotRecords;
+        long streamedRecords;
+        boolean copyCompleted;
+    }
+}
