@@ -217,9 +217,12 @@ impl ColumnOrder {
             (ColumnOrder::Unsigned, Value::UInt(x), Value::UInt(y)) => x.cmp(y),
             (ColumnOrder::Double, Value::Float(x), Value::Float(y)) => x.total_cmp(y),
             (ColumnOrder::Decimal, Value::Decimal(x), Value::Decimal(y)) => compare_decimal(x, y),
-            (ColumnOrder::Bytes { pad_to }, Value::Bytes(x), Value::Bytes(y)) => {
-                compare_padded(x, y, pad_to.unwrap_or(0))
+            // BINARY(n) values are equal when equal once padded with 0x00 (the padding is
+            // what MySQL stores); VARBINARY, BLOB and BIT are NO PAD: `ab` < `ab\0`.
+            (ColumnOrder::Bytes { pad_to: Some(n) }, Value::Bytes(x), Value::Bytes(y)) => {
+                compare_padded(x, y, *n)
             }
+            (ColumnOrder::Bytes { pad_to: None }, Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
             (ColumnOrder::Bytes { .. }, Value::String(x), Value::String(y)) => {
                 x.as_bytes().cmp(y.as_bytes())
             }
@@ -565,8 +568,12 @@ mod tests {
         let fixed = ColumnOrder::Bytes { pad_to: Some(4) };
         let b = |v: &[u8]| Value::Bytes(v.to_vec());
         assert_eq!(fixed.compare(&b(b"ab"), &b(b"ab\0\0")), Ordering::Equal);
+        assert_eq!(fixed.compare(&b(b"ab\0\x01"), &b(b"ab")), Ordering::Greater);
+        // VARBINARY / BLOB / BIT are NO PAD: MySQL stores `ab` and `ab\0` as two keys, in this
+        // order (it was Equal here, so a change of `ab\0` counted as copied with `ab`).
         let var = ColumnOrder::Bytes { pad_to: None };
-        assert_eq!(var.compare(&b(b"ab"), &b(b"ab\0")), Ordering::Equal);
+        assert_eq!(var.compare(&b(b"ab"), &b(b"ab\0")), Ordering::Less);
+        assert_eq!(var.compare(&b(b""), &b(b"\0")), Ordering::Less);
         assert_eq!(var.compare(&b(b"\xff"), &b(b"\x01\x00")), Ordering::Greater);
     }
 
