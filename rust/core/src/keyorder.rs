@@ -215,7 +215,11 @@ impl ColumnOrder {
         match (self, a, b) {
             (ColumnOrder::Signed, Value::Int(x), Value::Int(y)) => x.cmp(y),
             (ColumnOrder::Unsigned, Value::UInt(x), Value::UInt(y)) => x.cmp(y),
-            (ColumnOrder::Double, Value::Float(x), Value::Float(y)) => x.total_cmp(y),
+            // By value, so -0 = 0 (MySQL refuses one as a duplicate of the other); MySQL
+            // stores no NaN, total_cmp only keeps the order total if one came anyway.
+            (ColumnOrder::Double, Value::Float(x), Value::Float(y)) => {
+                x.partial_cmp(y).unwrap_or_else(|| x.total_cmp(y))
+            }
             (ColumnOrder::Decimal, Value::Decimal(x), Value::Decimal(y)) => compare_decimal(x, y),
             // BINARY(n) values are equal when equal once padded with 0x00 (the padding is
             // what MySQL stores); VARBINARY, BLOB and BIT are NO PAD: `ab` < `ab\0`.
@@ -575,6 +579,20 @@ mod tests {
         assert_eq!(var.compare(&b(b"ab"), &b(b"ab\0")), Ordering::Less);
         assert_eq!(var.compare(&b(b""), &b(b"\0")), Ordering::Less);
         assert_eq!(var.compare(&b(b"\xff"), &b(b"\x01\x00")), Ordering::Greater);
+    }
+
+    #[test]
+    fn double_minus_zero_is_zero() {
+        // MySQL refuses -0 as a duplicate key of 0 (total_cmp put -0 first).
+        let o = ColumnOrder::Double;
+        assert_eq!(
+            o.compare(&Value::Float(-0.0), &Value::Float(0.0)),
+            Ordering::Equal
+        );
+        assert_eq!(
+            o.compare(&Value::Float(-f64::MAX), &Value::Float(-0.0)),
+            Ordering::Less
+        );
     }
 
     #[test]
