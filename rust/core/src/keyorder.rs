@@ -59,6 +59,9 @@ impl std::fmt::Display for Inexact {
     }
 }
 
+/// The collation of binary strings (BINARY, VARBINARY, BLOB, `CHARACTER SET binary`).
+const BINARY_COLLATION: u32 = 63;
+
 /// MySQL collation ids the core knows by name (for messages and for the exact orders).
 pub fn collation_name(id: u32) -> Option<&'static str> {
     Some(match id {
@@ -120,10 +123,14 @@ impl ColumnOrder {
             ColumnType::UInt => ColumnOrder::Unsigned,
             ColumnType::Double => ColumnOrder::Double,
             ColumnType::Decimal => ColumnOrder::Decimal,
-            ColumnType::Bytes | ColumnType::Bit => ColumnOrder::Bytes {
+            ColumnType::Bit => ColumnOrder::Bytes { pad_to: None },
+            // Vitess announces text in a `_bin` collation as VARBINARY / BINARY / BLOB (MySQL
+            // flags those columns BINARY), so the collation, not the type, tells binary strings
+            // (collation `binary`) from text, whose bytes then follow the text's order.
+            ColumnType::Bytes if c.charset == BINARY_COLLATION => ColumnOrder::Bytes {
                 pad_to: binary_fixed(c),
             },
-            ColumnType::String => {
+            ColumnType::String | ColumnType::Bytes => {
                 let name = collation_name(c.charset);
                 match name.and_then(text_order) {
                     Some(order) => order,
@@ -215,24 +222,38 @@ impl ColumnOrder {
         match (self, a, b) {
             (ColumnOrder::Signed, Value::Int(x), Value::Int(y)) => x.cmp(y),
             (ColumnOrder::Unsigned, Value::UInt(x), Value::UInt(y)) => x.cmp(y),
-            (ColumnOrder::Double, Value::Float(x), Value::Float(y)) => x.total_cmp(y),
-            (ColumnOrder::Decimal, Value::Decimal(x), Value::Decimal(y)) => compare_decimal(x, y),
-            (ColumnOrder::Bytes { pad_to }, Value::Bytes(x), Value::Bytes(y)) => {
-                compare_padded(x, y, pad_to.unwrap_or(0))
+            // By value, so -0 = 0 (MySQL refuses one as a duplicate of the other); MySQL
+            // stores no NaN, total_cmp only keeps the order total if one came anyway.
+            (ColumnOrder::Double, Value::Float(x), Value::Float(y)) => {
+                x.partial_cmp(y).unwrap_or_else(|| x.total_cmp(y))
             }
+            (ColumnOrder::Decimal, Value::Decimal(x), Value::Decimal(y)) => compare_decimal(x, y),
+            // BINARY(n) values are equal when equal once padded with 0x00 (the padding is
+            // what MySQL stores); VARBINARY, BLOB and BIT are NO PAD: `ab` < `ab\0`.
+            (ColumnOrder::Bytes { pad_to: Some(n) }, Value::Bytes(x), Value::Bytes(y)) => {
+                compare_padded(x, y, *n)
+            }
+            (ColumnOrder::Bytes { pad_to: None }, Value::Bytes(x), Value::Bytes(y)) => x.cmp(y),
             (ColumnOrder::Bytes { .. }, Value::String(x), Value::String(y)) => {
                 x.as_bytes().cmp(y.as_bytes())
             }
-            (ColumnOrder::CodePoint { pad_space }, Value::String(x), Value::String(y)) => {
+            // Text compares as its bytes: a `_bin` collation's text can arrive as raw bytes (see
+            // `of_column`), so a key may hold either form. UTF-8 byte order is code-point
+            // order, also against the pad space (a multi-byte character's first byte is above
+            // 0x20); latin1_bin is the order of the latin1 bytes.
+            (ColumnOrder::CodePoint { pad_space }, x, y) if is_text(x) && is_text(y) => {
+                let (x, y) = (utf8_bytes(x), utf8_bytes(y));
                 if *pad_space {
-                    compare_pad_space(x.chars().map(u32::from), y.chars().map(u32::from))
+                    compare_pad_space(
+                        x.iter().map(|&b| u32::from(b)),
+                        y.iter().map(|&b| u32::from(b)),
+                    )
                 } else {
-                    // UTF-8 byte order is code-point order.
-                    x.as_bytes().cmp(y.as_bytes())
+                    x.cmp(y)
                 }
             }
-            (ColumnOrder::Latin1Bin, Value::String(x), Value::String(y)) => {
-                compare_pad_space(x.chars().map(latin1_byte), y.chars().map(latin1_byte))
+            (ColumnOrder::Latin1Bin, x, y) if is_text(x) && is_text(y) => {
+                compare_pad_space(latin1_bytes(x).into_iter(), latin1_bytes(y).into_iter())
             }
             (ColumnOrder::Enum(members), Value::String(x), Value::String(y)) => {
                 enum_index(members, x).cmp(&enum_index(members, y))
@@ -266,8 +287,10 @@ impl ColumnOrder {
                     ColumnOrder::Bytes { .. },
                     Value::Bytes(_) | Value::String(_)
                 )
-                | (ColumnOrder::CodePoint { .. }, Value::String(_))
-                | (ColumnOrder::Latin1Bin, Value::String(_))
+                | (
+                    ColumnOrder::CodePoint { .. } | ColumnOrder::Latin1Bin,
+                    Value::String(_) | Value::Bytes(_)
+                )
                 | (ColumnOrder::Enum(_), Value::String(_))
                 | (ColumnOrder::Set(_), Value::String(_))
                 | (ColumnOrder::Date, Value::Date { .. })
@@ -371,6 +394,29 @@ fn compare_padded(a: &[u8], b: &[u8], pad_to: usize) -> Ordering {
         }
     }
     Ordering::Equal
+}
+
+/// Text values: decoded, or the raw bytes of a `_bin` collation.
+fn is_text(v: &Value) -> bool {
+    matches!(v, Value::String(_) | Value::Bytes(_))
+}
+
+/// A text value's UTF-8 bytes (utf8mb4, utf8mb3, ascii: raw bytes are already these).
+fn utf8_bytes(v: &Value) -> &[u8] {
+    match v {
+        Value::String(s) => s.as_bytes(),
+        Value::Bytes(b) => b,
+        _ => &[],
+    }
+}
+
+/// A latin1 text value's bytes as MySQL stores them.
+fn latin1_bytes(v: &Value) -> Vec<u32> {
+    match v {
+        Value::String(s) => s.chars().map(latin1_byte).collect(),
+        Value::Bytes(b) => b.iter().map(|&b| u32::from(b)).collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// PAD SPACE comparison: the shorter string compares as if padded with spaces (so `a` = `a `,
@@ -565,9 +611,90 @@ mod tests {
         let fixed = ColumnOrder::Bytes { pad_to: Some(4) };
         let b = |v: &[u8]| Value::Bytes(v.to_vec());
         assert_eq!(fixed.compare(&b(b"ab"), &b(b"ab\0\0")), Ordering::Equal);
+        assert_eq!(fixed.compare(&b(b"ab\0\x01"), &b(b"ab")), Ordering::Greater);
+        // VARBINARY / BLOB / BIT are NO PAD: MySQL stores `ab` and `ab\0` as two keys, in this
+        // order (it was Equal here, so a change of `ab\0` counted as copied with `ab`).
         let var = ColumnOrder::Bytes { pad_to: None };
-        assert_eq!(var.compare(&b(b"ab"), &b(b"ab\0")), Ordering::Equal);
+        assert_eq!(var.compare(&b(b"ab"), &b(b"ab\0")), Ordering::Less);
+        assert_eq!(var.compare(&b(b""), &b(b"\0")), Ordering::Less);
         assert_eq!(var.compare(&b(b"\xff"), &b(b"\x01\x00")), Ordering::Greater);
+    }
+
+    #[test]
+    fn double_minus_zero_is_zero() {
+        // MySQL refuses -0 as a duplicate key of 0 (total_cmp put -0 first).
+        let o = ColumnOrder::Double;
+        assert_eq!(
+            o.compare(&Value::Float(-0.0), &Value::Float(0.0)),
+            Ordering::Equal
+        );
+        assert_eq!(
+            o.compare(&Value::Float(-f64::MAX), &Value::Float(-0.0)),
+            Ordering::Less
+        );
+    }
+
+    fn column(mysql_type: &str, column_type: ColumnType, charset: u32, length: u32) -> Column {
+        Column {
+            name: "k".into(),
+            column_type,
+            mysql_type: mysql_type.into(),
+            vitess_type: 0,
+            charset,
+            length,
+            decimals: 0,
+            nullable: false,
+            primary_key: true,
+        }
+    }
+
+    #[test]
+    fn bin_collation_text_announced_as_binary_keeps_its_collation() {
+        // Vitess sends VARCHAR/CHAR/TEXT in a `_bin` collation as VARBINARY/BINARY/BLOB with the
+        // text's collation id, and the values as their bytes. Byte order without PAD SPACE put
+        // `a` before `a\t`, and `a` and `a ` apart; MySQL has `a\t` < `a` = `a `.
+        let b = |v: &[u8]| Value::Bytes(v.to_vec());
+        let utf8 = ColumnOrder::of_column(&column("varchar(8)", ColumnType::Bytes, 46, 32));
+        assert_eq!(utf8, Ok(ColumnOrder::CodePoint { pad_space: true }));
+        let utf8 = utf8.unwrap();
+        assert_eq!(utf8.compare(&b(b"a\t"), &b(b"a")), Ordering::Less);
+        assert_eq!(utf8.compare(&b(b"a"), &b(b"a  ")), Ordering::Equal);
+        assert_eq!(utf8.compare(&b(b"a"), &b(b"a\0")), Ordering::Greater);
+        assert_eq!(
+            utf8.compare(&b("a é".as_bytes()), &b("a😀".as_bytes())),
+            Ordering::Less
+        );
+        assert!(utf8.accepts(&b(b"a")));
+        // Decoded text and raw bytes of one collation compare with each other.
+        let t = |v: &str| Value::String(v.into());
+        assert_eq!(utf8.compare(&t("a "), &b(b"a")), Ordering::Equal);
+        assert_eq!(utf8.compare(&t("é"), &b("😀".as_bytes())), Ordering::Less);
+        let char_bin = ColumnOrder::of_column(&column("char(6)", ColumnType::Bytes, 46, 24));
+        assert_eq!(char_bin, Ok(ColumnOrder::CodePoint { pad_space: true }));
+        let nopad = ColumnOrder::of_column(&column("varchar(8)", ColumnType::Bytes, 309, 32));
+        assert_eq!(nopad, Ok(ColumnOrder::CodePoint { pad_space: false }));
+        assert_eq!(nopad.unwrap().compare(&b(b"a"), &b(b"a ")), Ordering::Less);
+        let latin1 = ColumnOrder::of_column(&column("varchar(8)", ColumnType::Bytes, 47, 8));
+        assert_eq!(latin1, Ok(ColumnOrder::Latin1Bin));
+        let latin1 = latin1.unwrap();
+        // Raw latin1 bytes: '€' is 0x80, below 'é' (0xe9); PAD SPACE.
+        assert_eq!(latin1.compare(&b(b"\x80"), &b(b"\xe9")), Ordering::Less);
+        assert_eq!(latin1.compare(&b(b"a\t"), &b(b"a ")), Ordering::Less);
+        assert_eq!(latin1.compare(&b(b"\xe9 "), &b(b"\xe9")), Ordering::Equal);
+        assert_eq!(latin1.compare(&t("€"), &b(b"\x80")), Ordering::Equal);
+        assert_eq!(latin1.compare(&t("€"), &b(b"\x81")), Ordering::Less);
+        // Real binary strings stay binary.
+        assert_eq!(
+            ColumnOrder::of_column(&column("varbinary(8)", ColumnType::Bytes, 63, 8)),
+            Ok(ColumnOrder::Bytes { pad_to: None })
+        );
+        assert_eq!(
+            ColumnOrder::of_column(&column("binary(8)", ColumnType::Bytes, 63, 8)),
+            Ok(ColumnOrder::Bytes { pad_to: Some(8) })
+        );
+        let e =
+            ColumnOrder::of_column(&column("varchar(8)", ColumnType::Bytes, 255, 32)).unwrap_err();
+        assert!(e.reason.contains("utf8mb4_0900_ai_ci"), "{e}");
     }
 
     #[test]
