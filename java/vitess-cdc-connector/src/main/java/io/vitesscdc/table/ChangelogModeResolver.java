@@ -111,7 +111,7 @@ final class ChangelogModeResolver {
             throw new ValidationException("vitess-cdc table " + table + " cannot decide its changelog mode: "
                     + "'changelog-mode' = '" + option.optionValue() + "' reads the primary keys of the selected "
                     + "tables from VTGate when the statement is planned, and that failed: " + e.getMessage()
-                    + " — fix the cause, or set 'changelog-mode' = 'upsert', which needs no VTGate at planning time.",
+                    + ". Fix that, or set 'changelog-mode' = 'upsert', which needs no VTGate at planning time.",
                     e);
         }
     }
