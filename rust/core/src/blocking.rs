@@ -9,6 +9,7 @@
 
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::Event;
+use crate::keyorder::{Inexact, KeyOrder};
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::options::StreamOptions;
 use crate::position::{ShardPosition, StreamPosition};
@@ -48,6 +49,25 @@ pub struct BlockingStream {
     state: Mutex<PollState>,
     closed: AtomicBool,
     metrics: Arc<Metrics>,
+}
+
+/// [`crate::stream::selected_key_orders`] for a synchronous caller (JNI, CLI): runs it on a
+/// private single-threaded runtime that ends (and closes the connection) before this returns.
+/// Must not be called from inside a tokio runtime.
+pub fn selected_key_orders(
+    options: &StreamOptions,
+) -> Result<BTreeMap<String, std::result::Result<KeyOrder, Inexact>>> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .thread_name("vitess-cdc-keyorders")
+        .enable_all()
+        .build()
+        .map_err(|e| {
+            Error::fatal(format!("cannot start a runtime to read key orders: {e}")).with_source(e)
+        })?;
+    let result = runtime.block_on(crate::stream::selected_key_orders(options));
+    // Bounded, like a stream's close: a DNS lookup still running must not hold the caller.
+    runtime.shutdown_timeout(Duration::from_secs(5));
+    result
 }
 
 impl BlockingStream {

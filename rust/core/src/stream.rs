@@ -7,9 +7,10 @@
 //! mid-stream, idle timeout) reconnect with exponential backoff and full jitter, resuming every
 //! shard from its last mark: the consumer sees no gap and no repeat.
 
-use crate::client::VtgateClient;
+use crate::client::{key_orders, KeyspaceInfo, ServerVersion, VtgateClient};
 use crate::error::{Error, ErrorKind, Result};
 use crate::event::Event;
+use crate::keyorder::{Inexact, KeyOrder};
 use crate::machine::{Machine, MachineConfig};
 use crate::metrics::Metrics;
 use crate::options::{StartMode, StreamOptions};
@@ -18,6 +19,7 @@ use crate::proto::vtgate::VStreamResponse;
 use crate::request::{build_request, plan, start_positions, Plan};
 use prost::Message;
 use rand::Rng;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::Instrument;
@@ -61,34 +63,7 @@ impl EventStream {
         validate_options(&options)?;
         let span = tracing::info_span!("vstream", keyspace = %options.keyspace, address = %options.address);
         async move {
-            // One deadline for connecting and discovery: a port that accepts TCP but never
-            // speaks gRPC must fail within connect_timeout, not once per step.
-            let discovery = async {
-                let client = VtgateClient::connect(&options).await?;
-                let server = match client.server_version().await {
-                    Ok(v) => v,
-                    // Only a refused or empty answer means "version unknown"; a broken
-                    // connection is the same connection discovery needs, so it fails here,
-                    // with the hint that fits it (e.g. a TLS port spoken to in plaintext).
-                    Err(e) if e.kind != ErrorKind::Fatal => return Err(e),
-                    Err(e) => {
-                        tracing::warn!(error = %e.message, "could not read the Vitess version; assuming v24");
-                        None
-                    }
-                };
-                let info = client.describe_keyspace(&options.keyspace).await?;
-                Ok((client, server, info))
-            };
-            let (client, server, info) = match tokio::time::timeout(options.connect_timeout, discovery).await {
-                Ok(r) => r?,
-                Err(_) => {
-                    return Err(Error::retryable(format!(
-                        "VTGate at {} did not answer within {:?} — check that the address is VTGate's gRPC \
-                         port (not its MySQL or HTTP port) and that VTGate is healthy",
-                        options.address, options.connect_timeout
-                    )))
-                }
-            };
+            let (client, server, info) = discover(&options).await?;
             if let Some(v) = server {
                 tracing::info!(major = v.major, minor = v.minor, "VTGate version");
                 if v.major < 24 {
@@ -378,6 +353,90 @@ pub fn backoff(options: &StreamOptions, attempt: u32) -> Duration {
     let half = cap / 2;
     let jitter = rand::rng().random_range(0..=half.as_millis().max(1) as u64);
     half + Duration::from_millis(jitter)
+}
+
+/// Connects and reads what a stream is planned from: the server version and the keyspace's
+/// shards and tables. One deadline for all of it: a port that accepts TCP but never speaks gRPC
+/// must fail within `connect_timeout`, not once per step.
+async fn discover(
+    options: &StreamOptions,
+) -> Result<(VtgateClient, Option<ServerVersion>, KeyspaceInfo)> {
+    let discovery = async {
+        let client = VtgateClient::connect(options).await?;
+        let server = match client.server_version().await {
+            Ok(v) => v,
+            // Only a refused or empty answer means "version unknown"; a broken connection is
+            // the same connection discovery needs, so it fails here, with the hint that fits
+            // it (e.g. a TLS port spoken to in plaintext).
+            Err(e) if e.kind != ErrorKind::Fatal => return Err(e),
+            Err(e) => {
+                tracing::warn!(error = %e.message, "could not read the Vitess version; assuming v24");
+                None
+            }
+        };
+        let info = client.describe_keyspace(&options.keyspace).await?;
+        Ok((client, server, info))
+    };
+    match tokio::time::timeout(options.connect_timeout, discovery).await {
+        Ok(r) => r,
+        Err(_) => Err(Error::retryable(format!(
+            "VTGate at {} did not answer within {:?} — check that the address is VTGate's gRPC \
+             port (not its MySQL or HTTP port) and that VTGate is healthy",
+            options.address, options.connect_timeout
+        ))),
+    }
+}
+
+/// Whether the core reproduces the primary-key order of each table a stream with `options` would
+/// select (see [`crate::keyorder`]), without opening a VStream: connect, discover and plan as
+/// [`EventStream::open`] does (so the same mistakes fail with the same messages), read the key
+/// columns from `information_schema`, and close. A consumer declares a table's changelog from it
+/// before streaming: exact tables give an exact retract changelog even while a copy resumes, the
+/// others an upsert changelog. A selected table without primary key (allowed by
+/// `allow_tables_without_primary_key`) is reported as [`Inexact`] with an empty column.
+pub async fn selected_key_orders(
+    options: &StreamOptions,
+) -> Result<BTreeMap<String, std::result::Result<KeyOrder, Inexact>>> {
+    validate_options(options)?;
+    let span =
+        tracing::info_span!("key_orders", keyspace = %options.keyspace, address = %options.address);
+    async move {
+        let (client, server, info) = discover(options).await?;
+        let plan = plan(options, &info, server)?;
+        let mut orders = match tokio::time::timeout(
+            options.connect_timeout,
+            key_orders(&client, &options.keyspace),
+        )
+        .await
+        {
+            Ok(r) => r?,
+            Err(_) => {
+                return Err(Error::retryable(format!(
+                    "VTGate at {} did not answer the primary-key query within {:?}",
+                    options.address, options.connect_timeout
+                )))
+            }
+        };
+        let selected = plan
+            .matched_tables
+            .into_iter()
+            .map(|table| {
+                let order = orders.remove(&table).unwrap_or_else(|| {
+                    Err(Inexact {
+                        column: String::new(),
+                        reason: "the table has no primary key, so no change can be placed relative to the copy position"
+                            .to_string(),
+                    })
+                });
+                (table, order)
+            })
+            .collect::<BTreeMap<_, _>>();
+        let inexact = selected.values().filter(|o| o.is_err()).count();
+        tracing::info!(tables = selected.len(), inexact, "primary-key orders read");
+        Ok(selected)
+    }
+    .instrument(span)
+    .await
 }
 
 fn validate_options(o: &StreamOptions) -> Result<()> {

@@ -17,6 +17,7 @@ pub mod copy;
 pub mod diagnostics;
 pub mod error;
 pub mod handle;
+pub mod keyorders;
 pub mod logs;
 pub mod natives;
 pub mod options;

@@ -90,6 +90,11 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
                 native_drain_logs as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
+                jni_str!("nativeKeyOrders"),
+                jni_str!("(Ljava/lang/String;)Ljava/lang/String;"),
+                native_key_orders as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
                 jni_str!("nativeSelfTest"),
                 jni_str!("(I)Ljava/lang/String;"),
                 native_self_test as *mut c_void,
@@ -155,13 +160,36 @@ extern "system" fn native_open<'l>(
 }
 
 fn inner_open(env: &mut Env<'_>, options: &JString<'_>) -> BridgeResult<jlong> {
+    let stream = StreamHandle::open(stream_options(env, options)?)?;
+    Ok(STREAMS.insert(Arc::new(stream)))
+}
+
+/// Which selected tables have an exactly reproduced primary-key order (JSON, see
+/// [`crate::keyorders`]); connects, queries and closes, without opening a VStream.
+extern "system" fn native_key_orders<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    options: JString<'l>,
+) -> JString<'l> {
+    env.with_env(|env| inner_key_orders(env, &options))
+        .resolve::<ThrowVitessException>()
+}
+
+fn inner_key_orders<'l>(env: &mut Env<'l>, options: &JString<'_>) -> BridgeResult<JString<'l>> {
+    let answer = crate::keyorders::read(&stream_options(env, options)?)?;
+    Ok(env.new_string(answer)?)
+}
+
+/// The options JSON Java passes to `nativeOpen` and `nativeKeyOrders`, parsed.
+fn stream_options(
+    env: &mut Env<'_>,
+    options: &JString<'_>,
+) -> BridgeResult<vitess_cdc_core::StreamOptions> {
     if options.is_null() {
         return Err(BridgeError::IllegalArgument("optionsJson is null".into()));
     }
     let json = options.try_to_string(env)?;
-    let options = crate::options::parse(&json)?;
-    let stream = StreamHandle::open(options)?;
-    Ok(STREAMS.insert(Arc::new(stream)))
+    Ok(crate::options::parse(&json)?)
 }
 
 /// The hot path: one call per batch. It builds no `Env` (see [`hot`]).

@@ -51,17 +51,42 @@ public final class NativeStream implements AutoCloseable {
         if (optionsJson == null) {
             throw new NullPointerException("optionsJson");
         }
+        prepare();
+        try {
+            return new NativeStream(nativeOpen(optionsJson));
+        } finally {
+            drainLogs();
+        }
+    }
+
+    /**
+     * Which tables the options select and whether the core reproduces each one's primary-key order
+     * exactly, as the JSON {@link KeyOrders#parse} reads. Connects, queries and closes within the
+     * connect timeout; opens no VStream.
+     *
+     * @throws ConfigurationException for invalid options, an unknown keyspace or table
+     * @throws RetryableException when VTGate cannot be reached
+     */
+    static String keyOrdersJson(String optionsJson) {
+        if (optionsJson == null) {
+            throw new NullPointerException("optionsJson");
+        }
+        prepare();
+        try {
+            return nativeKeyOrders(optionsJson);
+        } finally {
+            drainLogs();
+        }
+    }
+
+    /** Loads the library and sets the native log level before a call that talks to VTGate. */
+    private static void prepare() {
         // Here rather than in a static initializer: a failed load then surfaces as the
         // NativeLibraryException that says why, on every attempt, instead of an
         // ExceptionInInitializerError once and a bare NoClassDefFoundError after that.
         NativeLibrary.load();
         if (FORWARD_LOGS) {
             NativeLogs.configure();
-        }
-        try {
-            return new NativeStream(nativeOpen(optionsJson));
-        } finally {
-            drainLogs();
         }
     }
 
@@ -176,6 +201,8 @@ public final class NativeStream implements AutoCloseable {
     static native void nativeWake(long handle);
 
     static native void nativeClose(long handle);
+
+    static native String nativeKeyOrders(String optionsJson);
 
     // ---- native logs (NativeLogs) ----
 

@@ -1,5 +1,6 @@
 package io.vitesscdc.table;
 
+import io.vitesscdc.nativeio.ChangeKind;
 import io.vitesscdc.nativeio.ColumnDescriptor;
 import io.vitesscdc.nativeio.ColumnType;
 import io.vitesscdc.nativeio.TableDescriptor;
@@ -23,7 +24,10 @@ import java.util.Map;
 /**
  * Change records as {@link RowData} for SQL: the declared (projected) physical columns, matched to
  * the Vitess table's columns by name, followed by the requested metadata columns; the row kind is
- * the record's (+I, -U, +U, -D).
+ * the record's (+I, -U, +U, -D). An upsert changelog has no UPDATE_BEFORE (Flink's upsert mode is
+ * +I, +U, -D), so there a {@code -U} becomes the {@code -D} of its row: an update that changes the
+ * primary key must delete the old key, and a record alone cannot tell whether the {@code +U} that
+ * follows it has another key. Every {@code -D} carries the whole row.
  *
  * <p>Only declared columns are read, so projection pushdown saves the conversion of the rest. The
  * name mapping is computed once per table shape (schema changes bring a new descriptor) and
@@ -38,11 +42,20 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
     private final List<VitessReadableMetadata> metadata;
     private final TypeInformation<RowData> producedType;
     private final FieldConverters.FieldConverter[] converters;
+    private final boolean upsert;
 
     private transient Map<TableDescriptor, int[]> mappings;
 
+    /** A retract changelog: every record, -U included. */
     public RowDataVitessDeserializationSchema(
             RowType physicalType, List<VitessReadableMetadata> metadata, TypeInformation<RowData> producedType) {
+        this(physicalType, metadata, producedType, false);
+    }
+
+    /** @param upsert an upsert changelog: {@code -U} records become {@code -D} */
+    public RowDataVitessDeserializationSchema(RowType physicalType, List<VitessReadableMetadata> metadata,
+            TypeInformation<RowData> producedType, boolean upsert) {
+        this.upsert = upsert;
         this.physicalType = physicalType;
         this.metadata = new ArrayList<>(metadata);
         this.producedType = producedType;
@@ -62,8 +75,7 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
     public void deserialize(VitessRecord record, RecordContext context, Collector<RowData> out) {
         int[] mapping = mapping(record.table());
         int physical = mapping.length;
-        GenericRowData row = new GenericRowData(
-                RowKind.fromByteValue(record.kind().toByteValue()), physical + metadata.size());
+        GenericRowData row = new GenericRowData(rowKind(record.kind()), physical + metadata.size());
         for (int f = 0; f < physical; f++) {
             int column = mapping[f];
             if (record.isNull(column) || record.isAbsent(column)) {
@@ -84,6 +96,10 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             row.setField(physical + m, metadata.get(m).read(record, context));
         }
         out.collect(row);
+    }
+
+    private RowKind rowKind(ChangeKind kind) {
+        return upsert && kind == ChangeKind.UPDATE_BEFORE ? RowKind.DELETE : RowKind.fromByteValue(kind.toByteValue());
     }
 
     private int[] mapping(TableDescriptor table) {

@@ -114,6 +114,14 @@ public final class VitessConnectorOptions {
             .withDescription("Accept Vitess tables without a primary key (their updates and deletes cannot be "
                     + "keyed; declare no PRIMARY KEY on the Flink table).");
 
+    public static final ConfigOption<String> CHANGELOG_MODE = ConfigOptions.key("changelog-mode")
+            .stringType()
+            .defaultValue("auto")
+            .withDescription("auto: a retract changelog (+I -U +U -D) when the connector reproduces the primary-key "
+                    + "order of every selected table exactly, else an upsert changelog (+I +U -D, Flink adds "
+                    + "ChangelogNormalize); all: always retract, refused at planning for a table whose key order is "
+                    + "not exact; upsert: always upsert. auto and all read the keys from VTGate at planning time.");
+
     public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("connect.timeout")
             .durationType()
             .defaultValue(Duration.ofSeconds(10))

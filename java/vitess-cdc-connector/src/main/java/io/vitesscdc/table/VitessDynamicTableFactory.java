@@ -1,5 +1,6 @@
 package io.vitesscdc.table;
 
+import io.vitesscdc.nativeio.KeyOrders;
 import io.vitesscdc.source.StartupMode;
 import io.vitesscdc.source.config.VitessSourceConfig;
 import io.vitesscdc.source.split.ShardPositions;
@@ -23,6 +24,7 @@ import java.util.regex.PatternSyntaxException;
 import static io.vitesscdc.table.VitessConnectorOptions.ALLOW_TABLES_WITHOUT_PRIMARY_KEY;
 import static io.vitesscdc.table.VitessConnectorOptions.BUFFER_SIZE;
 import static io.vitesscdc.table.VitessConnectorOptions.CELLS;
+import static io.vitesscdc.table.VitessConnectorOptions.CHANGELOG_MODE;
 import static io.vitesscdc.table.VitessConnectorOptions.CONNECT_TIMEOUT;
 import static io.vitesscdc.table.VitessConnectorOptions.HEARTBEAT_INTERVAL;
 import static io.vitesscdc.table.VitessConnectorOptions.HOSTNAME;
@@ -76,7 +78,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 TLS_CLIENT_KEY, TLS_SERVER_NAME, TABLET_TYPE, CELLS, SCAN_STARTUP_MODE, SCAN_STARTUP_SPECIFIC_OFFSET,
                 HEARTBEAT_INTERVAL, ALLOW_TABLES_WITHOUT_PRIMARY_KEY, CONNECT_TIMEOUT, IDLE_TIMEOUT,
                 RETRY_MAX_ATTEMPTS, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, BUFFER_SIZE, TRANSACTION_CHUNK_SIZE,
-                MAX_MESSAGE_SIZE, KEEPALIVE_INTERVAL);
+                MAX_MESSAGE_SIZE, KEEPALIVE_INTERVAL, CHANGELOG_MODE);
     }
 
     @Override
@@ -97,6 +99,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                     + "table's primary key: add PRIMARY KEY (<the table's key columns>) NOT ENFORCED, or set '"
                     + ALLOW_TABLES_WITHOUT_PRIMARY_KEY.key() + "' = 'true' for tables without one");
         }
+        VitessChangelogMode changelogMode = changelogMode(options, table, schema.getPrimaryKey().isPresent());
         VitessSourceConfig.Builder config = VitessSourceConfig.builder()
                 .address(address(options, table))
                 .keyspace(options.get(KEYSPACE));
@@ -136,11 +139,30 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         config.nativeOption("transaction_chunk_bytes", options.get(TRANSACTION_CHUNK_SIZE).getBytes());
         config.nativeOption("max_message_bytes", options.get(MAX_MESSAGE_SIZE).getBytes());
         config.nativeOption("keepalive_interval_ms", options.get(KEEPALIVE_INTERVAL).toMillis());
+        VitessSourceConfig built;
         try {
-            return new VitessDynamicTableSource(config.build(), context.getPhysicalRowDataType());
+            built = config.build();
         } catch (IllegalArgumentException e) {
             throw invalid(table, e.getMessage());
         }
+        ChangelogModeResolver changelog = new ChangelogModeResolver(table, changelogMode,
+                schema.getPrimaryKey().isPresent(), () -> KeyOrders.read(built.planningOptionsJson()));
+        return new VitessDynamicTableSource(built, context.getPhysicalRowDataType(), changelog);
+    }
+
+    private static VitessChangelogMode changelogMode(ReadableConfig options, String table, boolean keyed) {
+        String value = options.get(CHANGELOG_MODE);
+        VitessChangelogMode mode = VitessChangelogMode.parse(value);
+        if (mode == null) {
+            throw invalid(table, "option '" + CHANGELOG_MODE.key() + "' = '" + value + "' is unknown: use auto "
+                    + "(retract where the connector keeps it exact, else upsert), all (retract) or upsert");
+        }
+        if (mode == VitessChangelogMode.UPSERT && !keyed) {
+            throw invalid(table, "sets '" + CHANGELOG_MODE.key() + "' = 'upsert' but declares no primary key: an "
+                    + "upsert changelog is keyed. Add PRIMARY KEY (<the table's key columns>) NOT ENFORCED, or use '"
+                    + CHANGELOG_MODE.key() + "' = 'auto'");
+        }
+        return mode;
     }
 
     private static String address(ReadableConfig options, String table) {

@@ -23,26 +23,31 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * The planner's view of a {@code vitess-cdc} table: a changelog scan (+I, -U, +U, -D) backed by a
- * {@link VitessSource}, with projection and metadata pushed into the deserializer.
+ * The planner's view of a {@code vitess-cdc} table: a changelog scan backed by a {@link
+ * VitessSource}, with projection and metadata pushed into the deserializer. Retract (+I, -U, +U,
+ * -D) or upsert (+I, +U, -D), as {@link ChangelogModeResolver} decides.
  */
 @Internal
 public final class VitessDynamicTableSource
         implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown {
 
     private final VitessSourceConfig config;
+    /** Shared by copies, so the key orders are read from VTGate once per planned table. */
+    private final ChangelogModeResolver changelog;
     /** Declared physical columns, narrowed by projection pushdown. */
     private DataType physicalDataType;
     private List<String> metadataKeys = new ArrayList<>();
 
-    public VitessDynamicTableSource(VitessSourceConfig config, DataType physicalDataType) {
+    public VitessDynamicTableSource(
+            VitessSourceConfig config, DataType physicalDataType, ChangelogModeResolver changelog) {
         this.config = config;
+        this.changelog = changelog;
         this.physicalDataType = physicalDataType;
     }
 
     @Override
     public ChangelogMode getChangelogMode() {
-        return ChangelogMode.all();
+        return changelog.changelogMode();
     }
 
     @Override
@@ -59,7 +64,8 @@ public final class VitessDynamicTableSource
         DataType produced = DataTypes.ROW(
                 buildFields(names, fields));
         RowDataVitessDeserializationSchema deserializer = new RowDataVitessDeserializationSchema(
-                (RowType) physicalDataType.getLogicalType(), metadata, context.createTypeInformation(produced));
+                (RowType) physicalDataType.getLogicalType(), metadata, context.createTypeInformation(produced),
+                changelog.upsert());
         // Projection pushdown reaches VStream: for named tables the filter selects only the
         // declared (projected) columns, so the rest never leaves the tablet nor crosses JNI, and
         // columns added in Vitess later are not streamed at all.
@@ -107,7 +113,7 @@ public final class VitessDynamicTableSource
 
     @Override
     public DynamicTableSource copy() {
-        VitessDynamicTableSource copy = new VitessDynamicTableSource(config, physicalDataType);
+        VitessDynamicTableSource copy = new VitessDynamicTableSource(config, physicalDataType, changelog);
         copy.metadataKeys = new ArrayList<>(metadataKeys);
         return copy;
     }
@@ -128,17 +134,22 @@ public final class VitessDynamicTableSource
         VitessDynamicTableSource that = (VitessDynamicTableSource) o;
         return config.toString().equals(that.config.toString())
                 && physicalDataType.equals(that.physicalDataType)
-                && metadataKeys.equals(that.metadataKeys);
+                && metadataKeys.equals(that.metadataKeys)
+                && changelog.option() == that.changelog.option();
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(config.toString(), physicalDataType, metadataKeys);
+        return Objects.hash(config.toString(), physicalDataType, metadataKeys, changelog.option());
     }
 
     /** The config, for tests of the factory. */
     VitessSourceConfig config() {
         return config;
+    }
+
+    ChangelogModeResolver changelog() {
+        return changelog;
     }
 
     DataType physicalDataType() {

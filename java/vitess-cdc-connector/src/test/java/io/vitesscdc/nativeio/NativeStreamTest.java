@@ -166,5 +166,8 @@ class NativeStreamTest {
         assertThatThrownBy(() -> NativeStream.nativeOpen(null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("null");
+        assertThatThrownBy(() -> NativeStream.nativeKeyOrders(null))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("null");
     }
 }

@@ -56,9 +56,14 @@ class RowDataVitessDeserializationSchemaTest {
     }
 
     private static List<RowData> deserialize(DataType physical, List<VitessReadableMetadata> metadata, VitessRecord r) {
+        return deserialize(physical, metadata, r, false);
+    }
+
+    private static List<RowData> deserialize(
+            DataType physical, List<VitessReadableMetadata> metadata, VitessRecord r, boolean upsert) {
         RowType type = (RowType) physical.getLogicalType();
         RowDataVitessDeserializationSchema schema =
-                new RowDataVitessDeserializationSchema(type, metadata, InternalTypeInfo.of(type));
+                new RowDataVitessDeserializationSchema(type, metadata, InternalTypeInfo.of(type), upsert);
         List<RowData> out = new ArrayList<>();
         schema.deserialize(r, () -> "{\"gtid\":\"g\"}", new Collector<>() {
             @Override
@@ -104,6 +109,25 @@ class RowDataVitessDeserializationSchemaTest {
         assertThat(row.getString(11)).isEqualTo(StringData.fromString("{\"gtid\":\"g\"}"));
         assertThat(row.getBoolean(12)).isFalse();
         assertThat(row.getString(13)).isEqualTo(StringData.fromString("things"));
+    }
+
+    @Test
+    void anUpsertChangelogHasNoUpdateBeforeAndKeepsWholeRowsInDeletes() {
+        DataType physical = DataTypes.ROW(DataTypes.FIELD("id", DataTypes.BIGINT()),
+                DataTypes.FIELD("name", DataTypes.STRING()));
+        // Wire kinds: 0 +I, 1 -U, 2 +U, 3 -D.
+        RowKind[] retract = {RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE};
+        RowKind[] upsert = {RowKind.INSERT, RowKind.DELETE, RowKind.UPDATE_AFTER, RowKind.DELETE};
+        for (int kind = 0; kind < 4; kind++) {
+            assertThat(deserialize(physical, List.of(), sample(kind), false).get(0).getRowKind())
+                    .isEqualTo(retract[kind]);
+            List<RowData> rows = deserialize(physical, List.of(VitessReadableMetadata.ROW_KIND), sample(kind), true);
+            assertThat(rows).hasSize(1);
+            assertThat(rows.get(0).getRowKind()).as("upsert, wire kind %d", kind).isEqualTo(upsert[kind]);
+            assertThat(rows.get(0).getString(1)).as("the whole row, also in -D").isEqualTo(StringData.fromString("héllo"));
+            assertThat(rows.get(0).getString(2).toString()).as("row_kind metadata: Vitess's change")
+                    .isEqualTo(retract[kind].shortString());
+        }
     }
 
     @Test

@@ -53,10 +53,29 @@ class VitessDynamicTableFactoryTest {
     }
 
     @Test
-    void validTablePlansAsAChangelogSource() {
-        String plan = plan(COLUMNS, BASE + ", 'hostname' = 'vtgate', 'port' = '15999'");
+    void validTablePlansAsAnUpsertChangelogSourceWithoutAServer() {
+        // 'upsert' reads nothing from VTGate at planning ('auto' and 'all' do: ChangelogModeResolverTest).
+        String plan = plan(COLUMNS, BASE + ", 'hostname' = 'vtgate', 'port' = '15999', 'changelog-mode' = 'upsert'");
         assertThat(plan).contains("TableSourceScan(table=[[default_catalog, default_database, src]]")
-                .contains("changelogMode=[I,UB,UA,D]");
+                .contains("changelogMode=[I,UA,D]");
+    }
+
+    @Test
+    void changelogModeMistakes() {
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'changelog-mode' = 'retract'",
+                "'changelog-mode' = 'retract' is unknown", "auto", "all", "upsert");
+        assertInvalid("(id BIGINT)", BASE + ", 'hostname' = 'h', 'scan.allow-tables-without-primary-key' = 'true', "
+                + "'changelog-mode' = 'upsert'", "'changelog-mode' = 'upsert' but declares no primary key",
+                "PRIMARY KEY");
+    }
+
+    @Test
+    void autoAndAllNeedVtgateAtPlanningAndSayHowToDoWithout() {
+        for (String mode : new String[] {"auto", "all"}) {
+            assertInvalid(COLUMNS, BASE + ", 'vtgate.address' = '127.0.0.1:1', 'connect.timeout' = '2 s', "
+                    + "'changelog-mode' = '" + mode + "'", "cannot decide its changelog mode", "127.0.0.1:1",
+                    "connection refused", "'changelog-mode' = 'upsert'");
+        }
     }
 
     @Test
@@ -74,7 +93,8 @@ class VitessDynamicTableFactoryTest {
         assertInvalid("(id BIGINT)", BASE + ", 'hostname' = 'h'", "no primary key",
                 "PRIMARY KEY", "scan.allow-tables-without-primary-key");
         assertThat(plan("(id BIGINT)", BASE + ", 'hostname' = 'h', 'scan.allow-tables-without-primary-key' = 'true'"))
-                .contains("TableSourceScan");
+                .as("no declared key: retract as it comes, without asking VTGate")
+                .contains("TableSourceScan").contains("changelogMode=[I,UB,UA,D]");
     }
 
     @Test
@@ -116,6 +136,7 @@ class VitessDynamicTableFactoryTest {
         options.put("buffer.size", "8mb");
         options.put("heartbeat.interval", "2 s");
         options.put("retry.max-attempts", "3");
+        options.put("changelog-mode", "UPSERT");
         ResolvedSchema schema = new ResolvedSchema(
                 List.of(Column.physical("id", DataTypes.BIGINT().notNull()), Column.physical("name", DataTypes.STRING())),
                 List.of(),
@@ -141,7 +162,8 @@ class VitessDynamicTableFactoryTest {
                 .contains("\"buffer_bytes\":8388608")
                 .contains("\"heartbeat_interval_secs\":2")
                 .contains("\"retry_max_attempts\":3");
-        assertThat(source.getChangelogMode().containsOnly(org.apache.flink.types.RowKind.INSERT)).isFalse();
+        assertThat(source.getChangelogMode()).isEqualTo(ChangelogModeResolver.UPSERT);
+        assertThat(source.copy()).as("copies keep the mode").isEqualTo(source);
         assertThat(source.listReadableMetadata()).containsOnlyKeys(
                 "keyspace", "shard", "table_name", "op_ts", "row_kind", "position", "is_snapshot");
     }

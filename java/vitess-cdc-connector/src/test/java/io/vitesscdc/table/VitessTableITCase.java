@@ -314,14 +314,20 @@ class VitessTableITCase {
     }
 
     @Test
-    void unknownKeyspaceFailsTheJobWithTheCause() {
+    void unknownKeyspaceFailsWithTheCauseAtPlanningOrAtJobStart() {
         TableEnvironment tEnv = tableEnv(1);
-        tEnv.executeSql("CREATE TABLE src (customer_id BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED) WITH ("
-                + "'connector' = 'vitess-cdc', 'vtgate.address' = '" + VitessCluster.grpcAddress() + "', "
-                + "'keyspace' = 'no_such_keyspace', 'table-name' = 'customer')");
+        for (String mode : new String[] {"auto", "upsert"}) {
+            tEnv.executeSql("CREATE TABLE src_" + mode + " (customer_id BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED)"
+                    + " WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '" + VitessCluster.grpcAddress() + "', "
+                    + "'keyspace' = 'no_such_keyspace', 'table-name' = 'customer', 'changelog-mode' = '" + mode + "')");
+        }
         tEnv.executeSql("CREATE TABLE snk (customer_id BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED)" + sink());
+        // 'auto' reads the key orders from VTGate when the statement is planned.
+        assertThatThrownBy(() -> tEnv.executeSql("INSERT INTO snk SELECT * FROM src_auto"))
+                .satisfies(e -> assertThat(rootMessages(e)).contains("no_such_keyspace").contains("not found"));
+        // 'upsert' asks VTGate nothing at planning: the job fails when it starts.
         // Not collect(): Flink's collect sink throws in close() when the job fails before it opened.
-        TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
+        TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src_upsert");
         assertThatThrownBy(insert::await)
                 .satisfies(e -> assertThat(rootMessages(e)).contains("no_such_keyspace").contains("not found"));
     }

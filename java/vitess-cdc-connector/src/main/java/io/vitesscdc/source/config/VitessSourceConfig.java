@@ -170,6 +170,18 @@ public final class VitessSourceConfig implements Serializable {
     }
 
     /**
+     * The options of a native call that plans a stream over the configured shards without reading
+     * from it (shard discovery, key orders): copy modes plan a copy, the others start "now" (which
+     * the core resolves to each shard's GTID set).
+     */
+    public String planningOptionsJson() {
+        String startMode = startupMode == StartupMode.INITIAL || startupMode == StartupMode.SNAPSHOT
+                ? "initial"
+                : "latest";
+        return toNativeOptionsJson(shards, startMode, List.of());
+    }
+
+    /**
      * The {@code NativeStream.open} options for the given shards.
      *
      * @param shardsToRead the shards of this stream (empty = all shards of the keyspace)

@@ -47,8 +47,7 @@ public final class NativeShardDiscovery implements ShardDiscovery {
     @Override
     public Map<String, String> discover() throws Exception {
         StartupMode mode = config.startupMode();
-        String startMode = mode == StartupMode.INITIAL || mode == StartupMode.SNAPSHOT ? "initial" : "latest";
-        String optionsJson = config.toNativeOptionsJson(config.shards(), startMode, List.of());
+        String optionsJson = config.planningOptionsJson();
         Map<String, String> planned = new TreeMap<>();
         try (NativeStream stream = NativeStream.open(optionsJson)) {
             JsonNode shards = JSON.readTree(stream.positionsJson()).path("shards");

@@ -1,0 +1,132 @@
+package io.vitesscdc.table;
+
+import io.vitesscdc.nativeio.KeyOrders;
+import io.vitesscdc.nativeio.VitessCdcException;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.api.ValidationException;
+import org.apache.flink.table.connector.ChangelogMode;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.util.function.Supplier;
+
+/**
+ * Decides, once per planned table, which changelog a {@code vitess-cdc} table declares (invariant
+ * 9 of the design: a declared retract changelog must be exact in every phase).
+ *
+ * <p>The native core keeps a retract changelog exact while a copy resumes only for tables whose
+ * primary-key order it reproduces ({@link KeyOrders}); for the others a resumed copy may repeat a
+ * row or retract one it never sent, which only an upsert changelog tolerates: the planner then
+ * adds ChangelogNormalize where a retract stream is needed. The key orders are read from VTGate at
+ * planning time, once (copies of the table source share this object).
+ */
+@Internal
+final class ChangelogModeResolver {
+
+    private static final Logger LOG = LoggerFactory.getLogger(ChangelogModeResolver.class);
+
+    /**
+     * Upsert with full rows in deletes: the source's {@code -D} carries the whole row (as MySQL's
+     * binlog has it), so the planner need not restore it. Flink's {@code ChangelogMode.upsert()}
+     * would declare key-only deletes.
+     */
+    static final ChangelogMode UPSERT = ChangelogMode.upsert(false);
+
+    private final String table;
+    private final VitessChangelogMode option;
+    private final boolean keyed;
+    private final Supplier<KeyOrders> keyOrders;
+
+    private Boolean upsert;
+
+    /**
+     * @param table the Flink table, for messages
+     * @param keyed whether the Flink table declares a primary key (an upsert changelog needs one)
+     * @param keyOrders reads the key orders of the selected tables from VTGate
+     */
+    ChangelogModeResolver(String table, VitessChangelogMode option, boolean keyed, Supplier<KeyOrders> keyOrders) {
+        this.table = table;
+        this.option = option;
+        this.keyed = keyed;
+        this.keyOrders = keyOrders;
+    }
+
+    VitessChangelogMode option() {
+        return option;
+    }
+
+    /** {@link ChangelogMode#all()} or {@link #UPSERT}. */
+    ChangelogMode changelogMode() {
+        return upsert() ? UPSERT : ChangelogMode.all();
+    }
+
+    /** Whether the table is read as an upsert changelog (its source then emits each {@code -U} as a {@code -D}). */
+    synchronized boolean upsert() {
+        if (upsert == null) {
+            upsert = decide();
+        }
+        return upsert;
+    }
+
+    private boolean decide() {
+        if (option == VitessChangelogMode.UPSERT) {
+            LOG.info("vitess-cdc table {} is read as an upsert changelog (+I +U -D): 'changelog-mode' = 'upsert'", table);
+            return true;
+        }
+        if (!keyed) {
+            // No declared key (scan.allow-tables-without-primary-key): the changelog is not keyed,
+            // so there is no upsert form of it and no key order to keep exact.
+            return false;
+        }
+        KeyOrders orders = read();
+        if (orders.allExact()) {
+            LOG.info("vitess-cdc table {} is read as a retract changelog (+I -U +U -D): the connector reproduces "
+                    + "the primary-key order of every selected table {} exactly", table, orders.tables());
+            return false;
+        }
+        if (option == VitessChangelogMode.ALL) {
+            KeyOrders.Inexact first = orders.inexact().get(0);
+            throw new ValidationException("vitess-cdc table " + table + " sets 'changelog-mode' = 'all' (a retract "
+                    + "changelog), but the connector cannot reproduce MySQL's primary-key order of " + first
+                    + ", so a resumed copy could repeat a row or retract one it never sent. Either " + fix(first)
+                    + ", or set 'changelog-mode' = 'auto' or 'upsert' (an upsert changelog, which Flink normalizes "
+                    + "where a retract stream is needed)." + others(orders));
+        }
+        for (KeyOrders.Inexact inexact : orders.inexact()) {
+            LOG.warn("vitess-cdc table {} is read as an upsert changelog (+I +U -D; Flink adds ChangelogNormalize "
+                    + "where a retract stream is needed): the connector cannot reproduce MySQL's primary-key order "
+                    + "of {}, so a resumed copy may repeat a row or retract one it never sent. For a retract "
+                    + "changelog, {}; to accept upsert and silence this warning, set 'changelog-mode' = 'upsert'.",
+                    table, inexact, fix(inexact));
+        }
+        return true;
+    }
+
+    private KeyOrders read() {
+        try {
+            return keyOrders.get();
+        } catch (VitessCdcException e) {
+            throw new ValidationException("vitess-cdc table " + table + " cannot decide its changelog mode: "
+                    + "'changelog-mode' = '" + option.optionValue() + "' reads the primary keys of the selected "
+                    + "tables from VTGate when the statement is planned, and that failed: " + e.getMessage()
+                    + ". Fix that, or set 'changelog-mode' = 'upsert', which needs no VTGate at planning time.",
+                    e);
+        }
+    }
+
+    private static String fix(KeyOrders.Inexact inexact) {
+        if (inexact.column() == null) {
+            return "add a primary key to Vitess table '" + inexact.table() + "'";
+        }
+        return "give the key column a binary collation (e.g. ALTER TABLE " + inexact.table() + " MODIFY "
+                + inexact.column() + " ... COLLATE utf8mb4_bin, or utf8mb4_0900_bin) or an exactly ordered type "
+                + "(integers, DECIMAL, DOUBLE, binary strings, temporal types)";
+    }
+
+    private static String others(KeyOrders orders) {
+        return orders.inexact().size() == 1 ? "" : " Not exact either: " + orders.inexact().subList(1,
+                orders.inexact().size()) + ".";
+    }
+}

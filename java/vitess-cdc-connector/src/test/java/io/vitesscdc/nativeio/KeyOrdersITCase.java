@@ -1,0 +1,51 @@
+package io.vitesscdc.nativeio;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** {@link KeyOrders#read} against the local Vitess, whose schema (tests/vitess/schema) has both kinds of key. */
+class KeyOrdersITCase {
+
+    @BeforeAll
+    static void clusterIsUp() {
+        LocalVitess.requireRunning();
+    }
+
+    private static String options(String keyspace, String tables) {
+        return "{\"address\":\"" + LocalVitess.grpcAddress() + "\",\"keyspace\":\"" + keyspace + "\"" + tables + "}";
+    }
+
+    @Test
+    void integerAndCompositeKeysAreExact() {
+        KeyOrders orders = KeyOrders.read(options("customer", ",\"tables\":[\"customer\",\"corder\"]"));
+        assertThat(orders.tables()).containsExactly("corder", "customer");
+        assertThat(orders.allExact()).isTrue();
+    }
+
+    @Test
+    void aVarcharKeyInTheDefaultCollationIsNotExact() {
+        // commerce.product: sku VARCHAR(32) PRIMARY KEY, in MySQL's default utf8mb4_0900_ai_ci.
+        KeyOrders orders = KeyOrders.read(options("commerce", ",\"table_patterns\":[\"prod.*\"]"));
+        assertThat(orders.tables()).containsExactly("product");
+        assertThat(orders.inexact()).singleElement().satisfies(i -> {
+            assertThat(i.table()).isEqualTo("product");
+            assertThat(i.column()).isEqualTo("sku");
+            assertThat(i.reason()).contains("utf8mb4_0900_ai_ci");
+        });
+    }
+
+    @Test
+    void theSelectionIsPlannedAsForAStream() {
+        assertThatThrownBy(() -> KeyOrders.read(options("customer", ",\"tables\":[\"no_such_table\"]")))
+                .isExactlyInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("no_such_table")
+                .hasMessageContaining("customer");
+        assertThatThrownBy(() -> KeyOrders.read(options("no_such_keyspace", "")))
+                .isExactlyInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("no_such_keyspace")
+                .hasMessageContaining("not found");
+    }
+}
