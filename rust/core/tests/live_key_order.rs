@@ -23,6 +23,9 @@
 //! `cargo test -p vitess-cdc-core --features integration --test live_key_order`.
 #![cfg(feature = "integration")]
 
+mod common;
+
+use common::live::{mysql_opts, vtgate};
 use rand::rngs::StdRng;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
@@ -42,22 +45,6 @@ const PREFIX: &str = "keyorder_";
 const KEYS: usize = 300;
 const SEED: u64 = 0x6b65_796f_7264_6572;
 
-fn vtgate() -> String {
-    std::env::var("VTGATE_GRPC_ADDR").unwrap_or_else(|_| {
-        panic!(
-            "VTGATE_GRPC_ADDR is not set: these tests need the local Vitess cluster. Start it with \
-             `bash tests/vitess/up.sh && source tests/vitess/env.sh`"
-        )
-    })
-}
-
-fn mysql_port() -> u16 {
-    std::env::var("VTGATE_MYSQL_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(15993)
-}
-
 /// One session on VTGate's MySQL port, `sql_mode=''` (zero dates, invalid ENUM values become
 /// the error value) and UTC (TIMESTAMP literals are the UTC values the core decodes).
 struct Sql {
@@ -73,11 +60,7 @@ impl Sql {
             .build()
             .map_err(|e| e.to_string())?;
         let conn = rt.block_on(async {
-            let opts = mysql_async::OptsBuilder::default()
-                .ip_or_hostname("127.0.0.1")
-                .tcp_port(mysql_port())
-                .user(Some("root"))
-                .db_name(Some(KEYSPACE));
+            let opts = mysql_opts(KEYSPACE);
             let mut conn = mysql_async::Conn::new(opts)
                 .await
                 .map_err(|e| format!("connect to VTGate's MySQL port: {e}"))?;

@@ -9,27 +9,13 @@
 
 mod common;
 
+use common::live::{mysql_opts, vtgate};
+
 use common::{poll_until, Materialized};
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::{ChangeEvent, Event, RowKind, StartMode, StreamOptions, Value};
-
-fn vtgate() -> String {
-    std::env::var("VTGATE_GRPC_ADDR").unwrap_or_else(|_| {
-        panic!(
-            "VTGATE_GRPC_ADDR is not set: these tests need the local Vitess cluster. Start it with \
-             `bash tests/vitess/up.sh && source tests/vitess/env.sh`"
-        )
-    })
-}
-
-fn mysql_port() -> u16 {
-    std::env::var("VTGATE_MYSQL_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(15993)
-}
 
 /// Runs statements in one session with `sql_mode=''` (zero dates, clipping) and UTC.
 fn sql(statements: &[String]) {
@@ -39,11 +25,7 @@ fn sql(statements: &[String]) {
         .unwrap();
     rt.block_on(async {
         use mysql_async::prelude::Queryable;
-        let opts = mysql_async::OptsBuilder::default()
-            .ip_or_hostname("127.0.0.1")
-            .tcp_port(mysql_port())
-            .user(Some("root"))
-            .db_name(Some("customer"));
+        let opts = mysql_opts("customer");
         let mut conn = mysql_async::Conn::new(opts)
             .await
             .expect("connect to VTGate's MySQL port");

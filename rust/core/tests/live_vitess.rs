@@ -8,26 +8,12 @@
 
 mod common;
 
+use common::live::{mysql_opts, vtgate};
+
 use common::{marks, poll_until, Materialized};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::{ErrorKind, Event, ShardPosition, StartMode, StreamOptions, Value};
-
-fn vtgate() -> String {
-    std::env::var("VTGATE_GRPC_ADDR").unwrap_or_else(|_| {
-        panic!(
-            "VTGATE_GRPC_ADDR is not set: these tests need the local Vitess cluster. Start it with \
-             `bash tests/vitess/up.sh && source tests/vitess/env.sh` (installs with tests/vitess/install.sh)"
-        )
-    })
-}
-
-fn mysql_port() -> u16 {
-    std::env::var("VTGATE_MYSQL_PORT")
-        .ok()
-        .and_then(|p| p.parse().ok())
-        .unwrap_or(15993)
-}
 
 /// Runs SQL statements through VTGate's MySQL port (own runtime: tests are synchronous).
 fn sql(keyspace: &str, statements: &[String]) {
@@ -37,11 +23,7 @@ fn sql(keyspace: &str, statements: &[String]) {
         .unwrap();
     rt.block_on(async {
         use mysql_async::prelude::Queryable;
-        let opts = mysql_async::OptsBuilder::default()
-            .ip_or_hostname("127.0.0.1")
-            .tcp_port(mysql_port())
-            .user(Some("root"))
-            .db_name(Some(keyspace));
+        let opts = mysql_opts(keyspace);
         let mut conn = mysql_async::Conn::new(opts)
             .await
             .expect("connect to VTGate's MySQL port");
@@ -61,11 +43,7 @@ fn query_ids(keyspace: &str, q: &str) -> Vec<i64> {
         .unwrap();
     rt.block_on(async {
         use mysql_async::prelude::Queryable;
-        let opts = mysql_async::OptsBuilder::default()
-            .ip_or_hostname("127.0.0.1")
-            .tcp_port(mysql_port())
-            .user(Some("root"))
-            .db_name(Some(keyspace));
+        let opts = mysql_opts(keyspace);
         let mut conn = mysql_async::Conn::new(opts).await.expect("connect");
         let mut ids: Vec<i64> = conn.query(q).await.expect(q);
         ids.sort();
@@ -98,6 +76,25 @@ fn insert_customers(base: i64, range: std::ops::Range<i64>) -> String {
     format!(
         "insert into customer (customer_id, email, name, visits) values {}",
         values.join(",")
+    )
+}
+
+/// Deletes the orders of customers `base..base + customers` when dropped.
+fn delete_orders_at_end(base: i64, customers: i64) -> Cleanup {
+    // VTGate refuses DML touching more than 10 000 rows: delete in slices of 100 customers.
+    Cleanup(
+        (base..base + customers)
+            .step_by(100)
+            .map(|from| {
+                (
+                    "customer".to_string(),
+                    format!(
+                        "delete from corder where customer_id >= {from} and customer_id < {}",
+                        (from + 100).min(base + customers)
+                    ),
+                )
+            })
+            .collect(),
     )
 }
 
@@ -298,21 +295,7 @@ fn insert_orders(base: i64, customers: i64, per_customer: i64) -> Vec<String> {
 fn stop_mid_copy_and_resume_ends_equal_to_the_source() {
     let base = id_base() + 700_000;
     let range = base..base + 100_000;
-    // VTGate refuses DML touching more than 10 000 rows: delete in slices of 100 customers.
-    let _cleanup = Cleanup(
-        (0..4)
-            .map(|i| {
-                let from = base + i * 100;
-                (
-                    "customer".to_string(),
-                    format!(
-                        "delete from corder where customer_id >= {from} and customer_id < {}",
-                        from + 100
-                    ),
-                )
-            })
-            .collect(),
-    );
+    let _cleanup = delete_orders_at_end(base, 400);
     sql("customer", &insert_orders(base, 400, 60)); // 24 000 rows, several copy batches per shard
     let expected = 24_000usize;
 
@@ -544,11 +527,7 @@ impl OrderWriter {
                 .unwrap();
             rt.block_on(async move {
                 use mysql_async::prelude::Queryable;
-                let opts = mysql_async::OptsBuilder::default()
-                    .ip_or_hostname("127.0.0.1")
-                    .tcp_port(mysql_port())
-                    .user(Some("root"))
-                    .db_name(Some("customer"));
+                let opts = mysql_opts("customer");
                 let mut conn = mysql_async::Conn::new(opts).await.expect("connect");
                 let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
                 let mut next_order = 1_000_000i64;
@@ -612,11 +591,7 @@ fn query_orders(base: i64, customers: i64) -> Vec<(i64, i64, i64)> {
         .unwrap();
     rt.block_on(async {
         use mysql_async::prelude::Queryable;
-        let opts = mysql_async::OptsBuilder::default()
-            .ip_or_hostname("127.0.0.1")
-            .tcp_port(mysql_port())
-            .user(Some("root"))
-            .db_name(Some("customer"));
+        let opts = mysql_opts("customer");
         let mut conn = mysql_async::Conn::new(opts).await.expect("connect");
         // VTGate refuses results above 10 000 rows: read in slices of 100 customers.
         let mut rows: Vec<(i64, i64, i64)> = Vec::new();
@@ -659,20 +634,7 @@ fn writes_through_interrupted_copies_give_a_strict_changelog() {
     use vitess_cdc_core::copyfilter::{table_copy, TableCopy};
     let base = id_base() + 900_000;
     let (customers, per_customer) = (400i64, 60i64);
-    let _cleanup = Cleanup(
-        (0..4)
-            .map(|i| {
-                let from = base + i * 100;
-                (
-                    "customer".to_string(),
-                    format!(
-                        "delete from corder where customer_id >= {from} and customer_id < {}",
-                        from + 100
-                    ),
-                )
-            })
-            .collect(),
-    );
+    let _cleanup = delete_orders_at_end(base, customers);
     sql("customer", &insert_orders(base, customers, per_customer));
     let mut writer = OrderWriter::start(base, customers, per_customer, base as u64);
 

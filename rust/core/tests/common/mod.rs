@@ -3,6 +3,7 @@
 //! is a strict changelog, and a poll loop with a deadline.
 #![allow(dead_code)]
 
+pub mod live;
 pub mod scripted;
 
 use std::collections::BTreeMap;
