@@ -25,9 +25,9 @@ import java.util.Map;
  * Change records as {@link RowData} for SQL: the declared (projected) physical columns, matched to
  * the Vitess table's columns by name, followed by the requested metadata columns; the row kind is
  * the record's (+I, -U, +U, -D). An upsert changelog has no UPDATE_BEFORE (Flink's upsert mode is
- * +I, +U, -D), so there a {@code -U} becomes the {@code -D} of its row: an update that changes the
- * primary key must delete the old key, and a record alone cannot tell whether the {@code +U} that
- * follows it has another key. Every {@code -D} carries the whole row.
+ * +I, +U, -D), so there {@code -U} records are left out: the core emits an update that changes the
+ * primary key as the {@code -D} of the old key and the {@code +I} of the new one, so a {@code -U}
+ * is always followed by the {@code +U} of the same key. Every {@code -D} carries the whole row.
  *
  * <p>Only declared columns are read, so projection pushdown saves the conversion of the rest. The
  * name mapping is computed once per table shape (schema changes bring a new descriptor) and
@@ -52,7 +52,7 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         this(physicalType, metadata, producedType, false);
     }
 
-    /** @param upsert an upsert changelog: {@code -U} records become {@code -D} */
+    /** @param upsert an upsert changelog: {@code -U} records are left out */
     public RowDataVitessDeserializationSchema(RowType physicalType, List<VitessReadableMetadata> metadata,
             TypeInformation<RowData> producedType, boolean upsert) {
         this.upsert = upsert;
@@ -73,9 +73,13 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
 
     @Override
     public void deserialize(VitessRecord record, RecordContext context, Collector<RowData> out) {
+        if (upsert && record.kind() == ChangeKind.UPDATE_BEFORE) {
+            return;
+        }
         int[] mapping = mapping(record.table());
         int physical = mapping.length;
-        GenericRowData row = new GenericRowData(rowKind(record.kind()), physical + metadata.size());
+        GenericRowData row = new GenericRowData(
+                RowKind.fromByteValue(record.kind().toByteValue()), physical + metadata.size());
         for (int f = 0; f < physical; f++) {
             int column = mapping[f];
             if (record.isNull(column) || record.isAbsent(column)) {
@@ -96,10 +100,6 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             row.setField(physical + m, metadata.get(m).read(record, context));
         }
         out.collect(row);
-    }
-
-    private RowKind rowKind(ChangeKind kind) {
-        return upsert && kind == ChangeKind.UPDATE_BEFORE ? RowKind.DELETE : RowKind.fromByteValue(kind.toByteValue());
     }
 
     private int[] mapping(TableDescriptor table) {
