@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Sets up everything on a fresh machine and runs every test:
-#   install the local Vitess (MySQL 9.7 + Vitess v0.24.4) and start it, Rust format/lint/unit and
-#   integration tests, the Maven build (Rust cdylib inside the jar) with Java unit and
-#   integration tests against the real cluster, and the end-to-end CLI scenarios.
+#   Rust format, lint and unit tests first (fast, no cluster); then install the local Vitess
+#   (MySQL 9.7 + Vitess v0.24.4) and start it, Rust integration tests, the Maven build (Rust
+#   cdylib inside the jar) with Java unit and integration tests against the real cluster, and the
+#   end-to-end CLI scenarios.
 # Env: KEEP_CLUSTER=1 leaves a cluster this script started running afterwards.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -10,10 +11,13 @@ cd "$REPO"
 check_toolchain
 trap 'stop_cluster_if_started_here; print_step_times' EXIT
 
-step "install local Vitess" bash tests/vitess/install.sh
-step "start local Vitess" ensure_cluster
+# First tier, before anything is installed or started: a style slip or a broken unit test fails
+# in seconds to minutes, not after the cluster and the Maven build.
 step "cargo fmt --check" cargo fmt --all -- --check
 step "cargo clippy" cargo clippy --workspace --all-targets --all-features -- -D warnings
+step "cargo unit tests" cargo test --workspace --all-features --lib
+step "install local Vitess" bash tests/vitess/install.sh
+step "start local Vitess" ensure_cluster
 step "cargo test (unit + integration against the cluster)" cargo test --workspace --all-features --no-fail-fast
 step "maven verify (jar with native library, Java unit + integration tests)" \
   "${MVN[@]}" verify -Dcargo.profile=dev

@@ -7,7 +7,7 @@
 //! HTTP/2 flow control stops VTGate, and memory stays flat. Tokio threads never call into the
 //! consumer: everything crosses the channel.
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
 use crate::keyorder::{Inexact, KeyOrder};
 use crate::metrics::{Metrics, MetricsSnapshot};
@@ -33,7 +33,7 @@ enum Msg {
 #[derive(Default)]
 struct PollState {
     positions: BTreeMap<(String, String), ShardPosition>,
-    failed: Option<(ErrorKind, String)>,
+    failed: Option<(ErrorKind, ErrorCode, String)>,
     ended: bool,
     /// Shards that reached their reshard journal: later marks for them (with follow_reshard, the
     /// journal transaction's own VGTID still lists them) must not bring them back.
@@ -149,7 +149,7 @@ impl BlockingStream {
                 }
                 Msg::Wake => break,
                 Msg::Failed(e) => {
-                    self.lock_state().failed = Some((e.kind, e.message.clone()));
+                    self.lock_state().failed = Some((e.kind, e.code, e.message.clone()));
                     if out.is_empty() {
                         return Err(e);
                     }
@@ -206,8 +206,9 @@ impl BlockingStream {
         self.lock_state()
             .failed
             .as_ref()
-            .map(|(kind, message)| Error {
+            .map(|(kind, code, message)| Error {
                 kind: *kind,
+                code: *code,
                 message: message.clone(),
                 source: None,
             })

@@ -4,7 +4,7 @@
 //! Every failure here is turned into an [`Error`] whose message names the cause and the fix,
 //! because these are the errors users hit first (wrong port, TLS mismatch, credentials).
 
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::options::{StreamOptions, TabletType, TlsOptions};
 use crate::proto::query::{BoundQuery, QueryResult};
 use crate::proto::topodata;
@@ -32,6 +32,7 @@ impl StaticAuth {
                 Error::config(format!(
                     "the {what} for VTGate static auth must be printable ASCII (gRPC metadata)"
                 ))
+                .with_code(ErrorCode::InvalidOption)
             })
         };
         let credentials = match (&options.username, &options.password) {
@@ -43,7 +44,8 @@ impl StaticAuth {
             (None, Some(_)) => {
                 return Err(Error::config(
                     "a password was given without a username: set both for VTGate static auth",
-                ))
+                )
+                .with_code(ErrorCode::InvalidOption))
             }
         };
         Ok(StaticAuth { credentials })
@@ -129,7 +131,9 @@ impl VtgateClient {
             .http2_adaptive_window(true);
         if let Some(tls) = &options.tls {
             endpoint = endpoint.tls_config(tls_config(tls)?).map_err(|e| {
-                Error::config(format!("invalid TLS configuration for VTGate: {e}")).with_source(e)
+                Error::config(format!("invalid TLS configuration for VTGate: {e}"))
+                    .with_code(ErrorCode::TlsMismatch)
+                    .with_source(e)
             })?;
         }
         let auth = StaticAuth::from_options(options)?;
@@ -144,7 +148,8 @@ impl VtgateClient {
                     "cannot reach VTGate at {}: no connection within {:?} — check the address, \
                      firewalls, and that VTGate's gRPC port is open",
                     options.address, options.connect_timeout
-                )))
+                ))
+                .with_code(ErrorCode::Unreachable))
             }
         };
         tracing::debug!("connected");
@@ -253,7 +258,8 @@ impl VtgateClient {
                 "keyspace '{keyspace}' not found in VTGate at {} (known keyspaces: {}) — check the keyspace option",
                 self.address,
                 if known.is_empty() { "none".to_string() } else { known.join(", ") }
-            )));
+            ))
+            .with_code(ErrorCode::UnknownKeyspace));
         }
         let ks = sql_string(keyspace);
         let tables = self
@@ -462,14 +468,14 @@ fn transport_error(address: &str, tls: bool, err: &tonic::transport::Error) -> E
         ),
         _ => format!("cannot connect to VTGate at {address}: {cause} — check the address and that VTGate is running"),
     };
-    Error::retryable(message)
+    Error::retryable(message).with_code(ErrorCode::Unreachable)
 }
 
 /// TLS failures seen by the client during the handshake (its view of the server's certificate,
 /// or a server that does not speak TLS). Retrying does not help: these are configuration errors.
 fn tls_handshake_error(address: &str, tls: bool, cause: &str) -> Option<Error> {
     let lower = cause.to_lowercase();
-    let fix = |what: String| Some(Error::config(what));
+    let fix = |what: String| Some(Error::config(what).with_code(ErrorCode::TlsMismatch));
     if lower.contains("unknownissuer") || lower.contains("unknown issuer") {
         return fix(format!(
             "TLS handshake with VTGate at {address} failed: VTGate's certificate is not signed by a CA this client \
@@ -587,11 +593,14 @@ fn tls_status_error(
                 status.message(),
                 cause
             );
-            return Some(if garbled {
-                Error::config(message)
-            } else {
-                Error::retryable(message)
-            });
+            return Some(
+                if garbled {
+                    Error::config(message)
+                } else {
+                    Error::retryable(message)
+                }
+                .with_code(ErrorCode::TlsMismatch),
+            );
         }
         return None;
     }
@@ -606,7 +615,7 @@ fn tls_status_error(
              --tls-cert/--tls-key)"
             );
         }
-        return Some(Error::config(message));
+        return Some(Error::config(message).with_code(ErrorCode::TlsMismatch));
     }
     if let Some(e) = tls_handshake_error(address, true, &cause) {
         return Some(e);
@@ -630,7 +639,7 @@ fn tls_status_error(
              with client-auth usage (tls.client_cert_path, --tls-cert)"
         );
         // A closed connection is also what a restart looks like: retryable, with the hint.
-        return Some(Error::retryable(message));
+        return Some(Error::retryable(message).with_code(ErrorCode::TlsMismatch));
     }
     if closed && tls == TlsMode::ServerOnly {
         let message = format!(
@@ -638,7 +647,7 @@ fn tls_status_error(
              client certificate (mTLS, its --grpc-ca), set the client certificate and key \
              (tls.client_cert_path/client_key_path, --tls-cert/--tls-key)"
         );
-        return Some(Error::retryable(message));
+        return Some(Error::retryable(message).with_code(ErrorCode::TlsMismatch));
     }
     None
 }
@@ -648,13 +657,25 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
     use tonic::Code;
     let msg = status.message();
     let lower = msg.to_lowercase();
-    let (kind, text) = match status.code() {
+    let (kind, code, text) = match status.code() {
+        // A selected column the table lacks comes under several gRPC codes (FailedPrecondition
+        // once VTGate gave up retrying): it is a mistake in the selection, whatever the code.
+        _ if refusal_code(&lower) == ErrorCode::UnknownColumn => (
+            ErrorKind::Config,
+            ErrorCode::UnknownColumn,
+            format!(
+                "VTGate at {address} refused the stream: {msg} — a selected column is not in the table: \
+                 remove it from the selection (the columns option, or the Flink table's declared columns)"
+            ),
+        ),
         Code::Unauthenticated => (
             ErrorKind::Config,
+            ErrorCode::AuthFailed,
             format!("VTGate at {address} requires credentials ({msg}) — set username and password (static auth)"),
         ),
         Code::PermissionDenied => (
             ErrorKind::Config,
+            ErrorCode::AuthFailed,
             format!("VTGate at {address} rejected the credentials ({msg}) — check username and password"),
         ),
         Code::ResourceExhausted | Code::OutOfRange
@@ -663,6 +684,7 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
         {
             (
             ErrorKind::Config,
+            ErrorCode::MessageTooLarge,
             format!(
                 "a VStream message from {address} is larger than the client limit ({msg}) — raise max_message_bytes \
                  to at least VTGate's --grpc-max-message-size"
@@ -671,24 +693,52 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
         }
         Code::Unimplemented => (
             ErrorKind::Fatal,
+            ErrorCode::UnsupportedServer,
             format!("the server at {address} does not implement the Vitess VTGate service ({msg}) — is this VTGate's gRPC port?"),
         ),
         Code::InvalidArgument | Code::NotFound | Code::OutOfRange => (
             ErrorKind::Fatal,
+            refusal_code(&lower),
             format!("VTGate at {address} refused the stream: {msg}"),
         ),
-        Code::Internal if !is_transport_message(&lower) => {
-            (ErrorKind::Fatal, format!("VTGate at {address} failed the stream: {msg}"))
-        }
-        Code::Unknown if !is_transport_message(&lower) && is_refusal_message(&lower) => {
-            (ErrorKind::Fatal, format!("VTGate at {address} refused the stream: {msg}"))
-        }
-        _ => (ErrorKind::Retryable, format!("VStream from {address} interrupted ({:?}): {msg}", status.code())),
+        Code::Internal if !is_transport_message(&lower) => (
+            ErrorKind::Fatal,
+            refusal_code(&lower),
+            format!("VTGate at {address} failed the stream: {msg}"),
+        ),
+        Code::Unknown if !is_transport_message(&lower) && is_refusal_message(&lower) => (
+            ErrorKind::Fatal,
+            refusal_code(&lower),
+            format!("VTGate at {address} refused the stream: {msg}"),
+        ),
+        _ => (
+            ErrorKind::Retryable,
+            ErrorCode::Unspecified,
+            format!("VStream from {address} interrupted ({:?}): {msg}", status.code()),
+        ),
     };
     Error {
         kind,
+        code,
         message: text,
         source: None,
+    }
+}
+
+/// The code of a refusal, from the server's words: the one place that reads VTGate's message
+/// text, so that consumers decide on codes.
+fn refusal_code(lower: &str) -> ErrorCode {
+    if lower.contains("column") && lower.contains("not found") {
+        ErrorCode::UnknownColumn
+    } else if lower.contains("purged") || lower.contains("cannot replicate") {
+        ErrorCode::PositionTooOld
+    } else if lower.contains("table")
+        && lower.contains("not")
+        && (lower.contains("found") || lower.contains("present"))
+    {
+        ErrorCode::UnknownTable
+    } else {
+        ErrorCode::Unspecified
     }
 }
 
@@ -773,6 +823,35 @@ mod tests {
         assert_eq!(status_error("a", &s).kind, ErrorKind::Fatal);
         let s = tonic::Status::internal("h2 protocol error: stream reset");
         assert_eq!(status_error("a", &s).kind, ErrorKind::Retryable);
+        let refused = |msg: &str| {
+            status_error(
+                "x:1",
+                &tonic::Status::new(tonic::Code::Unknown, msg.to_string()),
+            )
+            .code
+        };
+        assert_eq!(
+            refused("target: ks.-80.primary: vttablet: rpc error: code = InvalidArgument desc = column `nope` not found in table `t`"),
+            ErrorCode::UnknownColumn
+        );
+        let gave_up = status_error(
+            "x:1",
+            &tonic::Status::failed_precondition(
+                "persistent error in vstream for ks/80-; giving up: column nope not found in table t",
+            ),
+        );
+        assert_eq!(
+            (gave_up.kind, gave_up.code),
+            (ErrorKind::Config, ErrorCode::UnknownColumn)
+        );
+        assert_eq!(
+            status_error(
+                "x:1",
+                &tonic::Status::new(tonic::Code::Unauthenticated, "no credentials")
+            )
+            .code,
+            ErrorCode::AuthFailed
+        );
     }
 
     #[test]

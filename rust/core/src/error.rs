@@ -26,10 +26,70 @@ impl fmt::Display for ErrorKind {
     }
 }
 
+/// What went wrong, as a stable code a consumer can decide on (the message is for people and
+/// may change). Crosses JNI as [`ErrorCode::as_str`]; Java's `io.vitesscdc.nativeio.ErrorCode`
+/// has the same names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ErrorCode {
+    /// No more specific code applies.
+    Unspecified,
+    /// An option value is invalid or contradicts another.
+    InvalidOption,
+    UnknownKeyspace,
+    UnknownTable,
+    UnknownShard,
+    /// A column the stream selects (e.g. a declared SQL column) is not in the table.
+    UnknownColumn,
+    /// A selected table has no primary key.
+    NoPrimaryKey,
+    /// A saved position (or its copy progress) is corrupt, foreign or of another keyspace.
+    InvalidPosition,
+    /// The binlogs a saved position needs are purged on every tablet.
+    PositionTooOld,
+    /// VTGate wants credentials or rejected them.
+    AuthFailed,
+    /// TLS is misconfigured on one side (plaintext vs TLS, unknown CA, client certificate).
+    TlsMismatch,
+    /// VTGate could not be reached or did not answer in time.
+    Unreachable,
+    /// The server is not a supported Vitess (too old, not VTGate).
+    UnsupportedServer,
+    /// A message was larger than the client accepts.
+    MessageTooLarge,
+    /// VTGate copied a table again that this stream had finished copying (its own retry):
+    /// the stream must restart from an earlier position.
+    CopyRepeated,
+}
+
+impl ErrorCode {
+    /// The stable wire name (SCREAMING_SNAKE_CASE), e.g. `UNKNOWN_TABLE`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorCode::Unspecified => "UNSPECIFIED",
+            ErrorCode::InvalidOption => "INVALID_OPTION",
+            ErrorCode::UnknownKeyspace => "UNKNOWN_KEYSPACE",
+            ErrorCode::UnknownTable => "UNKNOWN_TABLE",
+            ErrorCode::UnknownShard => "UNKNOWN_SHARD",
+            ErrorCode::UnknownColumn => "UNKNOWN_COLUMN",
+            ErrorCode::NoPrimaryKey => "NO_PRIMARY_KEY",
+            ErrorCode::InvalidPosition => "INVALID_POSITION",
+            ErrorCode::PositionTooOld => "POSITION_TOO_OLD",
+            ErrorCode::AuthFailed => "AUTH_FAILED",
+            ErrorCode::TlsMismatch => "TLS_MISMATCH",
+            ErrorCode::Unreachable => "UNREACHABLE",
+            ErrorCode::UnsupportedServer => "UNSUPPORTED_SERVER",
+            ErrorCode::MessageTooLarge => "MESSAGE_TOO_LARGE",
+            ErrorCode::CopyRepeated => "COPY_REPEATED",
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("{message}")]
 pub struct Error {
     pub kind: ErrorKind,
+    /// What went wrong, for programs (the message is for people).
+    pub code: ErrorCode,
     pub message: String,
     #[source]
     pub source: Option<Box<dyn std::error::Error + Send + Sync + 'static>>,
@@ -39,6 +99,7 @@ impl Error {
     pub fn config(message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Config,
+            code: ErrorCode::Unspecified,
             message: message.into(),
             source: None,
         }
@@ -46,6 +107,7 @@ impl Error {
     pub fn retryable(message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Retryable,
+            code: ErrorCode::Unspecified,
             message: message.into(),
             source: None,
         }
@@ -53,8 +115,21 @@ impl Error {
     pub fn fatal(message: impl Into<String>) -> Self {
         Error {
             kind: ErrorKind::Fatal,
+            code: ErrorCode::Unspecified,
             message: message.into(),
             source: None,
+        }
+    }
+    pub fn with_code(mut self, code: ErrorCode) -> Self {
+        self.code = code;
+        self
+    }
+    /// Sets `code` unless a more specific one is set already.
+    pub fn or_code(self, code: ErrorCode) -> Self {
+        if self.code == ErrorCode::Unspecified {
+            self.with_code(code)
+        } else {
+            self
         }
     }
     pub fn with_source(mut self, source: impl std::error::Error + Send + Sync + 'static) -> Self {

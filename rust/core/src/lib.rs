@@ -31,7 +31,7 @@ pub mod request;
 pub mod stream;
 pub mod value;
 
-pub use error::{Error, ErrorKind, Result};
+pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use event::{ChangeEvent, Column, Event, RowKind, TableSchema};
 pub use options::{StartMode, StreamOptions};
 pub use position::{ShardPosition, StreamPosition};

@@ -22,7 +22,7 @@
 
 use crate::copyfilter::{self, CopiedRange, TableCopy};
 use crate::decode::{bare_table_name, bitmap_any, schema_from_field_event, RowDecoder};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::event::{ChangeEvent, Event, RowKind, TableSchema};
 use crate::metrics::Metrics;
 use crate::position::{ShardPosition, StreamPosition, TableLastPk};
@@ -272,7 +272,7 @@ impl Machine {
             return Err(Error::config(format!(
                 "table '{keyspace}.{table}' has no primary key: updates and deletes cannot be matched to rows — \
                  add a primary key, leave the table out of the selection, or set allow_tables_without_primary_key"
-            )));
+            )).with_code(ErrorCode::NoPrimaryKey));
         }
         let schema = match previous {
             Some(prev) if prev.columns == candidate.columns => prev,
@@ -426,7 +426,7 @@ impl Machine {
                  then were not sent — restart from the last checkpoint (a Flink job does this on its own with a \
                  restart strategy; with the CLI, resume from the last saved position)",
                 shard.0, shard.1
-            )));
+            )).with_code(ErrorCode::CopyRepeated));
         }
         Ok(())
     }

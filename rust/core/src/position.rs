@@ -87,6 +87,10 @@ impl StreamPosition {
     /// shard positions, and the VGTID shape users know from Vitess tools
     /// (`{"shard_gtids":[{keyspace, shard, gtid}]}`, also `shardGtids`).
     pub fn from_json(text: &str) -> crate::Result<StreamPosition> {
+        Self::parse_json(text).map_err(|e| e.with_code(crate::ErrorCode::InvalidPosition))
+    }
+
+    fn parse_json(text: &str) -> crate::Result<StreamPosition> {
         let value: serde_json::Value = serde_json::from_str(text)
             .map_err(|e| crate::Error::config(format!("positions are not valid JSON: {e}")))?;
         let list = match &value {
@@ -429,7 +433,7 @@ impl ShardPosition {
     /// Decodes [`to_bytes`](Self::to_bytes) output of this or any older release. Garbage,
     /// truncated input and unknown versions are [`ErrorKind::Config`](crate::ErrorKind) errors.
     pub fn from_bytes(bytes: &[u8]) -> crate::Result<ShardPosition> {
-        binary::decode_shard(bytes)
+        binary::decode_shard(bytes).map_err(|e| e.with_code(crate::ErrorCode::InvalidPosition))
     }
 }
 
@@ -441,7 +445,7 @@ impl StreamPosition {
 
     /// Decodes [`to_bytes`](Self::to_bytes) output of this or any older release.
     pub fn from_bytes(bytes: &[u8]) -> crate::Result<StreamPosition> {
-        binary::decode_stream(bytes)
+        binary::decode_stream(bytes).map_err(|e| e.with_code(crate::ErrorCode::InvalidPosition))
     }
 }
 

@@ -9,7 +9,7 @@
 
 use crate::client::{KeyspaceInfo, ServerVersion};
 use crate::copyfilter::{self, LastPkKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, ErrorCode, Result};
 use crate::options::{StartMode, StreamOptions};
 use crate::position::{ShardPosition, TableLastPk};
 use crate::proto::binlogdata::{Filter, Rule, ShardGtid, TableLastPk as ProtoTableLastPk, VGtid};
@@ -87,7 +87,7 @@ pub fn plan(
                 "VTGate runs Vitess {}.{}; vitess-cdc needs Vitess {MIN_SUPPORTED_MAJOR} or newer (v24 recommended): \
                  older versions cannot resume an interrupted copy — upgrade Vitess",
                 v.major, v.minor
-            )));
+            )).with_code(ErrorCode::UnsupportedServer));
         }
     }
     let ks = &options.keyspace;
@@ -101,7 +101,8 @@ pub fn plan(
                 } else {
                     table_names.join(", ")
                 }
-            )));
+            ))
+            .with_code(ErrorCode::UnknownTable));
         }
     }
     let mut patterns = Vec::new();
@@ -110,12 +111,14 @@ pub fn plan(
             Error::config(format!(
                 "table pattern '{p}' is not a valid regular expression: {e}"
             ))
+            .with_code(ErrorCode::InvalidOption)
         })?;
         if !table_names.iter().any(|t| re.is_match(t)) {
             return Err(Error::config(format!(
                 "table pattern '{p}' matches no table of keyspace '{ks}' (tables: {})",
                 table_names.join(", ")
-            )));
+            ))
+            .with_code(ErrorCode::UnknownTable));
         }
         patterns.push(re);
     }
@@ -133,7 +136,7 @@ pub fn plan(
                 "table '{ks}.{table}' has no primary key: the copy phase pages through tables by primary key and \
                  updates/deletes cannot be matched to rows without one — add a primary key, leave the table out of \
                  the selection, or set allow_tables_without_primary_key"
-            )));
+            )).with_code(ErrorCode::NoPrimaryKey));
         }
         matched.push(table.clone());
     }
@@ -142,9 +145,10 @@ pub fn plan(
         && matched.is_empty()
         && matches!(options.start, StartMode::Initial | StartMode::SnapshotOnly)
     {
-        return Err(Error::config(format!(
-            "keyspace '{ks}' has no tables to copy"
-        )));
+        return Err(
+            Error::config(format!("keyspace '{ks}' has no tables to copy"))
+                .with_code(ErrorCode::UnknownTable),
+        );
     }
     let shards = if options.shards.is_empty() {
         info.shards.clone()
@@ -162,7 +166,7 @@ pub fn plan(
                 return Err(Error::config(format!(
                     "shard '{s}' not found in keyspace '{ks}' (shards: {}) — check the shards option",
                     info.shards.join(", ")
-                )));
+                )).with_code(ErrorCode::UnknownShard));
             }
         }
         options.shards.clone()
@@ -202,20 +206,22 @@ pub fn start_positions(options: &StreamOptions, plan: &Plan) -> Result<Vec<Shard
             if saved.is_empty() {
                 return Err(Error::config(
                     "start positions are empty — give one position per shard",
-                ));
+                )
+                .with_code(ErrorCode::InvalidPosition));
             }
             for p in saved {
                 if p.keyspace != options.keyspace {
                     return Err(Error::config(format!(
                         "a saved position is for keyspace '{}' but the stream reads '{}'",
                         p.keyspace, options.keyspace
-                    )));
+                    ))
+                    .with_code(ErrorCode::InvalidPosition));
                 }
                 if p.gtid == "current" && p.needs_copy() {
                     return Err(Error::config(format!(
                         "the saved position of shard {} says gtid 'current' but still lists tables to copy",
                         p.shard
-                    )));
+                    )).with_code(ErrorCode::InvalidPosition));
                 }
                 for t in &p.table_p_ks {
                     if !t.lastpk.is_empty() {
@@ -224,6 +230,7 @@ pub fn start_positions(options: &StreamOptions, plan: &Plan) -> Result<Vec<Shard
                                 "the saved lastpk of table {} on shard {} is corrupt: {e}",
                                 t.table_name, p.shard
                             ))
+                            .with_code(ErrorCode::InvalidPosition)
                         })?;
                     }
                 }
@@ -402,6 +409,7 @@ mod tests {
             "{}",
             e.message
         );
+        assert_eq!(e.code, ErrorCode::UnknownTable);
         let mut o = opts();
         o.tables = vec![];
         let e = plan(&o, &info(), None).unwrap_err();
@@ -409,6 +417,7 @@ mod tests {
             e.message.contains("no primary key")
                 && e.message.contains("allow_tables_without_primary_key")
         );
+        assert_eq!(e.code, ErrorCode::NoPrimaryKey);
         o.allow_tables_without_primary_key = true;
         assert_eq!(
             plan(&o, &info(), None).unwrap().matched_tables,

@@ -8,7 +8,7 @@
 //! shard from its last mark: the consumer sees no gap and no repeat.
 
 use crate::client::{key_orders, KeyspaceInfo, ServerVersion, VtgateClient};
-use crate::error::{Error, ErrorKind, Result};
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
 use crate::keyorder::{Inexact, KeyOrder};
 use crate::machine::{Machine, MachineConfig};
@@ -383,7 +383,8 @@ async fn discover(
             "VTGate at {} did not answer within {:?} — check that the address is VTGate's gRPC \
              port (not its MySQL or HTTP port) and that VTGate is healthy",
             options.address, options.connect_timeout
-        ))),
+        ))
+        .with_code(ErrorCode::Unreachable)),
     }
 }
 
@@ -439,7 +440,12 @@ pub async fn selected_key_orders(
     .await
 }
 
+/// Checks the options before anything connects: every mistake is an [`ErrorCode::InvalidOption`].
 fn validate_options(o: &StreamOptions) -> Result<()> {
+    check_options(o).map_err(|e| e.or_code(ErrorCode::InvalidOption))
+}
+
+fn check_options(o: &StreamOptions) -> Result<()> {
     if o.keyspace.trim().is_empty() {
         return Err(Error::config(
             "keyspace is empty — name the Vitess keyspace to stream",

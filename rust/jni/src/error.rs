@@ -8,6 +8,9 @@
 //! | closed / foreign / garbage handle | `java.lang.IllegalStateException` |
 //! | bad argument (heap buffer, negative timeout) | `java.lang.IllegalArgumentException` |
 //!
+//! Every exception of a core error carries the core's [`vitess_cdc_core::ErrorCode`] by name
+//! (`VitessCdcException.code()`), so Java decides on the code, never on the message text.
+//!
 //! The exception message is the error's full message (cause messages appended), and every cause
 //! of the Rust chain is also rebuilt as a `NativeCause` below it, so both `getMessage()` and a
 //! printed stack trace tell the whole story. A Java exception that is already pending (thrown by
@@ -100,7 +103,13 @@ pub fn throw(env: &mut Env<'_>, err: BridgeError) {
                 ErrorKind::Retryable => "RetryableException",
                 ErrorKind::Fatal => "FatalException",
             };
-            throw_with_causes(env, &exception_class(class), &e.full_message(), &causes(e))
+            throw_with_causes(
+                env,
+                &exception_class(class),
+                &e.full_message(),
+                e.code.as_str(),
+                &causes(e),
+            )
         }
         BridgeError::InvalidHandle(_) => throw_plain(
             env,
@@ -117,6 +126,7 @@ pub fn throw(env: &mut Env<'_>, err: BridgeError) {
             env,
             &exception_class("FatalException"),
             &err.to_string(),
+            vitess_cdc_core::ErrorCode::Unspecified.as_str(),
             &[],
         ),
     };
@@ -147,7 +157,7 @@ fn throw_plain(env: &mut Env<'_>, class: &JNIString, message: &str) -> jni::erro
     }
 }
 
-/// Builds `class(message, cause)` with `causes` as a `NativeCause` chain and throws it.
+/// Builds `class(message, cause, code)` with `causes` as a `NativeCause` chain and throws it.
 ///
 /// Classes are resolved with JNI `FindClass`, which inside a native method uses the class loader
 /// of the class declaring that method: the connector's own loader, whatever the thread's context
@@ -157,9 +167,11 @@ fn throw_with_causes(
     env: &mut Env<'_>,
     class: &JNIString,
     message: &str,
+    code: &str,
     causes: &[String],
 ) -> jni::errors::Result<()> {
     let sig = jni_sig!("(Ljava/lang/String;Ljava/lang/Throwable;)V");
+    let coded = jni_sig!("(Ljava/lang/String;Ljava/lang/Throwable;Ljava/lang/String;)V");
     let mut cause = JObject::null();
     if !causes.is_empty() {
         let cause_class = env.find_class(exception_class("NativeCause"))?;
@@ -174,7 +186,16 @@ fn throw_with_causes(
     }
     let class = env.find_class(class)?;
     let jm = env.new_string(message)?;
-    let ex = env.new_object(&class, &sig, &[JValue::Object(&jm), JValue::Object(&cause)])?;
+    let jc = env.new_string(code)?;
+    let ex = env.new_object(
+        &class,
+        &coded,
+        &[
+            JValue::Object(&jm),
+            JValue::Object(&cause),
+            JValue::Object(&jc),
+        ],
+    )?;
     let ex: JThrowable = env.cast_local::<JThrowable>(ex)?;
     match env.throw(ex) {
         Ok(()) | Err(jni::errors::Error::JavaException) => Ok(()),

@@ -29,7 +29,9 @@
 use serde::Deserialize;
 use std::time::Duration;
 use vitess_cdc_core::options::{TabletType, TlsOptions};
-use vitess_cdc_core::{Error, Result, ShardPosition, StartMode, StreamOptions, StreamPosition};
+use vitess_cdc_core::{
+    Error, ErrorCode, Result, ShardPosition, StartMode, StreamOptions, StreamPosition,
+};
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -85,15 +87,18 @@ pub struct TlsJson {
 
 /// Parses the JSON and applies it over the core's defaults.
 pub fn parse(json: &str) -> Result<StreamOptions> {
-    let o: OptionsJson = serde_json::from_str(json).map_err(|e| {
-        let field = field_before(json, e.line(), e.column())
-            .map(|f| format!(" in field `{f}`"))
-            .unwrap_or_default();
-        Error::config(format!(
+    let o: OptionsJson = serde_json::from_str(json)
+        .map_err(|e| {
+            let field = field_before(json, e.line(), e.column())
+                .map(|f| format!(" in field `{f}`"))
+                .unwrap_or_default();
+            Error::config(format!(
             "invalid stream options JSON{field}: {e} (see docs/native-bridge.md for the fields)"
         ))
-    })?;
+        })
+        .map_err(|e| e.with_code(ErrorCode::InvalidOption))?;
     o.into_options()
+        .map_err(|e| e.or_code(ErrorCode::InvalidOption))
 }
 
 /// The last object key that starts before `line:column` (1-based, as serde_json reports), so a

@@ -15,4 +15,9 @@ public class ConfigurationException extends VitessCdcException {
     public ConfigurationException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** Thrown by the native library: the core's error code by name (see {@link ErrorCode}). */
+    public ConfigurationException(String message, Throwable cause, String code) {
+        super(message, cause, ErrorCode.fromWire(code));
+    }
 }

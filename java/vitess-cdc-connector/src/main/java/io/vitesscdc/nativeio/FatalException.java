@@ -15,4 +15,9 @@ public class FatalException extends VitessCdcException {
     public FatalException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** Thrown by the native library: the core's error code by name (see {@link ErrorCode}). */
+    public FatalException(String message, Throwable cause, String code) {
+        super(message, cause, ErrorCode.fromWire(code));
+    }
 }

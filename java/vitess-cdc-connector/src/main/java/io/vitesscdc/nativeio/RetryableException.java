@@ -15,4 +15,9 @@ public class RetryableException extends VitessCdcException {
     public RetryableException(String message, Throwable cause) {
         super(message, cause);
     }
+
+    /** Thrown by the native library: the core's error code by name (see {@link ErrorCode}). */
+    public RetryableException(String message, Throwable cause, String code) {
+        super(message, cause, ErrorCode.fromWire(code));
+    }
 }

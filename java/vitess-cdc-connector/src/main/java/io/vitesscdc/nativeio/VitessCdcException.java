@@ -7,17 +7,31 @@ package io.vitesscdc.nativeio;
  * callers decide by subclass what to do: {@link ConfigurationException} (fix the job),
  * {@link RetryableException} (the core already retried; restarting the job may help) and
  * {@link FatalException} (anything else). The message is the Rust error's full message; the
- * Rust cause chain, when there is one, hangs below as {@link NativeCause}s.
+ * Rust cause chain, when there is one, hangs below as {@link NativeCause}s; {@link #code()} says
+ * what went wrong in a form to decide on.
  */
 public class VitessCdcException extends RuntimeException {
 
     private static final long serialVersionUID = 1L;
 
+    private final ErrorCode code;
+
     public VitessCdcException(String message) {
         super(message);
+        this.code = ErrorCode.UNSPECIFIED;
     }
 
     public VitessCdcException(String message, Throwable cause) {
+        this(message, cause, ErrorCode.UNSPECIFIED);
+    }
+
+    public VitessCdcException(String message, Throwable cause, ErrorCode code) {
         super(message, cause);
+        this.code = code;
+    }
+
+    /** What went wrong, to decide on (never parse the message). */
+    public ErrorCode code() {
+        return code;
     }
 }

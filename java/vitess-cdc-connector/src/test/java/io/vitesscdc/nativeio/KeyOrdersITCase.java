@@ -42,7 +42,9 @@ class KeyOrdersITCase {
         assertThatThrownBy(() -> KeyOrders.read(options("customer", ",\"tables\":[\"no_such_table\"]")))
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("no_such_table")
-                .hasMessageContaining("customer");
+                .hasMessageContaining("customer")
+                .extracting(ErrorCode::of)
+                .isEqualTo(ErrorCode.UNKNOWN_TABLE);
         assertThatThrownBy(() -> KeyOrders.read(options("no_such_keyspace", "")))
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("no_such_keyspace")

@@ -448,6 +448,7 @@ class NativeStreamITCase {
         assertThat(t)
                 .isInstanceOfAny(RetryableException.class, ConfigurationException.class)
                 .hasMessageContaining(address);
+        assertThat(ErrorCode.of(t)).isEqualTo(ErrorCode.UNREACHABLE);
         assertThat(took).as("fails within the connect timeout, not a retry budget").isLessThan(Duration.ofSeconds(20));
     }
 
@@ -456,7 +457,9 @@ class NativeStreamITCase {
         String keyspace = "no_such_keyspace_" + ThreadLocalRandom.current().nextInt(1_000_000);
         assertThatThrownBy(() -> NativeStream.open(options(keyspace)))
                 .isInstanceOf(ConfigurationException.class)
-                .hasMessageContaining(keyspace);
+                .hasMessageContaining(keyspace)
+                .extracting(ErrorCode::of)
+                .isEqualTo(ErrorCode.UNKNOWN_KEYSPACE);
     }
 
     @Test

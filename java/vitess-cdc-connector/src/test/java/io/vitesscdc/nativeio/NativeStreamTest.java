@@ -30,7 +30,9 @@ class NativeStreamTest {
     void errorKindsMapToExceptionClasses() {
         assertThatThrownBy(() -> NativeStream.nativeSelfTest(1))
                 .isExactlyInstanceOf(ConfigurationException.class)
-                .hasMessageContaining("option `x` is wrong");
+                .hasMessageContaining("option `x` is wrong")
+                .extracting(e -> ((VitessCdcException) e).code())
+                .isEqualTo(ErrorCode.UNSPECIFIED);
         assertThatThrownBy(() -> NativeStream.nativeSelfTest(2))
                 .isExactlyInstanceOf(RetryableException.class)
                 .hasMessageContaining("VTGate unreachable");
@@ -92,7 +94,10 @@ class NativeStreamTest {
         assertThatThrownBy(() -> NativeStream.open(
                         "{\"address\":\"a:1\",\"keyspace\":\"k\",\"connect_timeout_ms\":\"soon\"}"))
                 .isExactlyInstanceOf(ConfigurationException.class)
-                .hasMessageContaining("connect_timeout_ms");
+                .hasMessageContaining("connect_timeout_ms")
+                .extracting(e -> ((VitessCdcException) e).code())
+                .as("the core's error code crosses JNI")
+                .isEqualTo(ErrorCode.INVALID_OPTION);
         assertThatThrownBy(() -> NativeStream.open("not json"))
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("invalid stream options JSON");

@@ -1,6 +1,7 @@
 package io.vitesscdc.source.enumerator;
 
 import io.vitesscdc.nativeio.ConfigurationException;
+import io.vitesscdc.nativeio.ErrorCode;
 import io.vitesscdc.source.event.ShardEndedAck;
 import io.vitesscdc.source.event.ShardEndedEvent;
 import io.vitesscdc.source.split.ReshardJournal;
@@ -111,18 +112,14 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
         context.callAsync(discovery::discover, this::onDiscovered);
     }
 
-    private static final java.util.regex.Pattern MISSING_COLUMN =
-            java.util.regex.Pattern.compile("column `?([^\\s`]+)`? not found in table `?([^\\s`]+)`?");
-
     private void onDiscovered(Map<String, String> startPositions, Throwable error) {
         if (error != null) {
             String message = "Discovering the shards of Vitess keyspace '" + keyspace + "' failed: " + error.getMessage();
-            java.util.regex.Matcher missing = MISSING_COLUMN.matcher(String.valueOf(error.getMessage()));
-            if (missing.find()) {
+            if (ErrorCode.of(error) == ErrorCode.UNKNOWN_COLUMN) {
                 // The stream's column list (SQL projection pushdown) names a column the table lacks.
-                throw new SourceConfigurationError("column '" + missing.group(1) + "' is declared in the Flink table "
-                        + "but Vitess table " + keyspace + "." + missing.group(2) + " has no such column. Remove the "
-                        + "column from the DDL or fix its name. (" + message + ")", error);
+                throw new SourceConfigurationError("a column declared in the Flink table is not in the Vitess table "
+                        + "(the cause below names it). Remove the column from the DDL or fix its name. (" + message + ")",
+                        error);
             }
             if (isConfigurationMistake(error)) {
                 throw new SourceConfigurationError(message, error);
