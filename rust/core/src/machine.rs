@@ -43,6 +43,33 @@ struct ShardTrack {
     emitted_since_mark: u64,
     /// After a reconnect: change events of the replayed transaction to drop (already emitted).
     skip: u64,
+    /// Tables of `pos` with a done mark, read once per position change: copy rows are checked
+    /// against it one by one, and decoding lastpks per row would cost the copy's hot path.
+    done_tables: BTreeSet<String>,
+}
+
+impl ShardTrack {
+    fn new(pos: ShardPosition) -> ShardTrack {
+        ShardTrack {
+            done_tables: done_tables(&pos),
+            pos,
+            emitted_since_mark: 0,
+            skip: 0,
+        }
+    }
+
+    fn set_pos(&mut self, pos: ShardPosition) {
+        self.done_tables = done_tables(&pos);
+        self.pos = pos;
+    }
+}
+
+fn done_tables(pos: &ShardPosition) -> BTreeSet<String> {
+    pos.table_p_ks
+        .iter()
+        .filter(|t| copyfilter::lastpk_kind(&t.lastpk) == copyfilter::LastPkKind::Done)
+        .map(|t| t.table_name.clone())
+        .collect()
 }
 
 #[derive(Debug, Default)]
@@ -111,11 +138,7 @@ impl Machine {
             .map(|pos| {
                 (
                     (pos.keyspace.clone(), pos.shard.clone()),
-                    ShardTrack {
-                        pos,
-                        emitted_since_mark: 0,
-                        skip: 0,
-                    },
+                    ShardTrack::new(pos),
                 )
             })
             .collect();
@@ -417,9 +440,7 @@ impl Machine {
         let Some(track) = self.shards.get(shard) else {
             return Ok(());
         };
-        if copyfilter::table_copy(&track.pos, table) == TableCopy::Done
-            && track.pos.table_p_ks.iter().any(|t| t.table_name == table)
-        {
+        if !track.pos.copy_completed && track.done_tables.contains(table) {
             return Err(Error::fatal(format!(
                 "VTGate is copying table {}.{table} again on shard {}, whose copy had finished: it retried the \
                  shard's tablet stream by itself and forgot the finished tables, so changes of the table since \
@@ -583,18 +604,14 @@ impl Machine {
             }
             let track = self.shards.entry(key.clone()).or_insert_with(|| {
                 // A shard we did not start: a reshard target, which starts without copy.
-                ShardTrack {
-                    pos: ShardPosition {
-                        keyspace: sg.keyspace.clone(),
-                        shard: sg.shard.clone(),
-                        gtid: String::new(),
-                        table_p_ks: Vec::new(),
-                        tables_to_copy: Vec::new(),
-                        copy_completed: true,
-                    },
-                    emitted_since_mark: 0,
-                    skip: 0,
-                }
+                ShardTrack::new(ShardPosition {
+                    keyspace: sg.keyspace.clone(),
+                    shard: sg.shard.clone(),
+                    gtid: String::new(),
+                    table_p_ks: Vec::new(),
+                    tables_to_copy: Vec::new(),
+                    copy_completed: true,
+                })
             });
             let old = &track.pos;
             let vtgate_pks: Vec<TableLastPk> =
@@ -622,7 +639,7 @@ impl Machine {
                 copy_completed: old.copy_completed,
             };
             if new != track.pos || own_shard == Some(&key) {
-                track.pos = new.clone();
+                track.set_pos(new.clone());
                 track.emitted_since_mark = 0;
                 track.skip = 0;
                 out.push(Event::Mark(new));
@@ -662,6 +679,7 @@ impl Machine {
             track.pos.copy_completed = true;
             track.pos.tables_to_copy.clear();
             track.pos.table_p_ks.clear();
+            track.done_tables.clear();
             out.push(Event::Mark(track.pos.clone()));
         }
     }
