@@ -487,10 +487,10 @@ mod tests {
     fn an_inexact_key_keeps_every_change() {
         let mut s = (*schema()).clone();
         s.columns[1].column_type = ColumnType::String;
-        s.columns[1].charset = 255;
+        s.columns[1].charset = 45;
         let range = CopiedRange::new(&lastpk(1, b"m"), &Arc::new(s));
         match &range {
-            CopiedRange::Unknown(why) => assert!(why.reason.contains("utf8mb4_0900_ai_ci")),
+            CopiedRange::Unknown(why) => assert!(why.reason.contains("utf8mb4_general_ci")),
             other => panic!("{other:?}"),
         }
         assert!(range.contains(&[Value::Int(0), Value::String("z".into()), Value::UInt(9)]));

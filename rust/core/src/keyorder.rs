@@ -7,8 +7,9 @@
 //! BLOB, BIT), text in the binary collations (`*_bin`, `utf8mb4_0900_bin`, `binary`), ENUM and
 //! SET (by their index / bit value), and the temporal types — for single and composite keys.
 //!
-//! Everything else (a case- or accent-insensitive collation such as MySQL's default
-//! `utf8mb4_0900_ai_ci`, FLOAT, whose copy values are rounded) is [`Inexact`]: such a table's
+//! Text in MySQL's default collation `utf8mb4_0900_ai_ci` is ordered by its UCA 9.0.0 primary
+//! weights ([`crate::uca900`]). Everything else (other case- or accent-insensitive collations
+//! such as `utf8mb4_general_ci`, FLOAT, whose copy values are rounded) is [`Inexact`]: such a table's
 //! changelog cannot be made exact during a resumed copy, so consumers declare it as an upsert
 //! changelog (docs/positions.md, "Which keys give an exact changelog").
 
@@ -37,6 +38,8 @@ pub enum ColumnOrder {
     },
     /// latin1_bin: byte order of MySQL's latin1 (cp1252) encoding, PAD SPACE.
     Latin1Bin,
+    /// utf8mb4_0900_ai_ci (MySQL's default): UCA 9.0.0 primary weights, NO PAD.
+    Uca900AiCi,
     /// ENUM by member index (the empty error value is 0).
     Enum(Vec<String>),
     /// SET by its bit value.
@@ -99,6 +102,7 @@ fn text_order(collation: &str) -> Option<ColumnOrder> {
         }
         "utf8mb4_0900_bin" => Some(ColumnOrder::CodePoint { pad_space: false }),
         "latin1_bin" => Some(ColumnOrder::Latin1Bin),
+        "utf8mb4_0900_ai_ci" => Some(ColumnOrder::Uca900AiCi),
         "binary" => Some(ColumnOrder::Bytes { pad_to: None }),
         _ => None,
     }
@@ -255,6 +259,11 @@ impl ColumnOrder {
             (ColumnOrder::Latin1Bin, x, y) if is_text(x) && is_text(y) => {
                 compare_pad_space(latin1_bytes(x).into_iter(), latin1_bytes(y).into_iter())
             }
+            (ColumnOrder::Uca900AiCi, x, y) if is_text(x) && is_text(y) => {
+                let weights =
+                    |v| crate::uca900::primary_weights(&String::from_utf8_lossy(utf8_bytes(v)));
+                weights(x).cmp(&weights(y))
+            }
             (ColumnOrder::Enum(members), Value::String(x), Value::String(y)) => {
                 enum_index(members, x).cmp(&enum_index(members, y))
             }
@@ -288,7 +297,9 @@ impl ColumnOrder {
                     Value::Bytes(_) | Value::String(_)
                 )
                 | (
-                    ColumnOrder::CodePoint { .. } | ColumnOrder::Latin1Bin,
+                    ColumnOrder::CodePoint { .. }
+                        | ColumnOrder::Latin1Bin
+                        | ColumnOrder::Uca900AiCi,
                     Value::String(_) | Value::Bytes(_)
                 )
                 | (ColumnOrder::Enum(_), Value::String(_))
@@ -692,9 +703,13 @@ mod tests {
             ColumnOrder::of_column(&column("binary(8)", ColumnType::Bytes, 63, 8)),
             Ok(ColumnOrder::Bytes { pad_to: Some(8) })
         );
+        assert_eq!(
+            ColumnOrder::of_column(&column("varchar(8)", ColumnType::String, 255, 32)),
+            Ok(ColumnOrder::Uca900AiCi)
+        );
         let e =
-            ColumnOrder::of_column(&column("varchar(8)", ColumnType::Bytes, 255, 32)).unwrap_err();
-        assert!(e.reason.contains("utf8mb4_0900_ai_ci"), "{e}");
+            ColumnOrder::of_column(&column("varchar(8)", ColumnType::String, 45, 32)).unwrap_err();
+        assert!(e.reason.contains("utf8mb4_general_ci"), "{e}");
     }
 
     #[test]
@@ -741,9 +756,9 @@ mod tests {
             ColumnOrder::of_declared("k", "binary", "binary(16)", None),
             Ok(ColumnOrder::Bytes { pad_to: Some(16) })
         );
-        let e = ColumnOrder::of_declared("k", "varchar", "varchar(64)", Some("utf8mb4_0900_ai_ci"))
+        let e = ColumnOrder::of_declared("k", "varchar", "varchar(64)", Some("utf8mb4_general_ci"))
             .unwrap_err();
-        assert!(e.to_string().contains("utf8mb4_0900_ai_ci"), "{e}");
+        assert!(e.to_string().contains("utf8mb4_general_ci"), "{e}");
         assert!(ColumnOrder::of_declared("f", "float", "float", None).is_err());
     }
 }

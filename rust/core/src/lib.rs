@@ -29,6 +29,7 @@ pub mod position;
 pub mod proto;
 pub mod request;
 pub mod stream;
+pub mod uca900;
 pub mod value;
 
 pub use error::{Error, ErrorCode, ErrorKind, Result};

@@ -436,6 +436,51 @@ const UTF8MB4: &[char] = &[
     '𝄞',
     '\u{10ffff}',
 ];
+/// For utf8mb4_0900_ai_ci (UCA 9.0.0 primary weights): letters in both cases and with accents
+/// (equal at the primary level), ß (= ss), Cyrillic Й precomposed and as a contraction (И +
+/// breve), combining marks and controls (ignorable), Hangul syllables and jamo, core Han and
+/// extension A (implicit weights), Tangut, an unassigned code point, emoji, space and punctuation.
+const AI_CI: &[char] = &[
+    'a',
+    'A',
+    'á',
+    'Ä',
+    'b',
+    's',
+    'S',
+    'ß',
+    'z',
+    'Ž',
+    'И',
+    'Й',
+    '\u{306}',
+    '\u{301}',
+    '\u{0}',
+    '\u{1}',
+    ' ',
+    '-',
+    '_',
+    '!',
+    '1',
+    '9',
+    '가',
+    '각',
+    '\u{1100}',
+    '\u{1161}',
+    '中',
+    '一',
+    '\u{3400}',
+    '\u{17000}',
+    '\u{378}',
+    '😀',
+    'ж',
+    'Ж',
+    'ñ',
+    'ø',
+    'æ',
+    'Œ',
+    '\u{e0080}',
+];
 /// latin1 (MySQL's: cp1252 with 0x81, 0x8d, 0x8f, 0x90, 0x9d kept as C1 controls): characters
 /// whose byte order differs from their code-point order ('€' = 0x80 < 'é' = 0xe9).
 const LATIN1: &[char] = &[
@@ -766,6 +811,11 @@ fn cases() -> Vec<Case> {
             "varchar(8) character set latin1 collate latin1_bin",
             texts(rng, LATIN1, 8),
         ),
+        single(
+            "utf8mb4_0900_ai_ci",
+            &text("utf8mb4_0900_ai_ci"),
+            texts(rng, AI_CI, 8),
+        ),
         enum_case(rng),
         set_case(rng),
         single("date", "date", dates(rng)),
@@ -783,11 +833,11 @@ fn inexact_cases() -> Vec<(Case, &'static str)> {
     vec![
         (
             single(
-                "ai_ci",
-                "varchar(8) collate utf8mb4_0900_ai_ci",
+                "general_ci",
+                "varchar(8) collate utf8mb4_general_ci",
                 vec![t("a"), t("B"), t("é")],
             ),
-            "utf8mb4_0900_ai_ci",
+            "utf8mb4_general_ci",
         ),
         (
             single(
