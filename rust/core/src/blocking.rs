@@ -9,7 +9,7 @@
 
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
-use crate::keyorder::{Inexact, KeyOrder};
+use crate::keyorder::TableKeyOrders;
 use crate::metrics::{Metrics, MetricsSnapshot};
 use crate::options::StreamOptions;
 use crate::position::{ShardPosition, StreamPosition};
@@ -54,9 +54,7 @@ pub struct BlockingStream {
 /// [`crate::stream::selected_key_orders`] for a synchronous caller (JNI, CLI): runs it on a
 /// private single-threaded runtime that ends (and closes the connection) before this returns.
 /// Must not be called from inside a tokio runtime.
-pub fn selected_key_orders(
-    options: &StreamOptions,
-) -> Result<BTreeMap<String, std::result::Result<KeyOrder, Inexact>>> {
+pub fn selected_key_orders(options: &StreamOptions) -> Result<TableKeyOrders> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .thread_name("vitess-cdc-keyorders")
         .enable_all()

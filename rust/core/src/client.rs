@@ -285,60 +285,56 @@ impl VtgateClient {
         tables.dedup();
         Ok(KeyspaceInfo { shards, tables })
     }
-}
 
-/// Whether the core reproduces the primary-key order of each table of `keyspace` exactly (see
-/// [`crate::keyorder`]): the tables whose changelog stays exact while a copy resumes, and, for
-/// the others, the column and reason. Read from `information_schema` before streaming, so a
-/// consumer can declare a table's changelog mode at job start.
-pub async fn key_orders(
-    client: &VtgateClient,
-    keyspace: &str,
-) -> Result<
-    std::collections::BTreeMap<
-        String,
-        std::result::Result<crate::keyorder::KeyOrder, crate::keyorder::Inexact>,
-    >,
-> {
-    use crate::keyorder::{ColumnOrder, KeyOrder};
-    let ks = sql_string(keyspace);
-    let result = client
-        .execute(&format!(
-            "select table_name, column_name, data_type, column_type, collation_name, seq_in_index \
-             from information_schema.columns join information_schema.statistics using (table_schema, table_name, column_name) \
-             where table_schema = {ks} and index_name = 'PRIMARY' order by table_name, seq_in_index"
-        ))
-        .await?;
-    let mut tables = std::collections::BTreeMap::new();
-    for row in &result.rows {
-        let cells = crate::decode::split_row(row)?;
-        let text = |i: usize| {
-            cells
-                .get(i)
-                .copied()
-                .flatten()
-                .map(|b| String::from_utf8_lossy(b).into_owned())
-        };
-        let (Some(table), Some(column), Some(data_type), Some(column_type)) =
-            (text(0), text(1), text(2), text(3))
-        else {
-            continue;
-        };
-        let collation = text(4);
-        let entry = tables.entry(table).or_insert_with(|| {
-            Ok(KeyOrder {
-                columns: Vec::new(),
-            })
-        });
-        if let Ok(order) = entry {
-            match ColumnOrder::of_declared(&column, &data_type, &column_type, collation.as_deref())
-            {
-                Ok(c) => order.columns.push(c),
-                Err(why) => *entry = Err(why),
+    /// Whether the core reproduces the primary-key order of each table of `keyspace` exactly (see
+    /// [`crate::keyorder`]): the tables whose changelog stays exact while a copy resumes, and, for
+    /// the others, the column and reason. Read from `information_schema` before streaming, so a
+    /// consumer can declare a table's changelog mode at job start.
+    pub async fn key_orders(&self, keyspace: &str) -> Result<crate::keyorder::TableKeyOrders> {
+        use crate::keyorder::{ColumnOrder, KeyOrder};
+        let ks = sql_string(keyspace);
+        let result = self
+            .execute(&format!(
+                "select table_name, column_name, data_type, column_type, collation_name, seq_in_index \
+                 from information_schema.columns join information_schema.statistics using (table_schema, table_name, column_name) \
+                 where table_schema = {ks} and index_name = 'PRIMARY' order by table_name, seq_in_index"
+            ))
+            .await?;
+        let mut tables = crate::keyorder::TableKeyOrders::new();
+        for row in &result.rows {
+            let cells = crate::decode::split_row(row)?;
+            let text = |i: usize| {
+                cells
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+            };
+            let (Some(table), Some(column), Some(data_type), Some(column_type)) =
+                (text(0), text(1), text(2), text(3))
+            else {
+                continue;
+            };
+            let collation = text(4);
+            let entry = tables.entry(table).or_insert_with(|| {
+                Ok(KeyOrder {
+                    columns: Vec::new(),
+                })
+            });
+            if let Ok(order) = entry {
+                match ColumnOrder::of_declared(
+                    &column,
+                    &data_type,
+                    &column_type,
+                    collation.as_deref(),
+                ) {
+                    Ok(c) => order.columns.push(c),
+                    Err(why) => *entry = Err(why),
+                }
             }
         }
+        Ok(tables)
     }
-    Ok(tables)
 }
 
 pub(crate) fn tablet_type(t: TabletType) -> topodata::TabletType {

@@ -318,6 +318,9 @@ fn type_length(column_type: &str) -> Option<usize> {
     column_type[open + 1..close].trim().parse().ok()
 }
 
+/// Per table (by name): its key's order, or why the core cannot reproduce it.
+pub type TableKeyOrders = std::collections::BTreeMap<String, Result<KeyOrder, Inexact>>;
+
 /// A primary key's order: its columns in index order, each with its own order.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyOrder {

@@ -345,12 +345,14 @@ impl Machine {
         let is_snapshot = ev.timestamp == 0;
         let shard_key = (keyspace.clone(), shard.clone());
         // Which of this table's rows the copy has delivered so far (None: all of them count).
-        let copied = if is_snapshot {
+        let bounded = if is_snapshot {
             self.check_copy_rows(&shard_key, &table)?;
-            None
+            false
         } else {
-            self.copied_range(&shard_key, &table, &schema)?
+            self.prepare_copied_range(&shard_key, &table, &schema)?
         };
+        // Borrowed, not cloned: this runs for every change while a shard copies.
+        let copied = bounded.then(|| &self.ranges[&key].range);
         let delivered = |values: &Vec<Value>| copied.as_ref().is_none_or(|r| r.contains(values));
         let decoder = &self.decoders[&key];
         let commit_ts_millis = ev.timestamp * 1000;
@@ -452,19 +454,20 @@ impl Machine {
         Ok(())
     }
 
-    /// For a change (not a copy row) of `table` on `shard`: the range of rows the copy has
-    /// delivered, or None when every change passes.
-    fn copied_range(
+    /// For a change (not a copy row) of `table` on `shard`: whether only the rows the copy has
+    /// delivered pass (true: `ranges` now holds the current range of the table) or every change
+    /// does (false).
+    fn prepare_copied_range(
         &mut self,
         shard: &ShardKey,
         table: &str,
         schema: &Arc<TableSchema>,
-    ) -> Result<Option<CopiedRange>> {
+    ) -> Result<bool> {
         let Some(track) = self.shards.get(shard) else {
-            return Ok(None);
+            return Ok(false);
         };
         let lastpk = match copyfilter::table_copy(&track.pos, table) {
-            TableCopy::Done | TableCopy::Untracked => return Ok(None),
+            TableCopy::Done | TableCopy::Untracked => return Ok(false),
             TableCopy::Pending => {
                 if self
                     .copy_started
@@ -476,7 +479,7 @@ impl Machine {
                     if let Some(txn) = self.txn.as_mut() {
                         txn.copy_finished.insert(table.to_string());
                     }
-                    return Ok(None);
+                    return Ok(false);
                 }
                 // The tablet drops changes of tables whose copy has not started. One arriving
                 // means the server lost the copy plan (VTGate retried the shard in the window
@@ -513,7 +516,7 @@ impl Machine {
                 },
             );
         }
-        Ok(self.ranges.get(&key).map(|c| c.range.clone()))
+        Ok(true)
     }
 
     /// Adds an event to the open transaction (emitting a chunk when over budget), or emits it.

@@ -7,10 +7,10 @@
 //! mid-stream, idle timeout) reconnect with exponential backoff and full jitter, resuming every
 //! shard from its last mark: the consumer sees no gap and no repeat.
 
-use crate::client::{key_orders, KeyspaceInfo, ServerVersion, VtgateClient};
+use crate::client::{KeyspaceInfo, ServerVersion, VtgateClient};
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
-use crate::keyorder::{Inexact, KeyOrder};
+use crate::keyorder::{Inexact, TableKeyOrders};
 use crate::machine::{Machine, MachineConfig};
 use crate::metrics::Metrics;
 use crate::options::{StartMode, StreamOptions};
@@ -19,7 +19,6 @@ use crate::proto::vtgate::VStreamResponse;
 use crate::request::{build_request, plan, start_positions, Plan};
 use prost::Message;
 use rand::Rng;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 use tracing::Instrument;
@@ -395,9 +394,7 @@ async fn discover(
 /// before streaming: exact tables give an exact retract changelog even while a copy resumes, the
 /// others an upsert changelog. A selected table without primary key (allowed by
 /// `allow_tables_without_primary_key`) is reported as [`Inexact`] with an empty column.
-pub async fn selected_key_orders(
-    options: &StreamOptions,
-) -> Result<BTreeMap<String, std::result::Result<KeyOrder, Inexact>>> {
+pub async fn selected_key_orders(options: &StreamOptions) -> Result<TableKeyOrders> {
     validate_options(options)?;
     let span =
         tracing::info_span!("key_orders", keyspace = %options.keyspace, address = %options.address);
@@ -406,7 +403,7 @@ pub async fn selected_key_orders(
         let plan = plan(options, &info, server)?;
         let mut orders = match tokio::time::timeout(
             options.connect_timeout,
-            key_orders(&client, &options.keyspace),
+            client.key_orders(&options.keyspace),
         )
         .await
         {
@@ -415,7 +412,8 @@ pub async fn selected_key_orders(
                 return Err(Error::retryable(format!(
                     "VTGate at {} did not answer the primary-key query within {:?}",
                     options.address, options.connect_timeout
-                )))
+                ))
+                .with_code(ErrorCode::Unreachable))
             }
         };
         let selected = plan
@@ -431,7 +429,7 @@ pub async fn selected_key_orders(
                 });
                 (table, order)
             })
-            .collect::<BTreeMap<_, _>>();
+            .collect::<TableKeyOrders>();
         let inexact = selected.values().filter(|o| o.is_err()).count();
         tracing::info!(tables = selected.len(), inexact, "primary-key orders read");
         Ok(selected)

@@ -11,8 +11,7 @@
 //! `column` is absent for a table without primary key (only selectable with
 //! `allow_tables_without_primary_key`).
 
-use std::collections::BTreeMap;
-use vitess_cdc_core::keyorder::{Inexact, KeyOrder};
+use vitess_cdc_core::keyorder::TableKeyOrders;
 use vitess_cdc_core::{Result, StreamOptions};
 
 /// Connects, plans the selection of `options` and reads its key orders; closes before returning.
@@ -23,7 +22,7 @@ pub fn read(options: &StreamOptions) -> Result<String> {
 }
 
 /// The JSON form above.
-pub fn render(orders: &BTreeMap<String, std::result::Result<KeyOrder, Inexact>>) -> String {
+pub fn render(orders: &TableKeyOrders) -> String {
     let tables: serde_json::Map<String, serde_json::Value> = orders
         .iter()
         .map(|(table, order)| {
@@ -45,11 +44,11 @@ pub fn render(orders: &BTreeMap<String, std::result::Result<KeyOrder, Inexact>>)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use vitess_cdc_core::keyorder::ColumnOrder;
+    use vitess_cdc_core::keyorder::{ColumnOrder, Inexact, KeyOrder};
 
     #[test]
     fn exact_inexact_and_keyless_tables_are_rendered() {
-        let mut orders = BTreeMap::new();
+        let mut orders = TableKeyOrders::new();
         orders.insert(
             "customer".to_string(),
             Ok(KeyOrder {
@@ -83,6 +82,6 @@ mod tests {
 
     #[test]
     fn an_empty_selection_is_an_empty_object() {
-        assert_eq!(render(&BTreeMap::new()), r#"{"tables":{}}"#);
+        assert_eq!(render(&TableKeyOrders::new()), r#"{"tables":{}}"#);
     }
 }
