@@ -62,7 +62,7 @@ final class ChangelogModeResolver {
         return upsert() ? UPSERT : ChangelogMode.all();
     }
 
-    /** Whether the table is read as an upsert changelog (its source then emits each {@code -U} as a {@code -D}). */
+    /** Whether the table is read as an upsert changelog (its source then leaves {@code -U} records out). */
     synchronized boolean upsert() {
         if (upsert == null) {
             upsert = decide();
@@ -120,9 +120,10 @@ final class ChangelogModeResolver {
         if (inexact.column() == null) {
             return "add a primary key to Vitess table '" + inexact.table() + "'";
         }
-        return "give the key column a binary collation (e.g. ALTER TABLE " + inexact.table() + " MODIFY "
-                + inexact.column() + " ... COLLATE utf8mb4_bin, or utf8mb4_0900_bin) or an exactly ordered type "
-                + "(integers, DECIMAL, DOUBLE, binary strings, temporal types)";
+        return "give the key column a collation the connector orders exactly (e.g. ALTER TABLE " + inexact.table()
+                + " MODIFY " + inexact.column() + " ... COLLATE utf8mb4_bin; also utf8mb4_0900_bin or MySQL's "
+                + "default utf8mb4_0900_ai_ci) or an exactly ordered type (integers, DECIMAL, DOUBLE, binary "
+                + "strings, temporal types)";
     }
 
     private static String others(KeyOrders orders) {
