@@ -2,10 +2,12 @@ package io.vitesscdc.source.reader;
 
 import io.vitesscdc.nativeio.Batch;
 import io.vitesscdc.nativeio.BatchEntry;
+import io.vitesscdc.nativeio.ChangeKind;
 import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.reader.SplitElement.Change;
 import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.ShardPositions;
 import io.vitesscdc.source.split.VitessSplit;
@@ -139,16 +141,24 @@ final class BatchConverter<T> {
         collector.values = new ArrayList<>(1);
         collector.cursor = c;
         deserializer.deserialize(record, collector, collector);
-        SplitElement.Change<T> change =
-                new SplitElement.Change<>(collector.values, record.commitTimestampMillis(), record.isSnapshot());
+        Change<T> change = new Change<>(collector.values, record.commitTimestampMillis(), record.isSnapshot());
         metrics.recordFetched(c.splitId, record.commitTimestampMillis(), record.isSnapshot());
         if (record.isSnapshot()) {
+            flushUpdateBefore(c, out);
             c.pendingCopyBatch.add(change);
             if (c.pendingCopyBatch.size() >= maxGroupedRecords) {
                 LOG.warn("Copy batch of {} has more than {} records: handing them out one by one; a checkpoint "
                         + "inside this batch resumes at-least-once", c.splitId, maxGroupedRecords);
                 flushPending(c, out);
             }
+        } else if (record.kind() == ChangeKind.UPDATE_BEFORE) {
+            flushPending(c, out);
+            c.pendingUpdateBefore = change;
+        } else if (record.kind() == ChangeKind.UPDATE_AFTER && c.pendingUpdateBefore != null) {
+            Change<T> update = c.pendingUpdateBefore.followedBy(change);
+            c.pendingUpdateBefore = null;
+            c.recordsSinceMark += update.records;
+            out.add(c.splitId, update);
         } else {
             flushPending(c, out);
             c.recordsSinceMark++;
@@ -156,12 +166,27 @@ final class BatchConverter<T> {
         }
     }
 
+    /** Hands out what waits for a later record: an update-before without its after, copy records. */
     private void flushPending(ShardCursor<T> c, VitessRecords<T> out) {
+        flushUpdateBefore(c, out);
         for (SplitElement.Change<T> pending : c.pendingCopyBatch) {
             c.recordsSinceMark++;
             out.add(c.splitId, pending);
         }
         c.pendingCopyBatch.clear();
+    }
+
+    /**
+     * The core always sends an update's two records together, so this only runs when something
+     * else came between them; the lone before image is still a record of the stream, and dropping
+     * it would lose data.
+     */
+    private static <T> void flushUpdateBefore(ShardCursor<T> c, VitessRecords<T> out) {
+        if (c.pendingUpdateBefore != null) {
+            c.recordsSinceMark += c.pendingUpdateBefore.records;
+            out.add(c.splitId, c.pendingUpdateBefore);
+            c.pendingUpdateBefore = null;
+        }
     }
 
     private void onMark(BatchEntry.PositionMark mark, VitessRecords<T> out) {
@@ -175,6 +200,7 @@ final class BatchConverter<T> {
                     + mark.json() + " came first: the replay differs from the original stream, so exactly-once "
                     + "cannot be guaranteed. Restart the job from an earlier checkpoint or re-snapshot.");
         }
+        flushUpdateBefore(c, out);
         if (c.pendingCopyBatch.isEmpty()) {
             out.add(c.splitId, new SplitElement.Mark<>(mark.json()));
         } else {

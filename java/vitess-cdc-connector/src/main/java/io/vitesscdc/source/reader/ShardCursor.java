@@ -28,6 +28,12 @@ final class ShardCursor<T> {
     long skip;
     /** Copy-phase records waiting for the mark that closes their copy batch. */
     final List<SplitElement.Change<T>> pendingCopyBatch = new ArrayList<>();
+    /**
+     * A streamed update-before change waiting for its update-after record: the two are handed out
+     * as one element, so no checkpoint stores a position between them (a deserializer may hold
+     * the before image until the after image comes, and a resume between them would lose it).
+     */
+    SplitElement.Change<T> pendingUpdateBefore;
     /** No more elements: bounded mode reached the shard's copy completion, or the stream ended. */
     boolean finished;
     /** Flink was told that the split finished. */
@@ -48,5 +54,6 @@ final class ShardCursor<T> {
     void rewindToMark() {
         skip = recordsSinceMark;
         pendingCopyBatch.clear();
+        pendingUpdateBefore = null;
     }
 }

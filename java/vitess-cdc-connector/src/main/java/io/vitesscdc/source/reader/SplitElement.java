@@ -16,16 +16,34 @@ import java.util.List;
 @Internal
 public interface SplitElement<T> {
 
-    /** One change record: the values it converted to (any number), its commit time, its phase. */
+    /**
+     * One change record, or an update's before and after records together (so a checkpoint never
+     * falls between them): the values they converted to (any number), how many native records
+     * they are, their commit time and phase.
+     */
     final class Change<T> implements SplitElement<T> {
         final List<T> values;
+        final int records;
         final long commitTimestampMillis;
         final boolean snapshot;
 
         Change(List<T> values, long commitTimestampMillis, boolean snapshot) {
+            this(values, 1, commitTimestampMillis, snapshot);
+        }
+
+        Change(List<T> values, int records, long commitTimestampMillis, boolean snapshot) {
             this.values = values;
+            this.records = records;
             this.commitTimestampMillis = commitTimestampMillis;
             this.snapshot = snapshot;
+        }
+
+        /** This update-before change followed by its update-after change, as one element. */
+        Change<T> followedBy(Change<T> after) {
+            List<T> both = new java.util.ArrayList<>(values.size() + after.values.size());
+            both.addAll(values);
+            both.addAll(after.values);
+            return new Change<>(both, records + after.records, after.commitTimestampMillis, snapshot);
         }
 
         @Override

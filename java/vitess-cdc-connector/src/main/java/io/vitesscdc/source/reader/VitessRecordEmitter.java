@@ -57,7 +57,7 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
                 output.collect(value, change.commitTimestampMillis);
             }
         }
-        state.recordEmitted(change.snapshot);
+        state.recordsEmitted(change.records, change.snapshot);
     }
 
     private void onHeartbeat(long timestampMillis, SourceOutput<T> output, VitessSplitState state) {

@@ -51,10 +51,15 @@ public final class VitessSplitState {
 
     /** A change record of this shard was emitted. */
     public void recordEmitted(boolean snapshot) {
-        recordsSinceMark++;
-        totalRecords++;
+        recordsEmitted(1, snapshot);
+    }
+
+    /** {@code count} change records of this shard were emitted as one element. */
+    public void recordsEmitted(int count, boolean snapshot) {
+        recordsSinceMark += count;
+        totalRecords += count;
         if (snapshot) {
-            snapshotRecords++;
+            snapshotRecords += count;
         }
     }
 

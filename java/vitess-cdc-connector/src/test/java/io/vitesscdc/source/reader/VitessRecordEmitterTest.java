@@ -54,6 +54,8 @@ class VitessRecordEmitterTest {
         assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", "{\"gtid\":\"g0\"}", 1));
         emitter.emitRecord(new SplitElement.Change<>(List.of("b", "b2"), 1000, false), out, state);
         assertThat(state.toSplit().recordsSinceMark()).as("records, not values, are counted").isEqualTo(2);
+        emitter.emitRecord(new SplitElement.Change<>(List.of("-u", "+u"), 2, 1000, false), out, state);
+        assertThat(state.toSplit().recordsSinceMark()).as("an update's two records as one element").isEqualTo(4);
         emitter.emitRecord(new SplitElement.Mark<>("{\"gtid\":\"g1\"}"), out, state);
         assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", "{\"gtid\":\"g1\"}", 0));
         emitter.emitRecord(new SplitElement.CopyBatch<>(
@@ -61,7 +63,7 @@ class VitessRecordEmitterTest {
                 "{\"gtid\":\"g2\"}"), out, state);
         assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", "{\"gtid\":\"g2\"}", 0));
         assertThat(state.snapshotRecords()).isEqualTo(2);
-        assertThat(out.events).containsExactly("a@1000", "b@1000", "b2@1000", "s1@none", "s2@none");
+        assertThat(out.events).containsExactly("a@1000", "b@1000", "b2@1000", "-u@1000", "+u@1000", "s1@none", "s2@none");
     }
 
     @Test
