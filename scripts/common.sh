@@ -45,4 +45,13 @@ check_toolchain() {
     echo "missing tools: ${missing[*]} (need Go >= 1.26, Rust stable with clippy+rustfmt, JDK 17, Maven 3.8+)" >&2
     exit 1
   fi
+  # The oldest compiler the workspace builds with is its `rust-version`; say so before a long
+  # build fails on a language feature.
+  local need have
+  need=$(sed -n 's/^rust-version = "\(.*\)"/\1/p' "$REPO/Cargo.toml")
+  have=$(rustc --version | awk '{print $2}')
+  if [ -n "$need" ] && [ "$(printf '%s\n%s\n' "$need" "$have" | sort -V | head -1)" != "$need" ]; then
+    echo "rustc $have is older than the workspace's rust-version $need: run 'rustup update stable'" >&2
+    exit 1
+  fi
 }
