@@ -5,6 +5,7 @@ import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.enumerator.NativeShardDiscovery;
 import io.vitesscdc.source.split.ShardPositions;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
+import io.vitesscdc.source.testutils.Savepoints;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
@@ -14,7 +15,6 @@ import io.vitesscdc.source.testutils.VitessCluster;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -37,7 +37,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -120,7 +119,7 @@ class LatestOffsetPositionITCase {
     void savepointRightAfterStartRestoresWithoutGap(@TempDir Path savepoints) throws Exception {
         // 1. Start from latest and take a savepoint at once: no change of ours has happened yet.
         JobClient first = buildJob().executeAsync("vitess-latest");
-        String savepoint = stopWithSavepointAsSoonAsRunning(first, savepoints);
+        String savepoint = Savepoints.stopWithSavepoint(first, savepoints);
         assertThat(materializedInRange()).isEmpty();
 
         // 2. While no job runs, rows change: a restore at "now" would never see them.
@@ -140,23 +139,6 @@ class LatestOffsetPositionITCase {
             restored.cancel().get();
         }
         ChangelogRecorder.assertStrict(runId);
-    }
-
-    /** Stop-with-savepoint as soon as every task runs (refused while initializing or deploying). */
-    private static String stopWithSavepointAsSoonAsRunning(JobClient job, Path dir) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (true) {
-            try {
-                return job.stopWithSavepoint(false, dir.toString(), SavepointFormatType.CANONICAL)
-                        .get(1, TimeUnit.MINUTES);
-            } catch (ExecutionException notYetRunning) {
-                // the job is initializing, or not every task runs yet
-                if (System.nanoTime() > deadline) {
-                    throw notYetRunning;
-                }
-                Thread.sleep(100);
-            }
-        }
     }
 
     /**

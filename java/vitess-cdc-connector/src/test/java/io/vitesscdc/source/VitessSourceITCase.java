@@ -2,6 +2,7 @@ package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
+import io.vitesscdc.source.testutils.Savepoints;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
@@ -16,7 +17,6 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
@@ -113,8 +113,7 @@ class VitessSourceITCase {
         // 1. Stop while the copy is still being emitted (a slow map keeps the emit side behind).
         JobClient copying = buildJob(2, 2).executeAsync("vitess-copy");
         waitUntil(Duration.ofSeconds(90), () -> materializedInRange().size() >= 200, "first copied rows");
-        String duringCopy = copying.stopWithSavepoint(false, savepoints.toString(), SavepointFormatType.CANONICAL)
-                .get(2, TimeUnit.MINUTES);
+        String duringCopy = Savepoints.stopWithSavepoint(copying, savepoints);
         assertThat(materializedInRange().size())
                 .as("the savepoint must be taken while the copy is in progress")
                 .isLessThan(6000);
@@ -124,8 +123,7 @@ class VitessSourceITCase {
         JobClient streaming = executeRestored(buildJob(2, 0), duringCopy);
         long opsAtRestore = writer.ops();
         waitUntil(Duration.ofSeconds(90), () -> writer.ops() >= opsAtRestore + 150, "writes while streaming");
-        String duringStreaming = streaming.stopWithSavepoint(false, savepoints.toString(),
-                SavepointFormatType.CANONICAL).get(2, TimeUnit.MINUTES);
+        String duringStreaming = Savepoints.stopWithSavepoint(streaming, savepoints);
 
         // 3. Restore with another parallelism; the writer keeps going, then everything settles.
         JobClient rescaled = executeRestored(buildJob(4, 0), duringStreaming);
@@ -150,8 +148,7 @@ class VitessSourceITCase {
         // One statement: one transaction per shard, ~1500 rows (3000 records: -U and +U) each.
         VitessCluster.execute("customer", "UPDATE customer SET visits = 424242 WHERE " + writer.rangePredicate());
         waitUntil(Duration.ofSeconds(90), () -> updatedRows() >= 200, "the start of the large transactions");
-        String inside = first.stopWithSavepoint(false, savepoints.toString(), SavepointFormatType.CANONICAL)
-                .get(2, TimeUnit.MINUTES);
+        String inside = Savepoints.stopWithSavepoint(first, savepoints);
         long applied = updatedRows();
         assertThat(applied).as("the savepoint must fall inside the transactions").isBetween(1L, 2999L);
 

@@ -2,6 +2,7 @@ package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RecordedChangelog;
+import io.vitesscdc.source.testutils.Savepoints;
 import io.vitesscdc.source.testutils.StrictChangelog;
 import io.vitesscdc.source.testutils.StrictTable;
 import io.vitesscdc.source.testutils.StrictTablesWriter;
@@ -11,7 +12,6 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
@@ -125,8 +125,7 @@ class VitessChangelogAggregatesITCase {
         try {
             writer.start(WRITES_PER_SECOND);
             awaitCopiedRowsCommitted(first);
-            savepoint = first.client.stopWithSavepoint(false, savepoints.toString(), SavepointFormatType.CANONICAL)
-                    .get(2, TimeUnit.MINUTES);
+            savepoint = Savepoints.stopWithSavepoint(first.client, savepoints);
         } finally {
             first.cancelIfRunning();
         }
