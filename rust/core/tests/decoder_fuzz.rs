@@ -13,14 +13,12 @@ use vitess_cdc_core::decode::{schema_from_field_event, RowDecoder};
 use vitess_cdc_core::machine::{Machine, MachineConfig};
 use vitess_cdc_core::metrics::Metrics;
 use vitess_cdc_core::proto::binlogdata::{
-    row_change::Bitmap, FieldEvent, RowChange, RowEvent, ShardGtid, VEvent, VEventType, VGtid,
+    row_change::Bitmap, FieldEvent, RowChange, RowEvent, VEvent, VEventType,
 };
 use vitess_cdc_core::proto::query::{Field, Row, Type};
 use vitess_cdc_core::proto::vtgate::VStreamResponse;
 use vitess_cdc_core::ShardPosition;
-
-const KS: &str = "ks";
-const SHARD: &str = "0";
+use vitess_cdc_testkit::events::{ev, vgtid, KS, SHARD};
 
 /// A column of every type family, declared as MySQL declares them.
 fn fields() -> Vec<Field> {
@@ -67,15 +65,6 @@ fn fields() -> Vec<Field> {
     ]
 }
 
-fn ev(t: VEventType) -> VEvent {
-    VEvent {
-        r#type: t as i32,
-        keyspace: KS.into(),
-        shard: SHARD.into(),
-        ..Default::default()
-    }
-}
-
 fn field_event(enum_set_strings: bool) -> VEvent {
     VEvent {
         field_event: Some(FieldEvent {
@@ -101,20 +90,6 @@ fn row_event(changes: Vec<RowChange>) -> VEvent {
             ..Default::default()
         }),
         ..ev(VEventType::Row)
-    }
-}
-
-fn vgtid(gtid: &str) -> VEvent {
-    VEvent {
-        vgtid: Some(VGtid {
-            shard_gtids: vec![ShardGtid {
-                keyspace: KS.into(),
-                shard: SHARD.into(),
-                gtid: gtid.into(),
-                ..Default::default()
-            }],
-        }),
-        ..ev(VEventType::Vgtid)
     }
 }
 

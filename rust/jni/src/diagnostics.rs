@@ -1,19 +1,22 @@
 //! The natives of `io.vitesscdc.nativeio.NativeDiagnostics`: synthetic streams for the round-trip
 //! tests and entry points for the bridge benchmark. They run no server and change no state of
 //! real streams; a synthetic stream is an ordinary handle in [`STREAMS`], read with the real
-//! `nativePoll`.
+//! `nativePoll`. Compiled only with the `diagnostics` feature: the Maven build of the connector
+//! enables it for its tests and benchmarks (java/vitess-cdc-connector/pom.xml, `cargo.features`).
+
+pub mod synth;
 
 use crate::error::{BridgeError, BridgeResult, ThrowVitessException};
 use crate::handle::Registry;
 use crate::natives::{hot, poll_result, poll_timeout, raw_direct_buffer, STREAMS};
 use crate::stream::StreamHandle;
-use crate::synth::{self, PreEncoded};
 use jni::objects::{JByteBuffer, JClass, JString};
 use jni::strings::JNIString;
 use jni::sys::{jint, jlong};
 use jni::{jni_str, Env, EnvUnowned, NativeMethod};
 use std::ffi::c_void;
 use std::sync::Arc;
+use synth::PreEncoded;
 
 /// Simple name of the class, in the (possibly relocated) package of the natives class.
 pub const CLASS_SIMPLE_NAME: &str = "NativeDiagnostics";

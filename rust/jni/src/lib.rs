@@ -12,8 +12,14 @@
 //!   lock-free queue on whatever thread logs, drained by Java threads (never an upcall).
 //! - Handles are `Box::into_raw` pointers validated through [`handle`]'s registry before use: a
 //!   closed, foreign or garbage handle throws `IllegalStateException`, it is never dereferenced.
+//!
+//! Modules depend one way: [`natives`] (the product's entry points) on [`stream`], [`handle`],
+//! [`error`] and the option, key-order and log modules; `diagnostics` (the feature of that
+//! name: synthetic streams and benchmark entry points for the bridge's own tests) on
+//! [`natives`]; this root registers both and nothing below it knows `diagnostics`.
 
 pub mod copy;
+#[cfg(feature = "diagnostics")]
 pub mod diagnostics;
 pub mod error;
 pub mod handle;
@@ -22,10 +28,9 @@ pub mod logs;
 pub mod natives;
 pub mod options;
 pub mod stream;
-pub mod synth;
 
 use jni::sys::{jint, JNI_ERR, JNI_VERSION_1_8};
-use jni::JavaVM;
+use jni::{Env, JavaVM};
 use std::ffi::c_void;
 
 /// Called by the JVM when `System.load` links this library (once per extracted copy, so once per
@@ -46,7 +51,7 @@ pub unsafe extern "system" fn JNI_OnLoad(
         // SAFETY: the JVM passes a valid, non-null JavaVM pointer to JNI_OnLoad.
         let vm = unsafe { JavaVM::from_raw(vm) };
         let outcome = vm.attach_current_thread(|env| -> jni::errors::Result<bool> {
-            match natives::register(env) {
+            match register(env) {
                 Ok(()) => Ok(true),
                 Err(e) => {
                     let message = format!("registering the native methods failed: {e}");
@@ -62,6 +67,16 @@ pub unsafe extern "system" fn JNI_OnLoad(
         }
     });
     result.unwrap_or(JNI_ERR)
+}
+
+/// Registers the natives of `NativeStream` and, with the `diagnostics` feature, those of
+/// `NativeDiagnostics` next to it.
+fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
+    #[cfg_attr(not(feature = "diagnostics"), allow(unused_variables))]
+    let natives_class = natives::register(env)?;
+    #[cfg(feature = "diagnostics")]
+    diagnostics::register(env, &natives_class)?;
+    Ok(())
 }
 
 /// Called by the JVM when the class loader that loaded this library copy is garbage collected,

@@ -30,8 +30,9 @@ pub const LOAD_ERROR_PROPERTY: &str = "vitesscdc.jni.load-error";
 pub static STREAMS: Registry<DynStreamHandle> = Registry::new();
 
 /// Registers the natives; called from `JNI_OnLoad` on the thread running `System.load`, where
-/// `FindClass` uses the class loader that is loading the library.
-pub fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
+/// `FindClass` uses the class loader that is loading the library. Returns the JVM name of the
+/// (possibly relocated) natives class.
+pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
     let class_name = natives_class_name(env)?;
     set_exception_package(&class_name);
     let class = env.find_class(JNIString::new(&class_name))?;
@@ -103,7 +104,7 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<()> {
     };
     // SAFETY: see above; the methods are declared `static native` in NativeStream.
     unsafe { env.register_native_methods(&class, &methods)? };
-    crate::diagnostics::register(env, &class_name)
+    Ok(class_name)
 }
 
 /// Leaves `message` in [`LOAD_ERROR_PROPERTY`]; best effort.

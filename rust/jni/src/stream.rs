@@ -24,7 +24,7 @@ pub enum PollOutcome {
 }
 
 /// The source of events; the real one is [`BlockingStream`], tests and the synthetic streams of
-/// [`crate::synth`] script their own.
+/// `diagnostics::synth` (feature `diagnostics`) script their own.
 pub trait EventSource: Send + Sync {
     fn poll(&self, timeout: Duration) -> Result<Vec<Event>>;
     fn close(&self);

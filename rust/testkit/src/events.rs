@@ -1,15 +1,16 @@
 //! Builders for VStream events as VTGate sends them, for scripts. Tables have two columns:
 //! `id BIGINT` (primary key) and `v VARCHAR(64)`.
 
-use vitess_cdc_core::proto::binlogdata::{
+use vitess_cdc_protos::binlogdata::{
     FieldEvent, RowChange, RowEvent, ShardGtid, TableLastPk, VEvent, VEventType, VGtid,
 };
-use vitess_cdc_core::proto::query::{Field, MySqlFlag, QueryResult, Row, Type};
+use vitess_cdc_protos::query::{Field, MySqlFlag, QueryResult, Row, Type};
 
 pub const KS: &str = "ks";
 pub const SHARD: &str = "0";
 
-fn ev(ty: VEventType) -> VEvent {
+/// An event of type `ty` from shard [`SHARD`] of keyspace [`KS`], nothing else set.
+pub fn ev(ty: VEventType) -> VEvent {
     VEvent {
         r#type: ty as i32,
         keyspace: KS.into(),
@@ -116,7 +117,12 @@ pub fn rows(table: &str, timestamp: i64, changes: Vec<(Option<Row>, Option<Row>)
 
 /// A streaming-phase insert of `id`.
 pub fn insert(table: &str, id: i64) -> VEvent {
-    rows(table, 1_700_000_000, vec![(None, Some(row(id, "v")))])
+    insert_at(table, id, 1_700_000_000)
+}
+
+/// An insert of `id` at `timestamp` (0 = a copy-phase row).
+pub fn insert_at(table: &str, id: i64, timestamp: i64) -> VEvent {
+    rows(table, timestamp, vec![(None, Some(row(id, "v")))])
 }
 
 /// A copy-phase batch of rows `ids`.
@@ -199,7 +205,7 @@ pub fn vgtid_shards(entries: &[(&str, &str)]) -> VEvent {
 /// A SHARDS reshard journal: `participants` (old shards) end, `started` (new shard, start gtid)
 /// begin. Send it as `shard` with [`on_shard`]; every participant sends an identical one.
 pub fn journal(id: i64, participants: &[&str], started: &[(&str, &str)]) -> VEvent {
-    use vitess_cdc_core::proto::binlogdata::{Journal, KeyspaceShard, MigrationType};
+    use vitess_cdc_protos::binlogdata::{Journal, KeyspaceShard, MigrationType};
     VEvent {
         journal: Some(Journal {
             id,

@@ -19,16 +19,10 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::oneshot;
 use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
-use vitess_cdc_core::proto::query::{Field, QueryResult, Row, Type};
-use vitess_cdc_core::proto::vtgate::{
-    ExecuteRequest, ExecuteResponse, VStreamRequest, VStreamResponse,
-};
+use vitess_cdc_protos::query::{Field, QueryResult, Row, Type};
+use vitess_cdc_protos::vtgate::{ExecuteRequest, ExecuteResponse, VStreamRequest, VStreamResponse};
 
-#[allow(clippy::all)]
-mod server {
-    tonic::include_proto!("vtgateservice");
-}
-use server::vitess_server::{Vitess, VitessServer};
+use vitess_cdc_protos::vtgateservice::vitess_server::{Vitess, VitessServer};
 
 /// What `Execute` discovery reports.
 #[derive(Debug, Clone)]
@@ -75,7 +69,7 @@ pub struct ServerTls {
 #[derive(Debug, Clone)]
 pub enum Step {
     /// One `VStreamResponse` with these events.
-    Send(Vec<vitess_cdc_core::proto::binlogdata::VEvent>),
+    Send(Vec<vitess_cdc_protos::binlogdata::VEvent>),
     /// End the RPC with this status (e.g. UNAVAILABLE = connection trouble).
     Fail(tonic::Code, String),
     /// End the RPC with OK status (EOF).
@@ -99,7 +93,7 @@ impl Session {
     pub fn new() -> Self {
         Session::default()
     }
-    pub fn send(mut self, events: Vec<vitess_cdc_core::proto::binlogdata::VEvent>) -> Self {
+    pub fn send(mut self, events: Vec<vitess_cdc_protos::binlogdata::VEvent>) -> Self {
         self.steps.push(Step::Send(events));
         self
     }
@@ -450,8 +444,8 @@ fn async_stream(steps: Vec<Step>) -> impl Stream<Item = Result<VStreamResponse, 
                 let now = std::time::SystemTime::now()
                     .duration_since(std::time::UNIX_EPOCH)
                     .unwrap_or_default();
-                let heartbeat = vitess_cdc_core::proto::binlogdata::VEvent {
-                    r#type: vitess_cdc_core::proto::binlogdata::VEventType::Heartbeat as i32,
+                let heartbeat = vitess_cdc_protos::binlogdata::VEvent {
+                    r#type: vitess_cdc_protos::binlogdata::VEventType::Heartbeat as i32,
                     timestamp: now.as_secs() as i64,
                     current_time: now.as_nanos() as i64,
                     ..Default::default()

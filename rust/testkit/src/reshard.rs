@@ -19,10 +19,10 @@ use crate::{Keyspace, Responder, Session};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
-use vitess_cdc_core::proto::binlogdata::{
+use vitess_cdc_protos::binlogdata::{
     Journal, KeyspaceShard, MigrationType, ShardGtid, VEvent, VEventType, VGtid,
 };
-use vitess_cdc_core::proto::vtgate::VStreamRequest;
+use vitess_cdc_protos::vtgate::VStreamRequest;
 
 /// The reshard journal's id.
 pub const JOURNAL_ID: i64 = 7_000_001;

@@ -6,7 +6,9 @@ import java.nio.ByteBuffer;
  * Native entry points for tests and benchmarks of the bridge itself, without a server: synthetic
  * streams of every value type (read with the real {@link NativeStream#poll}) and a pre-encoded
  * batch that isolates the cost of the JNI boundary. Registered by {@code JNI_OnLoad} next to
- * {@link NativeStream}; call {@link NativeLibrary#load()} first.
+ * {@link NativeStream} when the library has the cargo feature {@code diagnostics} (the Maven build
+ * enables it unless it runs no tests, see the pom's {@code cargo.features}; without it these
+ * methods throw {@link UnsatisfiedLinkError}); call {@link NativeLibrary#load()} first.
  */
 final class NativeDiagnostics {
 
@@ -29,7 +31,7 @@ final class NativeDiagnostics {
 
     static native long nativeOpenSynthetic(long seed, int events);
 
-    /** The expected content of the synthetic stream, one line per entry (rust/jni/src/synth.rs). */
+    /** The expected content of the synthetic stream, one line per entry (rust/jni/src/diagnostics/synth.rs). */
     static native String nativeSyntheticExpected(long seed, int events);
 
     /** A batch of {@code shape} rows (at most {@code batchBytes}), encoded once. */

@@ -16,7 +16,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Property test of the whole bridge: random events of every column type, generated natively from
- * a seed (rust/jni/src/synth.rs: extreme integers, NaN and infinities, zero and invalid dates,
+ * a seed (rust/jni/src/diagnostics/synth.rs: extreme integers, NaN and infinities, zero and invalid dates,
  * negative and &gt; 24 h times, 4-byte UTF-8, empty and large strings and bytes, NULL, absent
  * values, schema changes, every marker), are encoded by the real batch encoder, delivered by the
  * real {@code nativePoll} into buffers from 16 bytes up (so events are split across batches and

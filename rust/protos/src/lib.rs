@@ -1,7 +1,10 @@
-//! Generated Vitess v24 protobuf subset (see `proto/` at the repository root).
+//! Generated Vitess v24 protobuf subset (see `proto/` at the repository root): the crate every
+//! other one takes the wire types from (core's client, the testkit's fake VTGate and its event
+//! builders), so they are one set of types wherever they meet.
 //!
 //! Package names match Vitess exactly, so the gRPC paths are `/vtgateservice.Vitess/VStream`
-//! and `/vtgateservice.Vitess/Execute`.
+//! and `/vtgateservice.Vitess/Execute`. The server (`vtgateservice::vitess_server`) needs the
+//! `server` feature.
 
 #![allow(clippy::all, missing_docs)]
 

@@ -1,5 +1,6 @@
-//! Generates the Vitess protobuf subset (../../proto) into Rust: prost messages plus the tonic
-//! client for `vtgateservice.Vitess`. protoc comes from `protoc-bin-vendored`, so building
+//! Generates the Vitess protobuf subset (../../proto) into Rust: prost messages, the tonic client
+//! for `vtgateservice.Vitess` and its server (compiled only with the `server` feature, which the
+//! fake VTGate of rust/testkit enables). protoc comes from `protoc-bin-vendored`, so building
 //! needs no system protoc.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -20,7 +21,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     tonic_prost_build::configure()
         .build_client(true)
-        .build_server(false)
+        .build_server(true)
+        .server_mod_attribute(".", "#[cfg(feature = \"server\")]")
         .compile_protos(&files, &[proto_dir.to_string()])?;
 
     println!("cargo:rerun-if-changed={proto_dir}");

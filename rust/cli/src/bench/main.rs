@@ -1,0 +1,114 @@
+//! `vitess-cdc-bench`: throughput and CPU cost of the Rust core. Prints a table and writes the
+//! figures as JSON. Not a test: nothing here asserts a speed.
+//!
+//! * offline: decode (`query.Row` text → typed `Value`s) and batch encode (the bytes that cross
+//!   JNI) on synthetic rows shaped like `customer.customer` and `customer.all_types`;
+//! * live, against the local VTGate: a count-only baseline consumer (raw tonic VStream, counts
+//!   row changes without decoding them) versus the full core (`BlockingStream` → typed events →
+//!   batch encoding), for the copy of a seeded table, for streaming while a writer process
+//!   inserts, and for a streaming catch-up (replaying that binlog from a saved position).
+//!
+//! CPU is this process's user + system time (`getrusage`), so the writer runs as a child
+//! process and is not counted; VTGate, vttablet and MySQL share the same 2 cores.
+//!
+//! Parts: `offline` and `live` run the measurements, `report` measures (CPU, wall time) and
+//! prints and writes what they found.
+
+mod live;
+mod offline;
+mod report;
+
+use clap::Parser;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "vitess-cdc-bench",
+    about = "Throughput and CPU cost of the vitess-cdc Rust core (offline and against a live VTGate)"
+)]
+struct Args {
+    /// Synthetic rows per offline measurement
+    #[arg(long, default_value_t = 500_000)]
+    offline_rows: usize,
+    /// Rows seeded into the bench table and copied by each consumer
+    #[arg(long, default_value_t = 200_000)]
+    copy_rows: usize,
+    /// Rows the writer inserts during each streaming measurement
+    #[arg(long, default_value_t = 50_000)]
+    stream_rows: usize,
+    /// Rows per INSERT statement (= per transaction) of the streaming writer
+    #[arg(long, default_value_t = 50)]
+    writer_batch: usize,
+    /// Only the offline measurements
+    #[arg(long)]
+    offline_only: bool,
+    /// VTGate gRPC address
+    #[arg(long, env = "VTGATE_GRPC_ADDR", default_value = "127.0.0.1:15991")]
+    address: String,
+    /// VTGate MySQL host and port (for seeding and writing)
+    #[arg(long, env = "VTGATE_MYSQL_HOST", default_value = "127.0.0.1")]
+    mysql_host: String,
+    #[arg(long, env = "VTGATE_MYSQL_PORT", default_value_t = 15993)]
+    mysql_port: u16,
+    /// Unsharded keyspace that holds the (temporary) bench table
+    #[arg(long, default_value = "commerce")]
+    keyspace: String,
+    /// The bench table: created, seeded, and dropped at the end
+    #[arg(long, default_value = "bench_events")]
+    table: String,
+    /// Where to write the results as JSON
+    #[arg(long, default_value = "target/vitess-cdc-bench.json")]
+    json: String,
+    /// Runs of every live scenario per consumer; the median (by wall time) is reported
+    #[arg(long, default_value_t = 3)]
+    repeat: usize,
+    /// Keep the bench table afterwards, and reuse it when it already holds --copy-rows rows
+    #[arg(long)]
+    keep_table: bool,
+    /// Internal: run as the streaming writer child process (`--writer FIRST_ID`)
+    #[arg(long, hide = true)]
+    writer: Option<i64>,
+}
+
+fn main() -> std::process::ExitCode {
+    let args = Args::parse();
+    if let Some(first) = args.writer {
+        return match live::run_writer(&args, first) {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("writer: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
+    if cfg!(debug_assertions) {
+        eprintln!("warning: this is a debug build; build with --release for meaningful figures");
+    }
+    let machine = report::machine();
+    println!(
+        "vitess-cdc-bench — {} CPUs ({}), {}",
+        machine["cpus"],
+        machine["cpu_model"].as_str().unwrap_or(""),
+        env!("CARGO_PKG_VERSION")
+    );
+
+    let offline = offline::run(&args);
+
+    let mut live_json = Vec::new();
+    let mut failed = None;
+    if !args.offline_only {
+        match live::run(&args) {
+            Ok(results) => live_json = report::live_scenarios(&args, &results),
+            Err(e) => {
+                eprintln!("live benchmark failed: {e}");
+                failed = Some(e);
+            }
+        }
+    }
+
+    report::write(&args, machine, &offline, live_json, &failed);
+    if failed.is_some() {
+        std::process::ExitCode::FAILURE
+    } else {
+        std::process::ExitCode::SUCCESS
+    }
+}

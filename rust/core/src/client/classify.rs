@@ -1,0 +1,414 @@
+//! How the client classifies what went wrong: a transport error while connecting, a TLS failure
+//! (during the handshake or only at the first call), or a gRPC status from VTGate, into an
+//! [`Error`] of the right kind (retryable, configuration, fatal) and code, with a message that
+//! names the cause and the fix. The only place that reads the words of VTGate's and the TLS
+//! stack's messages.
+
+use crate::error::{Error, ErrorCode, ErrorKind};
+use crate::options::StreamOptions;
+
+/// How the connection is secured: decides the hints in connection errors.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TlsMode {
+    Off,
+    /// TLS without a client certificate.
+    ServerOnly,
+    /// TLS with a client certificate (mTLS).
+    Mutual,
+}
+
+impl TlsMode {
+    pub(super) fn of(options: &StreamOptions) -> TlsMode {
+        match &options.tls {
+            None => TlsMode::Off,
+            Some(t) if t.client_cert_path.is_some() => TlsMode::Mutual,
+            Some(_) => TlsMode::ServerOnly,
+        }
+    }
+}
+
+/// Walks an error's source chain looking for an I/O error kind and the innermost message.
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> (Option<std::io::ErrorKind>, String) {
+    let mut io_kind = None;
+    let mut last = err.to_string();
+    let mut cur: Option<&(dyn std::error::Error + 'static)> = Some(err);
+    while let Some(e) = cur {
+        if let Some(io) = e.downcast_ref::<std::io::Error>() {
+            io_kind.get_or_insert(io.kind());
+        }
+        last = e.to_string();
+        cur = e.source();
+    }
+    (io_kind, last)
+}
+
+pub(super) fn transport_error(address: &str, tls: bool, err: &tonic::transport::Error) -> Error {
+    use std::io::ErrorKind as Io;
+    let (io_kind, cause) = root_cause(err);
+    let lower = cause.to_lowercase();
+    if let Some(e) = tls_handshake_error(address, tls, &cause) {
+        return e;
+    }
+    let message = match io_kind {
+        Some(Io::ConnectionRefused) => format!(
+            "cannot reach VTGate at {address}: connection refused — check the address and that VTGate's gRPC port is open"
+        ),
+        Some(Io::TimedOut) => format!(
+            "cannot reach VTGate at {address}: connection timed out — check the address, firewalls, and that VTGate is running"
+        ),
+        _ if lower.contains("dns") || lower.contains("resolve") || lower.contains("name or service") => format!(
+            "cannot resolve the VTGate host in '{address}': {cause} — check the host name"
+        ),
+        _ => format!("cannot connect to VTGate at {address}: {cause} — check the address and that VTGate is running"),
+    };
+    Error::retryable(message).with_code(ErrorCode::Unreachable)
+}
+
+/// TLS failures seen by the client during the handshake (its view of the server's certificate,
+/// or a server that does not speak TLS). Retrying does not help: these are configuration errors.
+fn tls_handshake_error(address: &str, tls: bool, cause: &str) -> Option<Error> {
+    let lower = cause.to_lowercase();
+    let fix = |what: String| Some(Error::config(what).with_code(ErrorCode::TlsMismatch));
+    if lower.contains("unknownissuer") || lower.contains("unknown issuer") {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: VTGate's certificate is not signed by a CA this client \
+             trusts ({cause}) — set the CA certificate (tls.ca_cert_path, --tls-ca) to the CA that signed \
+             VTGate's certificate"
+        ));
+    }
+    if lower.contains("not valid for name") || lower.contains("notvalidforname") {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: VTGate's certificate does not match the server name \
+             ({cause}) — connect by a name the certificate lists, or set the server name to verify \
+             (tls.server_name, --tls-server-name)"
+        ));
+    }
+    if lower.contains("expired") || lower.contains("notvalidyet") || lower.contains("not valid yet")
+    {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: VTGate's certificate is outside its validity period \
+             ({cause}) — renew VTGate's certificate or check this machine's clock"
+        ));
+    }
+    if lower.contains("received fatal alert") {
+        return fix(alert_message(address, cause));
+    }
+    if lower.contains("invalidcontenttype")
+        || lower.contains("corrupt message")
+        || lower.contains("wrong version number")
+        || (tls && lower.contains("invalidmessage"))
+    {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: the server does not speak TLS on this port ({cause}) — \
+             drop the TLS options (VTGate serves TLS only with --grpc-cert/--grpc-key) or use its TLS port"
+        ));
+    }
+    if lower.contains("certificate") || lower.contains("tls") || lower.contains("handshake") {
+        return fix(format!(
+            "TLS handshake with VTGate at {address} failed: {cause} — check the CA certificate (tls.ca_cert_path), \
+             the server name and whether VTGate serves TLS ({})",
+            if tls { "TLS is on" } else { "TLS is off" }
+        ));
+    }
+    None
+}
+
+/// A TLS alert the server sent: about our client certificate, almost always.
+fn alert_message(address: &str, cause: &str) -> String {
+    let lower = cause.to_lowercase();
+    if lower.contains("certificaterequired") {
+        return format!(
+            "VTGate at {address} requires a TLS client certificate (mTLS) and none was sent ({cause}) — set the \
+             client certificate and key (tls.client_cert_path/client_key_path, --tls-cert/--tls-key)"
+        );
+    }
+    if [
+        "unknownca",
+        "badcertificate",
+        "certificateunknown",
+        "unsupportedcertificate",
+        "certificaterevoked",
+        "certificateexpired",
+        "accessdenied",
+    ]
+    .iter()
+    .any(|a| lower.contains(a))
+    {
+        return format!(
+            "VTGate at {address} refused the TLS client certificate ({cause}) — use a client certificate signed by \
+             the CA VTGate trusts for clients (its --grpc-ca), not expired, with client-auth usage \
+             (tls.client_cert_path, --tls-cert)"
+        );
+    }
+    format!("TLS with VTGate at {address} failed: the server sent {cause} — check the TLS options on both sides")
+}
+
+/// TLS trouble that surfaces only as a failed call after the handshake: with TLS 1.3 the server
+/// checks the client certificate after the client considers the handshake done.
+/// Whether a failed call means the server broke the connection off. The root cause varies with
+/// timing (closed, reset, broken pipe, EOF, or hyper cancelling the call); tonic's own message
+/// says "transport error" for most of them.
+fn broke_off(status: &tonic::Status, lower_cause: &str) -> bool {
+    status.code() == tonic::Code::Cancelled
+        || status.message().to_lowercase().contains("transport error")
+        || [
+            "transport error",
+            "connection closed",
+            "connection reset",
+            "broken pipe",
+            "eof",
+            "operation was canceled",
+        ]
+        .iter()
+        .any(|s| lower_cause.contains(s))
+}
+
+pub(super) fn tls_status_error(
+    address: &str,
+    tls: TlsMode,
+    status: &tonic::Status,
+    discovery: bool,
+) -> Option<Error> {
+    if tls == TlsMode::Off {
+        // A plaintext HTTP/2 client talking to a TLS port sees its preface answered with TLS
+        // bytes: an HTTP/2 protocol error (certain) or a closed connection (could also be a
+        // restart, so it stays retryable) before any answer.
+        let (_, cause) = root_cause(status);
+        let lower = cause.to_lowercase();
+        let garbled = lower.contains("h2 protocol error")
+            || lower.contains("http2 error")
+            || lower.contains("frame with invalid size");
+        let closed = broke_off(status, &lower);
+        if discovery && (garbled || closed) {
+            let message = format!(
+                "VTGate at {address} broke off the connection before answering ({}: {}) — check that the address \
+                 is VTGate's gRPC port; if VTGate serves TLS (--grpc-cert), turn TLS on (--tls, tls options)",
+                status.message(),
+                cause
+            );
+            return Some(
+                if garbled {
+                    Error::config(message)
+                } else {
+                    Error::retryable(message)
+                }
+                .with_code(ErrorCode::TlsMismatch),
+            );
+        }
+        return None;
+    }
+    let (_, cause) = root_cause(status);
+    let lower = cause.to_lowercase();
+    if lower.contains("received fatal alert") {
+        let mut message = alert_message(address, &cause);
+        if tls == TlsMode::ServerOnly && !lower.contains("certificaterequired") {
+            message = format!(
+                "VTGate at {address} refused the TLS connection ({cause}) — it probably requires a client certificate \
+             (mTLS, VTGate's --grpc-ca): set the client certificate and key (tls.client_cert_path/client_key_path, \
+             --tls-cert/--tls-key)"
+            );
+        }
+        return Some(Error::config(message).with_code(ErrorCode::TlsMismatch));
+    }
+    if let Some(e) = tls_handshake_error(address, true, &cause) {
+        return Some(e);
+    }
+    // Before any answer (`discovery`), any broken-off connection may be the TLS refusal that
+    // TLS 1.3 delivers after the client's handshake; later only a plain close is read that way.
+    let closed = if discovery {
+        broke_off(status, &lower)
+    } else {
+        matches!(
+            status.code(),
+            tonic::Code::Cancelled | tonic::Code::Unavailable | tonic::Code::Unknown
+        ) && (lower.contains("connection closed")
+            || lower.contains("connection reset")
+            || lower.contains("broken pipe"))
+    };
+    if closed && tls == TlsMode::Mutual {
+        let message = format!(
+            "VTGate at {address} closed the TLS connection without answering ({cause}) — if VTGate refused the \
+             client certificate, use one signed by the CA VTGate trusts for clients (its --grpc-ca), not expired, \
+             with client-auth usage (tls.client_cert_path, --tls-cert)"
+        );
+        // A closed connection is also what a restart looks like: retryable, with the hint.
+        return Some(Error::retryable(message).with_code(ErrorCode::TlsMismatch));
+    }
+    if closed && tls == TlsMode::ServerOnly {
+        let message = format!(
+            "VTGate at {address} closed the TLS connection without answering ({cause}) — if VTGate requires a TLS \
+             client certificate (mTLS, its --grpc-ca), set the client certificate and key \
+             (tls.client_cert_path/client_key_path, --tls-cert/--tls-key)"
+        );
+        return Some(Error::retryable(message).with_code(ErrorCode::TlsMismatch));
+    }
+    None
+}
+
+/// Classifies a gRPC status from VTGate into an actionable error.
+pub fn status_error(address: &str, status: &tonic::Status) -> Error {
+    use tonic::Code;
+    let msg = status.message();
+    let lower = msg.to_lowercase();
+    let (kind, code, text) = match status.code() {
+        // A selected column the table lacks comes under several gRPC codes (FailedPrecondition
+        // once VTGate gave up retrying): it is a mistake in the selection, whatever the code.
+        _ if refusal_code(&lower) == ErrorCode::UnknownColumn => (
+            ErrorKind::Config,
+            ErrorCode::UnknownColumn,
+            format!(
+                "VTGate at {address} refused the stream: {msg} — a selected column is not in the table: \
+                 remove it from the selection (the columns option, or the Flink table's declared columns)"
+            ),
+        ),
+        Code::Unauthenticated => (
+            ErrorKind::Config,
+            ErrorCode::AuthFailed,
+            format!("VTGate at {address} requires credentials ({msg}) — set username and password (static auth)"),
+        ),
+        Code::PermissionDenied => (
+            ErrorKind::Config,
+            ErrorCode::AuthFailed,
+            format!("VTGate at {address} rejected the credentials ({msg}) — check username and password"),
+        ),
+        Code::ResourceExhausted | Code::OutOfRange
+            if lower.contains("message")
+                && (lower.contains("larger") || lower.contains("too large")) =>
+        {
+            (
+            ErrorKind::Config,
+            ErrorCode::MessageTooLarge,
+            format!(
+                "a VStream message from {address} is larger than the client limit ({msg}) — raise max_message_bytes \
+                 to at least VTGate's --grpc-max-message-size"
+            ),
+        )
+        }
+        Code::Unimplemented => (
+            ErrorKind::Fatal,
+            ErrorCode::UnsupportedServer,
+            format!("the server at {address} does not implement the Vitess VTGate service ({msg}) — is this VTGate's gRPC port?"),
+        ),
+        Code::InvalidArgument | Code::NotFound | Code::OutOfRange => (
+            ErrorKind::Fatal,
+            refusal_code(&lower),
+            format!("VTGate at {address} refused the stream: {msg}"),
+        ),
+        Code::Internal if !is_transport_message(&lower) => (
+            ErrorKind::Fatal,
+            refusal_code(&lower),
+            format!("VTGate at {address} failed the stream: {msg}"),
+        ),
+        Code::Unknown if !is_transport_message(&lower) && is_refusal_message(&lower) => (
+            ErrorKind::Fatal,
+            refusal_code(&lower),
+            format!("VTGate at {address} refused the stream: {msg}"),
+        ),
+        _ => (
+            ErrorKind::Retryable,
+            ErrorCode::Unspecified,
+            format!("VStream from {address} interrupted ({:?}): {msg}", status.code()),
+        ),
+    };
+    Error {
+        kind,
+        code,
+        message: text,
+        source: None,
+    }
+}
+
+/// The code of a refusal, from the server's words: the one place that reads VTGate's message
+/// text, so that consumers decide on codes.
+fn refusal_code(lower: &str) -> ErrorCode {
+    if lower.contains("column") && lower.contains("not found") {
+        ErrorCode::UnknownColumn
+    } else if lower.contains("purged") || lower.contains("cannot replicate") {
+        ErrorCode::PositionTooOld
+    } else if lower.contains("table")
+        && lower.contains("not")
+        && (lower.contains("found") || lower.contains("present"))
+    {
+        ErrorCode::UnknownTable
+    } else {
+        ErrorCode::Unspecified
+    }
+}
+
+/// Messages of errors that come from the connection, not from VTGate's logic.
+fn is_transport_message(lower: &str) -> bool {
+    [
+        "transport",
+        "connection",
+        "broken pipe",
+        "eof",
+        "h2 protocol",
+        "reset",
+        "stream no longer needed",
+        "goaway",
+    ]
+    .iter()
+    .any(|m| lower.contains(m))
+}
+
+/// VTGate answers some configuration mistakes with UNKNOWN status.
+fn is_refusal_message(lower: &str) -> bool {
+    [
+        "not found",
+        "not present in the database",
+        "unknown table",
+        "doesn't exist",
+        "no primary key",
+        "failed to build table",
+        "query was empty",
+        "syntax error",
+    ]
+    .iter()
+    .any(|m| lower.contains(m))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn status_classification() {
+        let s = tonic::Status::unavailable("connection reset");
+        assert_eq!(status_error("a", &s).kind, ErrorKind::Retryable);
+        let s = tonic::Status::unauthenticated("missing");
+        assert_eq!(status_error("a", &s).kind, ErrorKind::Config);
+        let s = tonic::Status::invalid_argument("GTIDSet Mismatch");
+        assert_eq!(status_error("a", &s).kind, ErrorKind::Fatal);
+        let s = tonic::Status::internal("h2 protocol error: stream reset");
+        assert_eq!(status_error("a", &s).kind, ErrorKind::Retryable);
+        let refused = |msg: &str| {
+            status_error(
+                "x:1",
+                &tonic::Status::new(tonic::Code::Unknown, msg.to_string()),
+            )
+            .code
+        };
+        assert_eq!(
+            refused("target: ks.-80.primary: vttablet: rpc error: code = InvalidArgument desc = column `nope` not found in table `t`"),
+            ErrorCode::UnknownColumn
+        );
+        let gave_up = status_error(
+            "x:1",
+            &tonic::Status::failed_precondition(
+                "persistent error in vstream for ks/80-; giving up: column nope not found in table t",
+            ),
+        );
+        assert_eq!(
+            (gave_up.kind, gave_up.code),
+            (ErrorKind::Config, ErrorCode::UnknownColumn)
+        );
+        assert_eq!(
+            status_error(
+                "x:1",
+                &tonic::Status::new(tonic::Code::Unauthenticated, "no credentials")
+            )
+            .code,
+            ErrorCode::AuthFailed
+        );
+    }
+}

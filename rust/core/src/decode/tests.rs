@@ -1,0 +1,474 @@
+use super::*;
+
+fn field(name: &str, ty: Type, column_type: &str, charset: u32, flags: u32) -> Field {
+    Field {
+        name: name.into(),
+        r#type: ty as i32,
+        column_type: column_type.into(),
+        charset,
+        flags,
+        ..Default::default()
+    }
+}
+
+fn col(ty: Type, column_type: &str, charset: u32) -> Column {
+    column_from_field(&field("c", ty, column_type, charset, 0))
+}
+
+fn dv(ty: Type, column_type: &str, text: &[u8]) -> Result<Value> {
+    decode_value(&col(ty, column_type, 255), text)
+}
+
+fn row(cells: &[Option<&[u8]>]) -> Row {
+    let mut r = Row::default();
+    for c in cells {
+        match c {
+            None => r.lengths.push(-1),
+            Some(b) => {
+                r.lengths.push(b.len() as i64);
+                r.values.extend_from_slice(b);
+            }
+        }
+    }
+    r
+}
+
+#[test]
+fn integers_signed_and_unsigned() {
+    assert_eq!(
+        dv(Type::Int8, "tinyint", b"-128").unwrap(),
+        Value::Int(-128)
+    );
+    assert_eq!(
+        dv(Type::Int64, "bigint", b"-9223372036854775808").unwrap(),
+        Value::Int(i64::MIN)
+    );
+    assert_eq!(
+        dv(Type::Uint64, "bigint unsigned", b"18446744073709551615").unwrap(),
+        Value::UInt(u64::MAX)
+    );
+    assert_eq!(dv(Type::Year, "year", b"2024").unwrap(), Value::Int(2024));
+    assert_eq!(dv(Type::Year, "year", b"0000").unwrap(), Value::Int(0));
+    assert!(dv(Type::Int32, "int", b"12x")
+        .unwrap_err()
+        .message
+        .contains("'12x'"));
+    assert!(dv(Type::Uint64, "bigint unsigned", b"-1").is_err());
+}
+
+#[test]
+fn decimal_keeps_exact_text() {
+    assert_eq!(
+        dv(Type::Decimal, "decimal(10,3)", b"-12.340").unwrap(),
+        Value::Decimal("-12.340".into())
+    );
+    assert_eq!(
+        dv(Type::Decimal, "decimal(5,0)", b"  42").unwrap(),
+        Value::Decimal("42".into())
+    );
+    assert!(dv(Type::Decimal, "decimal(5,2)", b"1.2.3").is_err());
+    assert!(dv(Type::Decimal, "decimal(5,2)", b"-").is_err());
+    assert_eq!(col(Type::Decimal, "decimal(10,3)", 63).length, 10);
+}
+
+#[test]
+fn floats_in_copy_and_binlog_forms() {
+    assert_eq!(
+        dv(Type::Float64, "double", b"1.5").unwrap(),
+        Value::Float(1.5)
+    );
+    assert_eq!(
+        dv(Type::Float64, "double", b"1.5E+00").unwrap(),
+        Value::Float(1.5)
+    );
+    assert_eq!(
+        dv(Type::Float64, "double", b"-2.5E-10").unwrap(),
+        Value::Float(-2.5e-10)
+    );
+    let copy = dv(Type::Float32, "float", b"0.1").unwrap();
+    let binlog = dv(Type::Float32, "float", b"1E-01").unwrap();
+    assert_eq!(copy, binlog);
+    assert_eq!(copy, Value::Float(0.1f32 as f64));
+    assert!(dv(Type::Float64, "double", b"one").is_err());
+}
+
+#[test]
+fn float_has_the_six_digits_mysql_shows_in_both_phases() {
+    // copy phase (SELECT text) vs binlog phase (full single precision)
+    for (copy, binlog) in [
+        (&b"1.23457"[..], &b"1.2345678E+00"[..]),
+        (b"3.40282e38", b"3.4028235E+38"),
+        (b"1234560", b"1.234565E+06"), // tie: half to even, like MySQL
+        (b"-0.1", b"-1E-01"),
+    ] {
+        let a = dv(Type::Float32, "float", copy).unwrap();
+        let b = dv(Type::Float32, "float", binlog).unwrap();
+        assert_eq!(a, b, "{copy:?} vs {binlog:?}");
+    }
+    assert_eq!(
+        dv(Type::Float32, "float", b"1.2345678").unwrap(),
+        Value::Float(1.23457f32 as f64)
+    );
+    // DOUBLE keeps every digit
+    assert_eq!(
+        dv(Type::Float64, "double", b"1.2345678901234567").unwrap(),
+        Value::Float(1.2345678901234567)
+    );
+}
+
+#[test]
+fn json_text_gets_mysql_layout() {
+    let j = |s: &str| normalize_json_text(s.to_string());
+    let mysql = r#"{"a": [1, 2.5, null], "b": {"c": "x, y: z"}}"#;
+    assert_eq!(j(mysql), mysql);
+    assert_eq!(j(r#"{"a":[1,2.5,null],"b":{"c":"x, y: z"}}"#), mysql);
+    assert_eq!(
+        j("{ \"a\" :\n[1 ,2.5,\tnull],\"b\":{\"c\":\"x, y: z\"}}"),
+        mysql
+    );
+    assert_eq!(j(r#"["q\"uote:,", "\\"]"#), r#"["q\"uote:,", "\\"]"#);
+    assert_eq!(j(r#"["q\"uote:,","\\"]"#), r#"["q\"uote:,", "\\"]"#);
+    assert_eq!(j("{}"), "{}");
+    assert_eq!(j("[]"), "[]");
+    assert_eq!(j("null"), "null");
+    assert_eq!(
+        decode_value(&col(Type::Json, "json", 63), br#"{"a":1}"#).unwrap(),
+        Value::String(r#"{"a": 1}"#.into())
+    );
+}
+
+#[test]
+fn latin1_is_windows_1252_like_mysql() {
+    let latin1 = col(Type::Varchar, "varchar(8)", 8);
+    assert_eq!(
+        decode_value(
+            &latin1,
+            &[b'c', b'a', b'f', 0xe9, b' ', 0x80, b' ', 0xff, 0x81]
+        )
+        .unwrap(),
+        Value::String("café € ÿ\u{81}".into())
+    );
+}
+
+#[test]
+fn temporal_values() {
+    assert_eq!(
+        dv(Type::Date, "date", b"2024-02-29").unwrap(),
+        Value::Date {
+            year: 2024,
+            month: 2,
+            day: 29
+        }
+    );
+    assert_eq!(
+        dv(Type::Date, "date", b"0000-00-00").unwrap(),
+        Value::Date {
+            year: 0,
+            month: 0,
+            day: 0
+        }
+    );
+    assert_eq!(
+        dv(Type::Datetime, "datetime(6)", b"2024-01-02 03:04:05.123456").unwrap(),
+        Value::DateTime {
+            year: 2024,
+            month: 1,
+            day: 2,
+            hour: 3,
+            minute: 4,
+            second: 5,
+            micros: 123456
+        }
+    );
+    assert_eq!(
+        dv(Type::Timestamp, "timestamp(3)", b"2024-01-02 03:04:05.5").unwrap(),
+        Value::DateTime {
+            year: 2024,
+            month: 1,
+            day: 2,
+            hour: 3,
+            minute: 4,
+            second: 5,
+            micros: 500000
+        }
+    );
+    assert_eq!(
+        dv(Type::Timestamp, "timestamp", b"0000-00-00 00:00:00").unwrap(),
+        Value::DateTime {
+            year: 0,
+            month: 0,
+            day: 0,
+            hour: 0,
+            minute: 0,
+            second: 0,
+            micros: 0
+        }
+    );
+    assert_eq!(
+        dv(Type::Time, "time", b"-838:59:59").unwrap(),
+        Value::Time {
+            negative: true,
+            hours: 838,
+            minute: 59,
+            second: 59,
+            micros: 0
+        }
+    );
+    assert_eq!(
+        dv(Type::Time, "time(2)", b"25:00:01.25").unwrap(),
+        Value::Time {
+            negative: false,
+            hours: 25,
+            minute: 0,
+            second: 1,
+            micros: 250000
+        }
+    );
+    assert_eq!(
+        dv(Type::Time, "time", b"00:00:00").unwrap(),
+        Value::Time {
+            negative: false,
+            hours: 0,
+            minute: 0,
+            second: 0,
+            micros: 0
+        }
+    );
+    for bad_value in [
+        &b"2024-13-01"[..],
+        b"2024-1-01",
+        b"24-01-01",
+        b"2024-01-01x",
+    ] {
+        assert!(dv(Type::Date, "date", bad_value).is_err());
+    }
+    assert!(dv(Type::Datetime, "datetime", b"2024-01-01 24:00:00").is_err());
+    assert!(dv(Type::Datetime, "datetime", b"2024-01-01 10:00:00.1234567").is_err());
+    assert!(dv(Type::Time, "time", b"10:60:00").is_err());
+}
+
+#[test]
+fn text_versus_binary_collation() {
+    assert_eq!(
+        col(Type::Varchar, "varchar(10)", 255).column_type,
+        ColumnType::String
+    );
+    assert_eq!(
+        col(Type::Varchar, "varbinary(10)", 63).column_type,
+        ColumnType::Bytes
+    );
+    assert_eq!(
+        col(Type::Char, "char(3)", 63).column_type,
+        ColumnType::Bytes
+    );
+    assert_eq!(
+        decode_value(&col(Type::Varchar, "varchar(10)", 255), "héllo".as_bytes()).unwrap(),
+        Value::String("héllo".into())
+    );
+    assert_eq!(
+        decode_value(&col(Type::Varbinary, "varbinary(4)", 63), &[0, 255]).unwrap(),
+        Value::Bytes(vec![0, 255])
+    );
+    assert_eq!(
+        decode_value(&col(Type::Varchar, "varchar(4)", 8), &[0xe9]).unwrap(),
+        Value::String("é".into())
+    );
+    let err = decode_value(&col(Type::Varchar, "varchar(4)", 255), &[0xff, 0xfe]).unwrap_err();
+    assert!(err.message.contains("not valid UTF-8"), "{}", err.message);
+    assert_eq!(
+        decode_value(&col(Type::Blob, "blob", 63), b"\x00\x01").unwrap(),
+        Value::Bytes(vec![0, 1])
+    );
+    assert_eq!(
+        decode_value(&col(Type::Binary, "binary(2)", 63), b"ab").unwrap(),
+        Value::Bytes(b"ab".to_vec())
+    );
+    assert_eq!(col(Type::Text, "text", 255).column_type, ColumnType::String);
+    assert_eq!(col(Type::Blob, "blob", 63).column_type, ColumnType::Bytes);
+}
+
+#[test]
+fn bit_json_geometry_enum_set() {
+    let bit = col(Type::Bit, "bit(12)", 63);
+    assert_eq!(bit.column_type, ColumnType::Bit);
+    assert_eq!(bit.length, 12);
+    assert_eq!(
+        decode_value(&bit, &[0x0f, 0xff]).unwrap(),
+        Value::Bytes(vec![0x0f, 0xff])
+    );
+    assert_eq!(
+        decode_value(&col(Type::Json, "json", 63), br#"{"a": [1, 2]}"#).unwrap(),
+        Value::String(r#"{"a": [1, 2]}"#.into())
+    );
+    let geo = col(Type::Geometry, "point", 63);
+    assert_eq!(geo.column_type, ColumnType::Geometry);
+    assert_eq!(
+        decode_value(&geo, &[0, 0, 0, 0, 1, 1]).unwrap(),
+        Value::Bytes(vec![0, 0, 0, 0, 1, 1])
+    );
+    assert_eq!(
+        col(Type::Enum, "enum('a','b')", 255).column_type,
+        ColumnType::Enum
+    );
+    // BEST_EFFORT announces binary-collation ENUM/SET as CHAR/BINARY; column_type wins.
+    assert_eq!(
+        col(Type::Binary, "enum('a','b')", 63).column_type,
+        ColumnType::Enum
+    );
+    assert_eq!(
+        col(Type::Char, "set('x','y')", 255).column_type,
+        ColumnType::Set
+    );
+    assert_eq!(
+        decode_value(&col(Type::Set, "set('x','y')", 255), b"x,y").unwrap(),
+        Value::String("x,y".into())
+    );
+}
+
+#[test]
+fn enum_and_set_indexes_before_v20() {
+    let fields = FieldEvent {
+        table_name: "ks.t".into(),
+        fields: vec![
+            field("e", Type::Enum, "enum('small','it''s','large')", 255, 0),
+            field("s", Type::Set, "set('a','b','c')", 255, 0),
+        ],
+        ..Default::default()
+    };
+    let schema = Arc::new(schema_from_field_event(&fields, "ks", "-80", 1));
+    let numeric = RowDecoder::new(schema.clone(), false);
+    assert_eq!(
+        numeric
+            .decode(&row(&[Some(b"2"), Some(b"5")]), None)
+            .unwrap(),
+        vec![Value::String("it's".into()), Value::String("a,c".into())]
+    );
+    assert_eq!(
+        numeric
+            .decode(&row(&[Some(b"0"), Some(b"0")]), None)
+            .unwrap()[0],
+        Value::String("".into())
+    );
+    assert!(numeric.decode(&row(&[Some(b"9"), None]), None).is_err());
+    let strings = RowDecoder::new(schema, true);
+    assert_eq!(
+        strings
+            .decode(&row(&[Some(b"large"), Some(b"a,b")]), None)
+            .unwrap(),
+        vec![Value::String("large".into()), Value::String("a,b".into())]
+    );
+}
+
+#[test]
+fn members_are_unquoted() {
+    assert_eq!(
+        parse_members("enum('a','b''c','d\\'e')"),
+        vec!["a", "b'c", "d'e"]
+    );
+    assert_eq!(parse_members("set('x,y')"), vec!["x,y"]);
+    assert!(parse_members("int").is_empty());
+}
+
+#[test]
+fn schema_from_fields() {
+    let pk = MySqlFlag::PriKeyFlag as u32 | MySqlFlag::NotNullFlag as u32;
+    let event = FieldEvent {
+        table_name: "commerce.product".into(),
+        fields: vec![
+            field("id", Type::Int64, "bigint", 63, pk),
+            field("name", Type::Varchar, "varchar(10)", 255, 0),
+        ],
+        keyspace: "commerce".into(),
+        shard: "0".into(),
+        ..Default::default()
+    };
+    let s = schema_from_field_event(&event, "commerce", "0", 3);
+    assert_eq!(s.table, "product");
+    assert_eq!(s.version, 3);
+    assert_eq!(s.primary_key_indexes(), vec![0]);
+    assert!(!s.columns[0].nullable);
+    assert!(s.columns[1].nullable);
+    assert_eq!(bare_table_name("ks", "t"), "t");
+    assert_eq!(bare_table_name("ks", "ksx.t"), "ksx.t");
+}
+
+#[test]
+fn null_versus_absent() {
+    let event = FieldEvent {
+        table_name: "t".into(),
+        fields: vec![
+            field("a", Type::Int32, "int", 63, 0),
+            field("b", Type::Blob, "blob", 63, 0),
+        ],
+        ..Default::default()
+    };
+    let d = RowDecoder::new(
+        Arc::new(schema_from_field_event(&event, "ks", "0", 1)),
+        true,
+    );
+    let r = row(&[Some(b"1"), None]);
+    assert_eq!(
+        d.decode(&r, None).unwrap(),
+        vec![Value::Int(1), Value::Null]
+    );
+    let only_first = Bitmap {
+        count: 2,
+        cols: vec![0b01],
+    };
+    assert_eq!(
+        d.decode(&r, Some(&only_first)).unwrap(),
+        vec![Value::Int(1), Value::Absent]
+    );
+    let both = Bitmap {
+        count: 2,
+        cols: vec![0b11],
+    };
+    assert_eq!(
+        d.decode(&r, Some(&both)).unwrap(),
+        vec![Value::Int(1), Value::Null]
+    );
+}
+
+#[test]
+fn malformed_rows_are_errors() {
+    let too_long = Row {
+        lengths: vec![5],
+        values: b"abc".to_vec(),
+    };
+    assert!(split_row(&too_long)
+        .unwrap_err()
+        .message
+        .contains("needs 5 bytes"));
+    let leftover = Row {
+        lengths: vec![1],
+        values: b"abc".to_vec(),
+    };
+    assert!(split_row(&leftover).is_err());
+    let negative = Row {
+        lengths: vec![-7],
+        values: vec![],
+    };
+    assert!(split_row(&negative).is_err());
+    let huge = Row {
+        lengths: vec![i64::MAX],
+        values: vec![],
+    };
+    assert!(split_row(&huge).is_err());
+    let event = FieldEvent {
+        table_name: "t".into(),
+        fields: vec![field("a", Type::Int32, "int", 63, 0)],
+        ..Default::default()
+    };
+    let d = RowDecoder::new(
+        Arc::new(schema_from_field_event(&event, "ks", "0", 1)),
+        true,
+    );
+    let err = d.decode(&row(&[Some(b"1"), Some(b"2")]), None).unwrap_err();
+    assert!(
+        err.message.contains("2 values") && err.message.contains("1 columns"),
+        "{}",
+        err.message
+    );
+    let err = d.decode(&row(&[Some(b"x")]), None).unwrap_err();
+    assert!(err.message.contains("column a"), "{}", err.message);
+}

@@ -1,0 +1,651 @@
+use super::*;
+use crate::proto::query::Row;
+use crate::value::Value;
+use vitess_cdc_testkit::events::{
+    ev, field, insert_at, journal, lastpk, on_shard, row, rows, vgtid, vgtid_shards, vgtid_with,
+};
+
+fn start(gtid: &str, tables: &[&str]) -> ShardPosition {
+    ShardPosition {
+        keyspace: "ks".into(),
+        shard: "0".into(),
+        gtid: gtid.into(),
+        table_p_ks: vec![],
+        tables_to_copy: tables.iter().map(|t| t.to_string()).collect(),
+        copy_completed: tables.is_empty(),
+    }
+}
+
+fn machine(start_pos: ShardPosition, budget: usize) -> Machine {
+    let config = MachineConfig {
+        allow_tables_without_primary_key: false,
+        transaction_buffer_bytes: budget,
+        snapshot_only: true,
+        follow_reshard: false,
+    };
+    Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
+}
+
+fn run(m: &mut Machine, events: Vec<VEvent>) -> Vec<Event> {
+    let mut out = Vec::new();
+    for e in events {
+        m.handle(e, &mut out).unwrap();
+    }
+    out
+}
+
+fn marks(out: &[Event]) -> Vec<ShardPosition> {
+    out.iter()
+        .filter_map(|e| {
+            if let Event::Mark(p) = e {
+                Some(p.clone())
+            } else {
+                None
+            }
+        })
+        .collect()
+}
+fn change_ids(out: &[Event]) -> Vec<(RowKind, i64)> {
+    out.iter()
+        .filter_map(|e| match e {
+            Event::Change(c) => match c.values[0] {
+                Value::Int(id) => Some((c.kind, id)),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect()
+}
+
+/// A shard resumed inside b's copy (last copied key 5), c still to copy, a finished.
+fn resumed_in_b() -> ShardPosition {
+    let key = |t: &str, id| crate::request::from_proto_lastpk(&lastpk(t, id));
+    let mut a = key("a", 9);
+    a.lastpk = copyfilter::done_mark_after(&a.lastpk).unwrap();
+    ShardPosition {
+        table_p_ks: vec![a, key("b", 5)],
+        ..start("MySQL56/u:1-10", &["c"])
+    }
+}
+
+fn update(table: &str, from: i64, to: i64) -> VEvent {
+    rows(
+        table,
+        1000,
+        vec![(Some(row(from, "x")), Some(row(to, "y")))],
+    )
+}
+
+#[test]
+fn a_resumed_copy_drops_changes_beyond_the_copy_position() {
+    let mut m = machine(resumed_in_b(), 1 << 20);
+    let out = run(
+        &mut m,
+        vec![
+            field("a"),
+            field("b"),
+            ev(VEventType::Begin),
+            insert_at("b", 3, 1000),
+            insert_at("b", 7, 1000),
+            update("b", 4, 9),  // leaves the copied range: its delete
+            update("b", 8, 2),  // enters it: its insert
+            update("b", 9, 10), // beyond on both sides: nothing
+            update("b", 5, 5),  // the last copied key is copied
+            update("b", 3, 2),  // a key change: the delete of 3 and the insert of 2
+            rows("b", 1000, vec![(Some(row(6, "x")), None)]),
+            rows("b", 1000, vec![(Some(row(1, "x")), None)]),
+            insert_at("a", 100, 1000), // a finished: everything passes
+            vgtid_with("MySQL56/u:1-11", vec![lastpk("b", 5)]),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert_eq!(
+        change_ids(&out),
+        vec![
+            (RowKind::Insert, 3),
+            (RowKind::Delete, 4),
+            (RowKind::Insert, 2),
+            (RowKind::UpdateBefore, 5),
+            (RowKind::UpdateAfter, 5),
+            (RowKind::Delete, 3),
+            (RowKind::Insert, 2),
+            (RowKind::Delete, 1),
+            (RowKind::Insert, 100),
+        ]
+    );
+    // The copy moves on: its next batch (copy rows are never filtered) raises the bound.
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            insert_at("b", 6, 0),
+            insert_at("b", 7, 0),
+            vgtid_with("MySQL56/u:1-11", vec![lastpk("b", 7)]),
+            ev(VEventType::Commit),
+            ev(VEventType::Begin),
+            insert_at("b", 7, 1000),
+            insert_at("b", 8, 1000),
+            vgtid_with("MySQL56/u:1-12", vec![lastpk("b", 7)]),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert_eq!(
+        change_ids(&out),
+        vec![
+            (RowKind::Insert, 6),
+            (RowKind::Insert, 7),
+            (RowKind::Insert, 7),
+        ]
+    );
+}
+
+#[test]
+fn a_change_of_a_table_whose_copy_has_not_started_means_the_plan_was_lost() {
+    let mut m = machine(resumed_in_b(), 1 << 20);
+    let mut out = Vec::new();
+    for e in [field("c"), ev(VEventType::Begin)] {
+        m.handle(e, &mut out).unwrap();
+    }
+    let err = m.handle(insert_at("c", 1, 1000), &mut out).unwrap_err();
+    assert_eq!(err.kind, crate::ErrorKind::Retryable, "{}", err.message);
+    assert!(
+        err.message.contains("before copying the table"),
+        "{}",
+        err.message
+    );
+    assert!(change_ids(&out).is_empty());
+}
+
+#[test]
+fn an_empty_table_finishes_at_its_first_change_after_its_copy_started() {
+    let mut m = machine(resumed_in_b(), 1 << 20);
+    let out = run(
+        &mut m,
+        vec![
+            // b finishes, then c (empty) is copied: FIELD, no row, then its end.
+            ev(VEventType::Begin),
+            vgtid("MySQL56/u:1-11"),
+            ev(VEventType::Commit),
+            ev(VEventType::Begin),
+            field("c"),
+            vgtid("MySQL56/u:1-11"),
+            ev(VEventType::Begin),
+            vgtid("MySQL56/u:1-11"),
+            ev(VEventType::Commit),
+            // a catchup transaction: c's change passes, and c is done from now on
+            ev(VEventType::Begin),
+            insert_at("c", 1, 1000),
+            vgtid("MySQL56/u:1-12"),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert_eq!(change_ids(&out), vec![(RowKind::Insert, 1)]);
+    let last = m.positions().shards[0].clone();
+    assert!(last.needs_copy(), "no COPY_COMPLETED yet");
+    for t in ["a", "b", "c"] {
+        assert_eq!(copyfilter::table_copy(&last, t), TableCopy::Done, "{t}");
+    }
+    assert!(last.tables_to_copy.is_empty());
+}
+
+#[test]
+fn copy_rows_of_a_finished_table_fail_instead_of_repeating_rows() {
+    let mut m = machine(resumed_in_b(), 1 << 20);
+    let mut out = Vec::new();
+    for e in [ev(VEventType::Begin), field("a")] {
+        m.handle(e, &mut out).unwrap();
+    }
+    let err = m.handle(insert_at("a", 1, 0), &mut out).unwrap_err();
+    assert_eq!(err.kind, crate::ErrorKind::Fatal);
+    assert!(
+        err.message.contains("restart from the last checkpoint"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
+fn copy_phase_grammar_and_positions_never_stream_only() {
+    let mut m = machine(start("", &["a", "b", "c"]), 1 << 20);
+    let out = run(
+        &mut m,
+        vec![
+            // empty table a: duplicate BEGIN, no COMMIT for the first
+            ev(VEventType::Begin),
+            field("a"),
+            vgtid("pos1"),
+            ev(VEventType::Begin),
+            vgtid("pos1"),
+            ev(VEventType::Commit),
+        ],
+    );
+    let m1 = marks(&out);
+    assert_eq!(m1.len(), 1);
+    // a was never seen in table_p_ks: kept (re-copying an empty table is free), never stream-only
+    assert_eq!(m1[0].tables_to_copy, vec!["a", "b", "c"]);
+    assert!(m1[0].needs_copy());
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            field("b"),
+            vgtid("pos2"),
+            insert_at("b", 1, 0),
+            insert_at("b", 2, 0),
+            vgtid_with("pos2", vec![lastpk("b", 2)]),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert!(matches!(out[0], Event::Schema(_)));
+    assert_eq!(
+        change_ids(&out),
+        vec![(RowKind::Insert, 1), (RowKind::Insert, 2)]
+    );
+    assert!(out
+        .iter()
+        .all(|e| !matches!(e, Event::Change(c) if !c.is_snapshot)));
+    let mk = marks(&out);
+    assert_eq!(mk[0].tables_to_copy, vec!["c"]);
+    // b's first batch: the empty table a before it is finished (a done mark, so that a
+    // resume copies none of it again), b is in progress.
+    assert_eq!(copyfilter::table_copy(&mk[0], "a"), TableCopy::Done);
+    assert!(matches!(
+        copyfilter::table_copy(&mk[0], "b"),
+        TableCopy::InProgress(_)
+    ));
+    // b done (removed from table_p_ks), catchup transaction: still lists c
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            vgtid("pos3"),
+            ev(VEventType::Commit),
+            ev(VEventType::Begin),
+            insert_at("b", 3, 1000),
+            vgtid("pos4"),
+            ev(VEventType::Commit),
+        ],
+    );
+    let mk = marks(&out);
+    assert_eq!(mk.len(), 2);
+    assert!(mk.iter().all(|p| p.tables_to_copy == vec!["c"]
+        && copyfilter::table_copy(p, "b") == TableCopy::Done
+        && p.needs_copy()));
+    let c = out
+        .iter()
+        .find_map(|e| {
+            if let Event::Change(c) = e {
+                Some(c.clone())
+            } else {
+                None
+            }
+        })
+        .unwrap();
+    assert!(!c.is_snapshot);
+    assert_eq!(c.commit_ts_millis, 1_000_000);
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            field("c"),
+            insert_at("c", 1, 0),
+            vgtid_with("pos5", vec![lastpk("c", 1)]),
+            ev(VEventType::Commit),
+            ev(VEventType::Begin),
+            vgtid("pos5"),
+            ev(VEventType::Commit),
+            ev(VEventType::CopyCompleted),
+            VEvent {
+                r#type: VEventType::CopyCompleted as i32,
+                ..Default::default()
+            },
+        ],
+    );
+    let mk = marks(&out);
+    assert!(mk.last().unwrap().copy_completed);
+    assert!(!m.positions().shards[0].needs_copy());
+    assert!(matches!(out[out.len() - 2], Event::CopyCompleted));
+    assert_eq!(out.last(), Some(&Event::End));
+    assert!(m.finished());
+}
+
+#[test]
+fn begin_commit_without_vgtid_and_heartbeats() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    run(&mut m, vec![field("t")]);
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            ev(VEventType::Commit),
+            ev(VEventType::Heartbeat),
+            ev(VEventType::Begin),
+            insert_at("t", 1, 5),
+            ev(VEventType::Heartbeat),
+            vgtid("pos1"),
+            ev(VEventType::Commit),
+        ],
+    );
+    let kinds: Vec<&str> = out
+        .iter()
+        .map(|e| match e {
+            Event::Heartbeat { .. } => "hb",
+            Event::Change(_) => "row",
+            Event::Mark(_) => "mark",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(kinds, vec!["hb", "row", "mark"]);
+}
+
+#[test]
+fn update_becomes_before_and_after_and_delete_uses_before() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            field("t"),
+            rows(
+                "t",
+                9,
+                vec![
+                    (Some(row(1, "a")), Some(row(1, "b"))),
+                    (Some(row(2, "z")), None),
+                ],
+            ),
+            vgtid("pos1"),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert_eq!(
+        change_ids(&out),
+        vec![
+            (RowKind::UpdateBefore, 1),
+            (RowKind::UpdateAfter, 1),
+            (RowKind::Delete, 2)
+        ]
+    );
+}
+
+#[test]
+fn schema_only_when_shape_changes() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    let count = |out: &[Event]| out.iter().filter(|e| matches!(e, Event::Schema(_))).count();
+    assert_eq!(count(&run(&mut m, vec![field("t")])), 1);
+    assert_eq!(count(&run(&mut m, vec![field("t")])), 0);
+    let mut changed = field("t");
+    changed.field_event.as_mut().unwrap().fields[1].column_type = "varchar(20)".into();
+    let out = run(
+        &mut m,
+        vec![
+            vgtid("p"),
+            VEvent {
+                statement: "alter".into(),
+                ..ev(VEventType::Ddl)
+            },
+            changed,
+        ],
+    );
+    assert!(matches!(&out[0], Event::Ddl { statement, .. } if statement == "alter"));
+    assert!(matches!(&out[1], Event::Mark(_)));
+    match &out[2] {
+        Event::Schema(s) => assert_eq!(s.version, 2),
+        e => panic!("{e:?}"),
+    }
+}
+
+#[test]
+fn chunked_transaction_resumes_exactly_after_reconnect() {
+    // Tiny budget: every change is emitted as its own chunk.
+    let mut m = machine(start("pos0", &[]), 1);
+    run(&mut m, vec![field("t")]);
+    let txn = |ids: std::ops::Range<i64>| {
+        let mut v = vec![ev(VEventType::Begin)];
+        v.extend(ids.map(|i| insert_at("t", i, 7)));
+        v
+    };
+    let out = run(&mut m, txn(0..3));
+    assert_eq!(change_ids(&out).len(), 3);
+    assert!(marks(&out).is_empty());
+    // stream cut mid-transaction; the server replays it from BEGIN
+    m.on_reconnect();
+    let mut replay = txn(0..5);
+    replay.extend([vgtid("pos1"), ev(VEventType::Commit)]);
+    let out = run(&mut m, replay);
+    assert_eq!(
+        change_ids(&out).iter().map(|c| c.1).collect::<Vec<_>>(),
+        vec![3, 4]
+    );
+    assert_eq!(marks(&out)[0].gtid, "pos1");
+    // next transaction is not skipped
+    let mut next = txn(10..11);
+    next.extend([vgtid("pos2"), ev(VEventType::Commit)]);
+    assert_eq!(change_ids(&run(&mut m, next)), vec![(RowKind::Insert, 10)]);
+}
+
+#[test]
+fn buffered_transaction_is_dropped_on_reconnect() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    let out = run(
+        &mut m,
+        vec![ev(VEventType::Begin), field("t"), insert_at("t", 1, 5)],
+    );
+    assert!(out.is_empty());
+    m.on_reconnect();
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            field("t"),
+            insert_at("t", 1, 5),
+            vgtid("p1"),
+            ev(VEventType::Commit),
+        ],
+    );
+    // the schema was never delivered, so it comes again, with version 1
+    assert!(matches!(&out[0], Event::Schema(s) if s.version == 1));
+    assert_eq!(change_ids(&out), vec![(RowKind::Insert, 1)]);
+}
+
+#[test]
+fn malformed_events_are_clear_errors() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    let mut out = Vec::new();
+    let err = m.handle(insert_at("unknown", 1, 1), &mut out).unwrap_err();
+    assert!(
+        err.message.contains("without a preceding FIELD"),
+        "{}",
+        err.message
+    );
+    m.handle(field("t"), &mut out).unwrap();
+    let bad = rows(
+        "t",
+        1,
+        vec![(
+            None,
+            Some(Row {
+                lengths: vec![5, 1],
+                values: b"1".to_vec(),
+            }),
+        )],
+    );
+    let err = m.handle(bad, &mut out).unwrap_err();
+    assert!(
+        err.message.contains("ks.t") && err.message.contains("malformed row"),
+        "{}",
+        err.message
+    );
+    let mut nopk = field("n");
+    nopk.field_event.as_mut().unwrap().fields[0].flags = 0;
+    let err = m.handle(nopk, &mut out).unwrap_err();
+    assert_eq!(err.kind, crate::ErrorKind::Config);
+}
+
+fn follow_machine(start_pos: ShardPosition) -> Machine {
+    let config = MachineConfig {
+        allow_tables_without_primary_key: false,
+        transaction_buffer_bytes: 1 << 20,
+        snapshot_only: false,
+        follow_reshard: true,
+    };
+    Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
+}
+
+#[test]
+fn following_reshards_moves_to_new_shards() {
+    let mut m = follow_machine(start("pos0", &[]));
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            journal(3, &["0"], &[("-80", "start-80")]),
+            vgtid_shards(&[("-80", "start-80")]),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert!(
+        matches!(&out[0], Event::Journal { id: 3, shard, ended, started }
+            if shard.1 == "0" && ended.len() == 1 && started[0].shard == "-80")
+    );
+    let shards: Vec<String> = m.positions().shards.into_iter().map(|p| p.shard).collect();
+    assert_eq!(shards, vec!["-80"]);
+}
+
+#[test]
+fn journal_ends_the_shard_with_a_final_mark_and_nothing_of_it_or_the_new_shards_follows() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    m.config.snapshot_only = false;
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            field("t"),
+            insert_at("t", 1, 5),
+            vgtid("p1"),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert_eq!(marks(&out)[0].gtid, "p1");
+    // BEGIN, JOURNAL, VGTID (VTGate already lists the new shards), COMMIT
+    let out = run(
+        &mut m,
+        vec![
+            ev(VEventType::Begin),
+            journal(42, &["0"], &[("-40", "start-40"), ("40-", "start40-")]),
+            vgtid_shards(&[("-40", "start-40"), ("40-", "start40-")]),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert_eq!(out.len(), 2, "{out:?}");
+    match &out[0] {
+        Event::Journal {
+            id,
+            shard,
+            ended,
+            started,
+        } => {
+            assert_eq!(*id, 42);
+            assert_eq!(shard, &("ks".to_string(), "0".to_string()));
+            assert_eq!(ended, &vec![("ks".to_string(), "0".to_string())]);
+            let s: Vec<(&str, &str)> = started
+                .iter()
+                .map(|p| (p.shard.as_str(), p.gtid.as_str()))
+                .collect();
+            assert_eq!(s, vec![("-40", "start-40"), ("40-", "start40-")]);
+            assert!(started.iter().all(|p| p.copy_completed));
+        }
+        e => panic!("{e:?}"),
+    }
+    // the final mark: the last committed position (a resume from it meets the journal again)
+    assert!(matches!(&out[1], Event::Mark(p) if p.shard == "0" && p.gtid == "p1"));
+    assert!(m.positions().shards.is_empty());
+    assert_eq!(m.journals_seen(), 1);
+    // VTGate's own transition: the new shards' events are not this stream's
+    let out = run(
+        &mut m,
+        vec![
+            on_shard("-40", ev(VEventType::Begin)),
+            on_shard("-40", field("t")),
+            on_shard("-40", insert_at("t", 2, 6)),
+            on_shard("-40", vgtid_shards(&[("-40", "n1"), ("40-", "start40-")])),
+            on_shard("-40", ev(VEventType::Commit)),
+            // and nothing more of the ended shard
+            ev(VEventType::Begin),
+            insert_at("t", 3, 7),
+            vgtid("p2"),
+            ev(VEventType::Commit),
+        ],
+    );
+    assert!(out.is_empty(), "{out:?}");
+}
+
+#[test]
+fn a_merge_ends_each_participant_at_its_own_journal_and_the_others_go_on() {
+    let config = MachineConfig {
+        allow_tables_without_primary_key: false,
+        transaction_buffer_bytes: 1 << 20,
+        snapshot_only: false,
+        follow_reshard: false,
+    };
+    let pos = |shard: &str| ShardPosition {
+        shard: shard.into(),
+        ..start(&format!("{shard}@0"), &[])
+    };
+    let mut m = Machine::new(
+        config,
+        vec![pos("-80"), pos("80-"), pos("x")],
+        Arc::new(Metrics::default()),
+    );
+    let all = |a: &str, b: &str, x: &str| vgtid_shards(&[("-80", a), ("80-", b), ("x", x)]);
+    let out = run(
+        &mut m,
+        vec![
+            on_shard("-80", ev(VEventType::Begin)),
+            on_shard("-80", journal(9, &["-80", "80-"], &[("0", "start0")])),
+            on_shard("-80", all("-80@0", "80-@0", "x@0")),
+            on_shard("-80", ev(VEventType::Commit)),
+            on_shard("x", ev(VEventType::Begin)),
+            on_shard("x", field("t")),
+            on_shard("x", insert_at("t", 1, 5)),
+            on_shard("x", all("-80@0", "80-@0", "x@1")),
+            on_shard("x", ev(VEventType::Commit)),
+            on_shard("80-", ev(VEventType::Begin)),
+            on_shard("80-", field("t")),
+            on_shard("80-", insert_at("t", 2, 5)),
+            on_shard("80-", all("-80@0", "80-@1", "x@1")),
+            on_shard("80-", ev(VEventType::Commit)),
+            on_shard("80-", ev(VEventType::Begin)),
+            on_shard("80-", journal(9, &["-80", "80-"], &[("0", "start0")])),
+            on_shard("80-", ev(VEventType::Commit)),
+        ],
+    );
+    let summary: Vec<String> = out
+        .iter()
+        .map(|e| match e {
+            Event::Journal { shard, .. } => format!("journal {}", shard.1),
+            Event::Mark(p) => format!("mark {} {}", p.shard, p.gtid),
+            Event::Change(c) => format!("row {}", c.schema.shard),
+            Event::Schema(s) => format!("schema {}", s.shard),
+            e => format!("{e:?}"),
+        })
+        .collect();
+    assert_eq!(
+        summary,
+        vec![
+            "journal -80",
+            "mark -80 -80@0",
+            "schema x",
+            "row x",
+            "mark x x@1",
+            "schema 80-",
+            "row 80-",
+            "mark 80- 80-@1",
+            "journal 80-",
+            "mark 80- 80-@1",
+        ]
+    );
+    let left: Vec<String> = m.positions().shards.into_iter().map(|p| p.shard).collect();
+    assert_eq!(left, vec!["x"]);
+    assert_eq!(m.journals_seen(), 2);
+}
