@@ -24,8 +24,9 @@ use std::sync::Arc;
 
 /// `"VCDB"` in byte order: the first four bytes of every batch.
 pub const MAGIC: [u8; 4] = *b"VCDB";
-/// Format version; bumped on any incompatible change. Readers refuse other versions.
-pub const VERSION: u16 = 1;
+/// Format version; bumped on any incompatible change. Readers refuse other versions. Version 2:
+/// a `POSITION` payload carries the position's binary form and its facts instead of JSON.
+pub const VERSION: u16 = 2;
 /// Size of the fixed header.
 pub const HEADER_LEN: usize = 16;
 /// Framing bytes before every entry payload (tag + length).
@@ -69,9 +70,9 @@ pub const RECORD_FLAG_HAS_ABSENT: u8 = 2;
 pub const COLUMN_FLAG_PRIMARY_KEY: u8 = 1;
 pub const COLUMN_FLAG_NULLABLE: u8 = 2;
 
-/// Position encodings. JSON is the only one today: the JSON text is both the resumable token the
-/// Java side stores opaquely and the form people read.
-pub const POSITION_ENCODING_JSON: u8 = 1;
+/// Fact bits of a `POSITION` payload (see [`crate::position::facts`]): what a consumer acts on
+/// without reading the position.
+pub const POSITION_FACT_COPY_COMPLETED: u8 = crate::position::facts::COPY_COMPLETED;
 
 /// Why an event was not appended.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -529,14 +530,15 @@ fn write_value(w: &mut Writer<'_>, v: &Value) -> Result<(), EncodeError> {
     Ok(())
 }
 
+/// `str keyspace, str shard, u8 facts, bytes position`: the position in its versioned binary
+/// form ([`ShardPosition::to_bytes`]), the resumable token a consumer stores unread and hands
+/// back at open; the facts beside it, so the consumer needs no parser (people read the JSON
+/// rendering the bridge offers).
 fn write_position(w: &mut Writer<'_>, pos: &ShardPosition) -> Result<(), EncodeError> {
-    let json = serde_json::to_string(pos).map_err(|e| {
-        EncodeError::Unrepresentable(format!("position of {}/{}: {e}", pos.keyspace, pos.shard))
-    })?;
     w.str(&pos.keyspace)?;
     w.str(&pos.shard)?;
-    w.u8(POSITION_ENCODING_JSON);
-    w.str(&json)
+    w.u8(crate::position::facts::of(pos));
+    w.bytes(&pos.to_bytes())
 }
 
 #[cfg(test)]

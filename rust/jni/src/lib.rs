@@ -21,6 +21,7 @@ pub mod keyorders;
 pub mod logs;
 pub mod natives;
 pub mod options;
+pub mod positions;
 pub mod stream;
 pub mod synth;
 
