@@ -55,14 +55,41 @@ pub struct BlockingStream {
 /// private single-threaded runtime that ends (and closes the connection) before this returns.
 /// Must not be called from inside a tokio runtime.
 pub fn selected_key_orders(options: &StreamOptions) -> Result<TableKeyOrders> {
+    one_shot(
+        "vitess-cdc-keyorders",
+        "read key orders",
+        crate::stream::selected_key_orders(options),
+    )
+}
+
+/// [`crate::stream::plan_start`] for a synchronous caller (JNI, CLI), on a private runtime like
+/// [`selected_key_orders`]. Must not be called from inside a tokio runtime.
+pub fn plan_start(
+    options: &StreamOptions,
+    specific_offsets: Option<&str>,
+) -> Result<Vec<crate::position::ShardPosition>> {
+    one_shot(
+        "vitess-cdc-plan",
+        "plan start positions",
+        crate::stream::plan_start(options, specific_offsets),
+    )
+}
+
+/// Runs `work` on a private single-threaded runtime that ends (closing its connections) before
+/// this returns.
+fn one_shot<T>(
+    thread_name: &str,
+    what: &str,
+    work: impl std::future::Future<Output = Result<T>>,
+) -> Result<T> {
     let runtime = tokio::runtime::Builder::new_current_thread()
-        .thread_name("vitess-cdc-keyorders")
+        .thread_name(thread_name)
         .enable_all()
         .build()
         .map_err(|e| {
-            Error::fatal(format!("cannot start a runtime to read key orders: {e}")).with_source(e)
+            Error::fatal(format!("cannot start a runtime to {what}: {e}")).with_source(e)
         })?;
-    let result = runtime.block_on(crate::stream::selected_key_orders(options));
+    let result = runtime.block_on(work);
     // Bounded, like a stream's close: a DNS lookup still running must not hold the caller.
     runtime.shutdown_timeout(Duration::from_secs(5));
     result

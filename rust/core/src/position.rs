@@ -119,6 +119,141 @@ impl StreamPosition {
     }
 }
 
+impl ShardPosition {
+    /// Reads one shard position JSON that older state stored as text (the `Mark` JSON of releases
+    /// before positions crossed JNI as bytes), in the context it was stored in: `keyspace` and
+    /// `shard` fill the fields when the JSON lacks them and must match when it has them.
+    /// Errors carry [`ErrorCode::InvalidPosition`](crate::ErrorCode::InvalidPosition).
+    pub fn from_saved_json(
+        keyspace: &str,
+        shard: &str,
+        text: &str,
+    ) -> crate::Result<ShardPosition> {
+        let corrupt = |detail: String| {
+            crate::Error::config(format!(
+                "corrupt saved position of shard {keyspace}/{shard}: {detail} — the saved state is damaged; \
+                 restore from another checkpoint or start over"
+            ))
+            .with_code(crate::ErrorCode::InvalidPosition)
+        };
+        let mut value: serde_json::Value =
+            serde_json::from_str(text).map_err(|e| corrupt(format!("not JSON ({e}): {text}")))?;
+        let object = value
+            .as_object_mut()
+            .ok_or_else(|| corrupt(format!("not a JSON object: {text}")))?;
+        for (field, expected) in [("keyspace", keyspace), ("shard", shard)] {
+            match object.get(field) {
+                None => {
+                    object.insert(field.to_string(), expected.into());
+                }
+                Some(serde_json::Value::String(s)) if s == expected => {}
+                Some(other) => {
+                    return Err(corrupt(format!(
+                        "its {field} is {other}, but it was stored as the position of {expected}"
+                    )))
+                }
+            }
+        }
+        serde_json::from_value(value).map_err(|e| corrupt(format!("{e}: {text}")))
+    }
+}
+
+/// Facts about a position that a consumer acts on without reading the position itself: written
+/// next to the position bytes in every batch mark (docs/batch-format.md) and answered for any
+/// position by `facts` (the JNI bridge), so Java never parses a position.
+pub mod facts {
+    use super::ShardPosition;
+
+    /// The shard's copy phase finished (or it never needed one).
+    pub const COPY_COMPLETED: u8 = 1;
+
+    /// The fact bits of `p`.
+    pub fn of(p: &ShardPosition) -> u8 {
+        if p.copy_completed {
+            COPY_COMPLETED
+        } else {
+            0
+        }
+    }
+}
+
+/// Parses the start positions a user gives (Flink's `specific-offset`, the DataStream builder's
+/// `specificOffsets`) into one position per shard, with the errors users see.
+///
+/// Accepts the core's own form (`{"shards":[..]}`), a VGTID (`{"shard_gtids":[..]}` or
+/// `shardGtids`), or a bare array; every entry needs `shard` and `gtid` (strings); `keyspace`,
+/// when present, must be `keyspace` (the source's), and is filled in when absent. A shard may be
+/// listed once. Errors carry [`ErrorCode::InvalidPosition`](crate::ErrorCode::InvalidPosition).
+pub fn parse_specific_offsets(keyspace: &str, text: &str) -> crate::Result<Vec<ShardPosition>> {
+    let invalid = |m: String| crate::Error::config(m).with_code(crate::ErrorCode::InvalidPosition);
+    let root: serde_json::Value = serde_json::from_str(text).map_err(|e| {
+        invalid(format!(
+            "the specific offsets are not valid JSON ({e}): give a VGTID such as \
+             {{\"shard_gtids\":[{{\"keyspace\":\"{keyspace}\",\"shard\":\"-80\",\"gtid\":\"MySQL56/...\"}}]}}"
+        ))
+    })?;
+    let list = match &root {
+        serde_json::Value::Object(map) => map
+            .get("shards")
+            .or_else(|| map.get("shard_gtids"))
+            .or_else(|| map.get("shardGtids")),
+        other => Some(other),
+    };
+    let entries = match list {
+        Some(serde_json::Value::Array(a)) if !a.is_empty() => a,
+        _ => {
+            return Err(invalid(
+                "the specific offsets list no shard: give a VGTID \
+                 {\"shard_gtids\":[{\"keyspace\":..,\"shard\":..,\"gtid\":..}]} or the positions a \
+                 checkpoint/positionsJson() showed"
+                    .to_string(),
+            ))
+        }
+    };
+    let mut out: Vec<ShardPosition> = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let mut object = match entry {
+            serde_json::Value::Object(o)
+                if o.get("shard").is_some_and(|v| v.is_string())
+                    && o.get("gtid").is_some_and(|v| v.is_string()) =>
+            {
+                o.clone()
+            }
+            _ => {
+                return Err(invalid(format!(
+                    "every entry of the specific offsets needs string fields \"shard\" and \"gtid\", got {entry}"
+                )))
+            }
+        };
+        match object.get("keyspace").and_then(|v| v.as_str()) {
+            None | Some("") => {
+                object.insert("keyspace".into(), keyspace.into());
+            }
+            Some(ks) if ks == keyspace => {}
+            Some(ks) => {
+                return Err(invalid(format!(
+                    "the specific offsets contain keyspace '{ks}' but the source reads keyspace '{keyspace}': \
+                     drop that entry or fix the keyspace"
+                )))
+            }
+        }
+        let position: ShardPosition = serde_json::from_value(serde_json::Value::Object(object))
+            .map_err(|e| {
+                invalid(format!(
+                    "the specific offsets entry {entry} is not a position: {e}"
+                ))
+            })?;
+        if out.iter().any(|p| p.shard == position.shard) {
+            return Err(invalid(format!(
+                "the specific offsets list shard '{}' twice",
+                position.shard
+            )));
+        }
+        out.push(position);
+    }
+    Ok(out)
+}
+
 /// The compact binary form of positions: what a checkpoint stores.
 ///
 /// Layout (all lengths and counts are unsigned LEB128 varints; strings are UTF-8):
@@ -484,6 +619,60 @@ mod tests {
             .unwrap_err()
             .message
             .contains("shard_gtids"));
+    }
+
+    #[test]
+    fn specific_offsets_in_every_shape_with_clear_errors() {
+        for json in [
+            r#"{"shard_gtids":[{"shard":"-80","gtid":"g1"},{"keyspace":"ks","shard":"80-","gtid":"current"}]}"#,
+            r#"{"shardGtids":[{"shard":"-80","gtid":"g1"},{"shard":"80-","gtid":"current"}]}"#,
+            r#"{"shards":[{"shard":"-80","gtid":"g1"},{"shard":"80-","gtid":"current"}]}"#,
+            r#"[{"shard":"-80","gtid":"g1"},{"shard":"80-","gtid":"current"}]"#,
+        ] {
+            let given = parse_specific_offsets("ks", json).unwrap();
+            assert_eq!(given.len(), 2, "{json}");
+            assert_eq!(
+                (given[0].keyspace.as_str(), given[0].gtid.as_str()),
+                ("ks", "g1")
+            );
+            assert_eq!(given[1].gtid, "current");
+        }
+        let err = |json: &str| {
+            let e = parse_specific_offsets("ks", json).unwrap_err();
+            assert_eq!(e.code, crate::ErrorCode::InvalidPosition, "{}", e.message);
+            e.message
+        };
+        assert!(err("nope").contains("not valid JSON"));
+        assert!(err(r#"{"shard_gtids":[]}"#).contains("list no shard"));
+        assert!(err(r#"[{"shard":"-80"}]"#).contains("\"shard\" and \"gtid\""));
+        assert!(
+            err(r#"[{"keyspace":"other","shard":"-80","gtid":"g"}]"#).contains("keyspace 'other'")
+        );
+        assert!(
+            err(r#"[{"shard":"-80","gtid":"a"},{"shard":"-80","gtid":"b"}]"#).contains("twice")
+        );
+    }
+
+    #[test]
+    fn saved_json_takes_its_keyspace_and_shard_from_where_it_was_stored() {
+        let p = ShardPosition::from_saved_json("ks", "-80", r#"{"gtid":"n"}"#).unwrap();
+        assert_eq!(
+            (p.keyspace.as_str(), p.shard.as_str(), p.gtid.as_str()),
+            ("ks", "-80", "n")
+        );
+        let full = serde_json::to_string(&pos("MySQL56/u:1")).unwrap();
+        assert_eq!(
+            ShardPosition::from_saved_json("ks", "-80", &full).unwrap(),
+            pos("MySQL56/u:1")
+        );
+        let e = ShardPosition::from_saved_json("ks", "80-", &full).unwrap_err();
+        assert_eq!(e.code, crate::ErrorCode::InvalidPosition);
+        assert!(
+            e.message.contains("corrupt saved position of shard ks/80-"),
+            "{}",
+            e.message
+        );
+        assert!(ShardPosition::from_saved_json("ks", "-80", "[1]").is_err());
     }
 
     #[test]

@@ -14,7 +14,7 @@ use crate::keyorder::{Inexact, TableKeyOrders};
 use crate::machine::{Machine, MachineConfig};
 use crate::metrics::Metrics;
 use crate::options::{StartMode, StreamOptions};
-use crate::position::StreamPosition;
+use crate::position::{parse_specific_offsets, ShardPosition, StreamPosition};
 use crate::proto::vtgate::VStreamResponse;
 use crate::request::{build_request, plan, start_positions, Plan};
 use prost::Message;
@@ -76,33 +76,44 @@ impl EventStream {
             let plan = plan(&options, &info, server)?;
             let start = start_positions(&options, &plan)?;
             tracing::info!(shards = ?plan.shards, tables = ?plan.matched_tables, "stream plan");
-            let config = MachineConfig {
-                allow_tables_without_primary_key: options.allow_tables_without_primary_key,
-                transaction_buffer_bytes: (options.buffer_bytes / 2).max(1024 * 1024),
-                snapshot_only: matches!(options.start, StartMode::SnapshotOnly),
-                follow_reshard: options.follow_reshard,
-            };
-            let machine = Machine::new(config, start, metrics.clone());
-            let mut stream = EventStream {
-                options,
-                client,
-                plan,
-                machine,
-                grpc: None,
-                metrics,
-                failures: 0,
-                last_error: None,
-                ended: false,
-                journals_at_rpc_start: 0,
-                answered_in_rpc: false,
-                pending: Vec::new(),
-            };
-            stream.start_rpc().await?;
-            stream.resolve_current_positions().await?;
-            Ok(stream)
+            Self::start(options, client, plan, start, metrics).await
         }
         .instrument(span)
         .await
+    }
+
+    /// Starts the RPC of a planned stream and resolves `current` start positions.
+    async fn start(
+        options: StreamOptions,
+        client: VtgateClient,
+        plan: Plan,
+        start: Vec<ShardPosition>,
+        metrics: Arc<Metrics>,
+    ) -> Result<EventStream> {
+        let config = MachineConfig {
+            allow_tables_without_primary_key: options.allow_tables_without_primary_key,
+            transaction_buffer_bytes: (options.buffer_bytes / 2).max(1024 * 1024),
+            snapshot_only: matches!(options.start, StartMode::SnapshotOnly),
+            follow_reshard: options.follow_reshard,
+        };
+        let machine = Machine::new(config, start, metrics.clone());
+        let mut stream = EventStream {
+            options,
+            client,
+            plan,
+            machine,
+            grpc: None,
+            metrics,
+            failures: 0,
+            last_error: None,
+            ended: false,
+            journals_at_rpc_start: 0,
+            answered_in_rpc: false,
+            pending: Vec::new(),
+        };
+        stream.start_rpc().await?;
+        stream.resolve_current_positions().await?;
+        Ok(stream)
     }
 
     pub fn metrics(&self) -> Arc<Metrics> {
@@ -385,6 +396,150 @@ async fn discover(
         ))
         .with_code(ErrorCode::Unreachable)),
     }
+}
+
+/// Where each shard of a stream with `options` would start, without streaming: connect, discover
+/// and plan as [`EventStream::open`] does (so the same mistakes fail with the same messages),
+/// then the start positions of the start mode, one per shard in the plan's order.
+///
+/// `specific_offsets` (the user's VGTID JSON, see [`parse_specific_offsets`]) gives one position
+/// per shard instead; it must name exactly the shards of the plan, and a shard given gtid
+/// `current` starts now.
+///
+/// A shard starting now (`latest`, or `current` among the offsets) is resolved to its real GTID
+/// set before this returns: a consumer that stores a planned position (a Flink split) must never
+/// store `current`, which a restore would read as a later "now", losing every change in between.
+/// Only VTGate knows that GTID in VStream's form, so for such shards (and only for them) a
+/// VStream RPC runs until VTGate reported each one (within `connect_timeout`), then ends; nothing
+/// it streams is kept. Plans that need no `current` open no VStream at all.
+pub async fn plan_start(
+    options: &StreamOptions,
+    specific_offsets: Option<&str>,
+) -> Result<Vec<ShardPosition>> {
+    validate_options(options)?;
+    let span =
+        tracing::info_span!("plan_start", keyspace = %options.keyspace, address = %options.address);
+    async move {
+        let given = specific_offsets
+            .map(|text| parse_specific_offsets(&options.keyspace, text))
+            .transpose()?;
+        let mut options = options.clone();
+        if given.is_some() {
+            // The offsets decide where each shard starts; a shard at `current` starts now.
+            options.start = StartMode::Latest;
+        }
+        let (client, server, info) = discover(&options).await?;
+        let plan = plan(&options, &info, server)?;
+        if plan.shards.is_empty() {
+            // Retryable: a keyspace whose tablets are still coming up has no serving shard yet.
+            return Err(Error::retryable(format!(
+                "VTGate at {} reports no shard for keyspace '{}'",
+                options.address, options.keyspace
+            ))
+            .with_code(ErrorCode::UnknownShard));
+        }
+        let mut start = start_positions(&options, &plan)?;
+        if let Some(given) = given {
+            start = merge_specific_offsets(&options, &plan, start, given)?;
+        }
+        let now: Vec<ShardPosition> = start.iter().filter(|p| p.gtid == CURRENT).cloned().collect();
+        if now.is_empty() {
+            return Ok(start);
+        }
+        let mut resolver = options.clone();
+        resolver.shards = now.iter().map(|p| p.shard.clone()).collect();
+        resolver.start = StartMode::Positions(now.clone());
+        let mut resolver_plan = plan.clone();
+        resolver_plan.shards = resolver.shards.clone();
+        let resolved = EventStream::start(
+            resolver,
+            client,
+            resolver_plan,
+            now,
+            Arc::new(Metrics::default()),
+        )
+        .await?
+        .positions();
+        for p in start.iter_mut().filter(|p| p.gtid == CURRENT) {
+            match resolved.get(&p.keyspace, &p.shard) {
+                Some(r) if r.gtid != CURRENT => *p = r.clone(),
+                _ => {
+                    return Err(Error::fatal(format!(
+                        "shard {}/{} is still at gtid 'current' after VTGate reported the current positions",
+                        p.keyspace, p.shard
+                    )))
+                }
+            }
+        }
+        Ok(start)
+    }
+    .instrument(span)
+    .await
+}
+
+/// The user's specific offsets in place of the planned start positions: exactly one per planned
+/// shard; `current` takes the planned "now" position. The given positions are checked like saved
+/// positions at open (keyspace, copy progress), so a bad one fails here, before any split exists.
+fn merge_specific_offsets(
+    options: &StreamOptions,
+    plan: &Plan,
+    planned: Vec<ShardPosition>,
+    given: Vec<ShardPosition>,
+) -> Result<Vec<ShardPosition>> {
+    let missing: Vec<&str> = plan
+        .shards
+        .iter()
+        .filter(|s| !given.iter().any(|p| &p.shard == *s))
+        .map(String::as_str)
+        .collect();
+    let unknown: Vec<&str> = given
+        .iter()
+        .filter(|p| !plan.shards.contains(&p.shard))
+        .map(|p| p.shard.as_str())
+        .collect();
+    if !missing.is_empty() || !unknown.is_empty() {
+        return Err(Error::config(format!(
+            "the specific offsets must give exactly one position per shard of keyspace '{}' [{}]{}{} — use gtid \
+             \"current\" for a shard to start it now, or \"\" to copy it first",
+            options.keyspace,
+            plan.shards.join(", "),
+            if missing.is_empty() {
+                String::new()
+            } else {
+                format!("; missing: [{}]", missing.join(", "))
+            },
+            if unknown.is_empty() {
+                String::new()
+            } else {
+                format!("; unknown shards: [{}]", unknown.join(", "))
+            },
+        ))
+        .with_code(ErrorCode::InvalidPosition));
+    }
+    let saved: Vec<ShardPosition> = given
+        .iter()
+        .filter(|p| p.gtid != CURRENT)
+        .cloned()
+        .collect();
+    if !saved.is_empty() {
+        let mut check = options.clone();
+        check.start = StartMode::Positions(saved);
+        start_positions(&check, plan)?;
+    }
+    Ok(planned
+        .into_iter()
+        .map(|now| {
+            let p = given
+                .iter()
+                .find(|p| p.shard == now.shard)
+                .expect("every planned shard is given");
+            if p.gtid == CURRENT {
+                now
+            } else {
+                p.clone()
+            }
+        })
+        .collect())
 }
 
 /// Whether the core reproduces the primary-key order of each table a stream with `options` would

@@ -27,6 +27,7 @@ pub mod keyorders;
 pub mod logs;
 pub mod natives;
 pub mod options;
+pub mod positions;
 pub mod stream;
 
 use jni::sys::{jint, JNI_ERR, JNI_VERSION_1_8};

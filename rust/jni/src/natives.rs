@@ -6,7 +6,7 @@
 use crate::error::{set_exception_package, BridgeError, BridgeResult, ThrowVitessException};
 use crate::handle::Registry;
 use crate::stream::{DynStreamHandle, PollOutcome, StreamHandle};
-use jni::objects::{JByteBuffer, JClass, JString, JValue};
+use jni::objects::{JByteArray, JByteBuffer, JClass, JObjectArray, JString, JValue};
 use jni::strings::JNIString;
 use jni::sys::{jint, jlong};
 use jni::{jni_sig, jni_str, Env, EnvUnowned, NativeMethod};
@@ -42,7 +42,7 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
         [
             NativeMethod::from_raw_parts(
                 jni_str!("nativeOpen"),
-                jni_str!("(Ljava/lang/String;)J"),
+                jni_str!("(Ljava/lang/String;[[B)J"),
                 native_open as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
@@ -94,6 +94,31 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
                 jni_str!("nativeKeyOrders"),
                 jni_str!("(Ljava/lang/String;)Ljava/lang/String;"),
                 native_key_orders as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativePlanStart"),
+                jni_str!("(Ljava/lang/String;Ljava/lang/String;)[Ljava/lang/Object;"),
+                native_plan_start as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativePositionFacts"),
+                jni_str!("([B)I"),
+                native_position_facts as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativePositionJson"),
+                jni_str!("([B)Ljava/lang/String;"),
+                native_position_json as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativePositionFromJson"),
+                jni_str!("(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)[B"),
+                native_position_from_json as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeCheckSpecificOffsets"),
+                jni_str!("(Ljava/lang/String;Ljava/lang/String;)V"),
+                native_check_specific_offsets as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
                 jni_str!("nativeSelfTest"),
@@ -155,14 +180,104 @@ extern "system" fn native_open<'l>(
     mut env: EnvUnowned<'l>,
     _c: JClass<'l>,
     options: JString<'l>,
+    positions: JObjectArray<'l, JByteArray<'l>>,
 ) -> jlong {
-    env.with_env(|env| inner_open(env, &options))
+    env.with_env(|env| inner_open(env, &options, &positions))
         .resolve::<ThrowVitessException>()
 }
 
-fn inner_open(env: &mut Env<'_>, options: &JString<'_>) -> BridgeResult<jlong> {
-    let stream = StreamHandle::open(stream_options(env, options)?)?;
+/// Start positions come as `byte[][]`, each the core's binary form exactly as a mark carried it:
+/// no JSON (and no base64 inside JSON) between a checkpoint and the stream, so nothing on the way
+/// can read, re-encode or alter a position.
+fn inner_open(
+    env: &mut Env<'_>,
+    options: &JString<'_>,
+    positions: &JObjectArray<'_, JByteArray<'_>>,
+) -> BridgeResult<jlong> {
+    let positions = crate::positions::decode_all(env, positions)?;
+    let json = crate::positions::string(env, options, "optionsJson")?;
+    let stream = StreamHandle::open(crate::options::parse_with_start(&json, positions)?)?;
     Ok(STREAMS.insert(Arc::new(stream)))
+}
+
+/// Where each shard of a stream with these options (and the user's specific offsets, or null)
+/// starts: `Object[]` pairs of shard and position bytes (see [`crate::positions::plan_start`]).
+/// Connects and plans like `nativeOpen`; opens a VStream only to resolve `current`.
+extern "system" fn native_plan_start<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    options: JString<'l>,
+    specific_offsets: JString<'l>,
+) -> JObjectArray<'l> {
+    env.with_env(|env| {
+        let options = stream_options(env, &options)?;
+        let offsets = if specific_offsets.is_null() {
+            None
+        } else {
+            Some(specific_offsets.try_to_string(env)?)
+        };
+        crate::positions::plan_start(env, &options, offsets.as_deref())
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The fact bits of a position (`vitess_cdc_core::position::facts`); also checks the bytes.
+extern "system" fn native_position_facts<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    position: JByteArray<'l>,
+) -> jint {
+    env.with_env(|env| {
+        let p = crate::positions::decode(env, &position)?;
+        Ok::<_, BridgeError>(jint::from(vitess_cdc_core::position::facts::of(&p)))
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The JSON rendering of a position, for people and logs.
+extern "system" fn native_position_json<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    position: JByteArray<'l>,
+) -> JString<'l> {
+    env.with_env(|env| {
+        let p = crate::positions::decode(env, &position)?;
+        Ok::<_, BridgeError>(env.new_string(crate::positions::json(&p)?)?)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// A position JSON an older checkpoint stored as text (of `keyspace`/`shard`), as bytes.
+extern "system" fn native_position_from_json<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    keyspace: JString<'l>,
+    shard: JString<'l>,
+    json: JString<'l>,
+) -> JByteArray<'l> {
+    env.with_env(|env| {
+        let keyspace = crate::positions::string(env, &keyspace, "keyspace")?;
+        let shard = crate::positions::string(env, &shard, "shard")?;
+        let json = crate::positions::string(env, &json, "positionJson")?;
+        let bytes = crate::positions::from_saved_json(&keyspace, &shard, &json)?;
+        Ok::<_, BridgeError>(env.byte_array_from_slice(&bytes)?)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// Checks the user's specific offsets (VGTID JSON) for `keyspace` without a server.
+extern "system" fn native_check_specific_offsets<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    keyspace: JString<'l>,
+    json: JString<'l>,
+) {
+    env.with_env(|env| {
+        let keyspace = crate::positions::string(env, &keyspace, "keyspace")?;
+        let json = crate::positions::string(env, &json, "specificOffsets")?;
+        crate::positions::check_specific_offsets(&keyspace, &json)
+    })
+    .resolve::<ThrowVitessException>()
 }
 
 /// Which selected tables have an exactly reproduced primary-key order (JSON, see

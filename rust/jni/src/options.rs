@@ -87,6 +87,13 @@ pub struct TlsJson {
 
 /// Parses the JSON and applies it over the core's defaults.
 pub fn parse(json: &str) -> Result<StreamOptions> {
+    parse_with_start(json, Vec::new())
+}
+
+/// [`parse`], with start positions given apart from the JSON (`NativeStream.open`'s `byte[][]`,
+/// decoded): a non-empty `positions` implies `start_mode = positions`, like `start_positions`,
+/// and giving both is an error.
+pub fn parse_with_start(json: &str, positions: Vec<ShardPosition>) -> Result<StreamOptions> {
     let o: OptionsJson = serde_json::from_str(json)
         .map_err(|e| {
             let field = field_before(json, e.line(), e.column())
@@ -97,7 +104,7 @@ pub fn parse(json: &str) -> Result<StreamOptions> {
         ))
         })
         .map_err(|e| e.with_code(ErrorCode::InvalidOption))?;
-    o.into_options()
+    o.into_options(positions)
         .map_err(|e| e.or_code(ErrorCode::InvalidOption))
 }
 
@@ -118,7 +125,7 @@ fn field_before(json: &str, line: usize, column: usize) -> Option<String> {
 }
 
 impl OptionsJson {
-    pub fn into_options(self) -> Result<StreamOptions> {
+    pub fn into_options(self, positions: Vec<ShardPosition>) -> Result<StreamOptions> {
         if self.address.trim().is_empty() {
             return Err(Error::config(
                 "stream option `address` is empty: set it to VTGate's gRPC address, e.g. 127.0.0.1:15991",
@@ -137,7 +144,28 @@ impl OptionsJson {
         if let Some(v) = self.allow_tables_without_primary_key {
             opts.allow_tables_without_primary_key = v;
         }
-        opts.start = start_mode(self.start_mode.as_deref(), self.start_positions)?;
+        if !positions.is_empty() && self.start_positions.is_some() {
+            return Err(Error::config(
+                "start positions are given twice, as bytes to open and as the stream option `start_positions`: \
+                 drop one",
+            ));
+        }
+        if let Some(m) = self
+            .start_mode
+            .as_deref()
+            .filter(|m| !positions.is_empty() && !m.eq_ignore_ascii_case("positions"))
+        {
+            return Err(Error::config(format!(
+                "stream option `start_mode` is `{m}` but start positions are given to open: use start_mode \
+                 `positions` (or leave it out)"
+            )));
+        }
+        let start_positions = if positions.is_empty() {
+            self.start_positions
+        } else {
+            Some(PositionsJson::Shards(positions))
+        };
+        opts.start = start_mode(self.start_mode.as_deref(), start_positions)?;
         if let Some(t) = self.tablet_type {
             opts.tablet_type = match t.to_ascii_lowercase().as_str() {
                 "primary" | "master" => TabletType::Primary,

@@ -889,7 +889,7 @@ fn render_schema(s: &TableSchema) -> String {
 /// ```text
 /// SCHEMA <ks>/<shard>/<table>@<version> <n> <hex name>:<type>:<flags>:<vitess type>:<charset>:<length>:<decimals>:<hex mysql type> ...
 /// REC <ks>/<shard>/<table>@<version> <kind 0-3> <snapshot 0|1> <commit ts> <value>|<value>|...
-/// POS <ks> <shard> <hex json>
+/// POS <ks> <shard> <facts> <hex position bytes>
 /// HB <ts>
 /// DDL <ks> <shard> <ts> <hex statement>
 /// SCC <ks> <shard>
@@ -924,13 +924,13 @@ pub fn expected(events: &[Event]) -> String {
                 );
             }
             Event::Mark(p) => {
-                let json = serde_json::to_string(p).unwrap_or_default();
                 let _ = writeln!(
                     body,
-                    "POS {} {} {}",
+                    "POS {} {} {} {}",
                     p.keyspace,
                     p.shard,
-                    hex(json.as_bytes())
+                    vitess_cdc_core::position::facts::of(p),
+                    hex(&p.to_bytes())
                 );
             }
             Event::Heartbeat { timestamp_millis } => {

@@ -23,7 +23,7 @@ public final class BatchDecoder {
     public static final int MAGIC = 0x42444356;
 
     /** The only format version this decoder reads. */
-    public static final int VERSION = 1;
+    public static final int VERSION = 2;
 
     public static final int HEADER_LENGTH = 16;
 
@@ -37,7 +37,8 @@ public final class BatchDecoder {
     static final int TAG_JOURNAL = 8;
     static final int TAG_END = 9;
 
-    static final int POSITION_ENCODING_JSON = 1;
+    /** Fact bit of a {@code POSITION} payload: the shard's copy phase finished. */
+    static final int POSITION_FACT_COPY_COMPLETED = 1;
 
     private static final int COLUMN_FLAG_PRIMARY_KEY = 1;
     private static final int COLUMN_FLAG_NULLABLE = 2;
@@ -195,11 +196,10 @@ public final class BatchDecoder {
     private static BatchEntry.PositionMark decodePosition(BatchCursor c) {
         String keyspace = c.str();
         String shard = c.str();
-        int encoding = c.u8();
-        if (encoding != POSITION_ENCODING_JSON) {
-            throw BatchCursor.corrupt("unknown position encoding " + encoding);
-        }
-        return new BatchEntry.PositionMark(keyspace, shard, c.str());
+        int facts = c.u8();
+        // The bytes stay unread: the core owns their meaning, the facts say what Java needs.
+        return new BatchEntry.PositionMark(keyspace, shard, (facts & POSITION_FACT_COPY_COMPLETED) != 0,
+                Position.ofMark(c.bytes(), facts));
     }
 
     private static BatchEntry.Journal decodeJournal(BatchCursor c) {
@@ -216,7 +216,7 @@ public final class BatchDecoder {
         BatchEntry.ShardRef shard = null;
         long id = 0;
         if (c.remaining() > 0) {
-            // Appended within format version 1: the reporting shard and the journal id.
+            // Appended within format version 1 (kept in 2): the reporting shard and the journal id.
             shard = new BatchEntry.ShardRef(c.str(), c.str());
             id = c.i64();
         }

@@ -20,11 +20,13 @@ public sealed interface BatchEntry
                 BatchEntry.Unknown {
 
     /**
-     * A committed position of one shard: resuming from {@link #json()} yields exactly the entries
-     * after this mark. The JSON is both the resumable token (store it as it is) and what people
-     * read ({@code {"keyspace":..,"shard":..,"gtid":..,"table_p_ks":[..]}}).
+     * A committed position of one shard: resuming from {@link #position()} yields exactly the
+     * entries after this mark. The position is opaque (store it as it is; {@link Position#toJson()}
+     * renders it for people); {@code copyCompleted} is the fact the mark carries beside it: the
+     * shard's copy phase finished (or it never needed one).
      */
-    record PositionMark(String keyspace, String shard, String json) implements BatchEntry {}
+    record PositionMark(String keyspace, String shard, boolean copyCompleted, Position position)
+            implements BatchEntry {}
 
     /** No data, but time moved on (drives watermarks of idle shards). */
     record Heartbeat(long timestampMillis) implements BatchEntry {}

@@ -1,6 +1,9 @@
 package io.vitesscdc.nativeio;
 
 import java.nio.ByteBuffer;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -48,15 +51,77 @@ public final class NativeStream implements AutoCloseable {
      * @throws RetryableException when VTGate cannot be reached
      */
     public static NativeStream open(String optionsJson) {
+        return open(optionsJson, List.of());
+    }
+
+    /**
+     * Opens a stream whose shards start at the given positions (each as a mark or
+     * {@link #planStart} gave it), which implies start mode {@code positions}.
+     *
+     * <p>The positions cross as {@code byte[][]}, unchanged, rather than inside the options JSON:
+     * nothing between a checkpoint and the core reads, re-encodes or escapes a position, and no
+     * JSON (or base64 in JSON) is built per open.
+     *
+     * @throws ConfigurationException for invalid options or positions (code {@code INVALID_POSITION})
+     * @throws RetryableException when VTGate cannot be reached
+     */
+    public static NativeStream open(String optionsJson, List<Position> startPositions) {
+        if (optionsJson == null) {
+            throw new NullPointerException("optionsJson");
+        }
+        byte[][] positions = new byte[startPositions.size()][];
+        for (int i = 0; i < positions.length; i++) {
+            positions[i] = startPositions.get(i).bytesNoCopy();
+        }
+        prepare();
+        try {
+            return new NativeStream(nativeOpen(optionsJson, positions));
+        } finally {
+            drainLogs();
+        }
+    }
+
+    /**
+     * Where each shard of a stream with these options starts, by shard in the plan's order,
+     * without reading from it: the core connects, discovers the shards and plans like
+     * {@link #open} (so every configuration mistake fails the same way), applies the start mode or,
+     * when {@code specificOffsets} is given, the user's VGTID JSON (one entry per shard; gtid
+     * {@code current} = now). A shard starting now is resolved to its real GTID set before this
+     * returns (the core asks VTGate with a short VStream that ends at once), so no planned
+     * position says {@code current}.
+     *
+     * @param specificOffsets the user's start positions (VGTID JSON), or {@code null}
+     * @throws ConfigurationException for invalid options or offsets (code {@code INVALID_POSITION}
+     *     for the offsets), an unknown keyspace or table
+     * @throws RetryableException when VTGate cannot be reached
+     */
+    public static Map<String, Position> planStart(String optionsJson, String specificOffsets) {
         if (optionsJson == null) {
             throw new NullPointerException("optionsJson");
         }
         prepare();
+        Object[] pairs;
         try {
-            return new NativeStream(nativeOpen(optionsJson));
+            pairs = nativePlanStart(optionsJson, specificOffsets);
         } finally {
             drainLogs();
         }
+        Map<String, Position> planned = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < pairs.length; i += 2) {
+            planned.put((String) pairs[i], Position.of((byte[]) pairs[i + 1]));
+        }
+        return planned;
+    }
+
+    /**
+     * Checks the user's specific offsets (VGTID JSON) for {@code keyspace} without a server: the
+     * same checks {@link #planStart} makes first, for failing early (e.g. at SQL planning).
+     *
+     * @throws ConfigurationException (code {@code INVALID_POSITION}) naming what is wrong and the fix
+     */
+    public static void checkSpecificOffsets(String keyspace, String specificOffsets) {
+        NativeLibrary.load();
+        nativeCheckSpecificOffsets(keyspace, specificOffsets);
     }
 
     /**
@@ -190,7 +255,17 @@ public final class NativeStream implements AutoCloseable {
     // ---- natives: registered by JNI_OnLoad (see NativeLibrary), so callable only after
     // NativeLibrary.load(); the handle is always explicit ----
 
-    static native long nativeOpen(String optionsJson);
+    static native long nativeOpen(String optionsJson, byte[][] startPositions);
+
+    static native Object[] nativePlanStart(String optionsJson, String specificOffsets);
+
+    static native int nativePositionFacts(byte[] position);
+
+    static native String nativePositionJson(byte[] position);
+
+    static native byte[] nativePositionFromJson(String keyspace, String shard, String positionJson);
+
+    static native void nativeCheckSpecificOffsets(String keyspace, String specificOffsets);
 
     static native int nativePoll(long handle, ByteBuffer buffer, long timeoutMillis);
 

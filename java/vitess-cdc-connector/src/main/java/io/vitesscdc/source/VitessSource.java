@@ -1,6 +1,7 @@
 package io.vitesscdc.source;
 
 import io.vitesscdc.nativeio.NativeStream;
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.config.VitessSourceConfig;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.enumerator.NativeShardDiscovery;
@@ -34,7 +35,8 @@ import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
 import org.apache.flink.streaming.api.lineage.SourceLineageVertex;
 import org.apache.flink.util.UserCodeClassLoader;
 
-import java.util.function.Function;
+import java.util.List;
+import java.util.function.BiFunction;
 
 /**
  * A FLIP-27 source of Vitess change data: one split per shard, an initial consistent snapshot
@@ -90,7 +92,7 @@ public final class VitessSource<T>
     }
 
     @VisibleForTesting
-    SourceReader<T, VitessSplit> createReader(SourceReaderContext context, Function<String, NativeStream> opener)
+    SourceReader<T, VitessSplit> createReader(SourceReaderContext context, BiFunction<String, List<Position>, NativeStream> opener)
             throws Exception {
         deserializer.open(new InitContext(context));
         VitessSourceReaderMetrics metrics = new VitessSourceReaderMetrics(context.metricGroup());

@@ -1,9 +1,12 @@
 package io.vitesscdc.table;
 
+import io.vitesscdc.nativeio.ConfigurationException;
+import io.vitesscdc.nativeio.ErrorCode;
 import io.vitesscdc.nativeio.KeyOrders;
+import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.source.StartupMode;
 import io.vitesscdc.source.config.VitessSourceConfig;
-import io.vitesscdc.source.split.ShardPositions;
+
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
@@ -234,8 +237,12 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                         + "\"ks\",\"shard\":\"-80\",\"gtid\":\"MySQL56/...\"}]}");
             }
             try {
-                ShardPositions.parseSpecificOffsets(options.get(KEYSPACE), offset);
-            } catch (IllegalArgumentException e) {
+                // Read by the core, which owns positions; the same check runs again at discovery.
+                NativeStream.checkSpecificOffsets(options.get(KEYSPACE), offset);
+            } catch (ConfigurationException e) {
+                if (ErrorCode.of(e) != ErrorCode.INVALID_POSITION) {
+                    throw e;
+                }
                 throw invalid(table, "option '" + SCAN_STARTUP_SPECIFIC_OFFSET.key() + "': " + e.getMessage());
             }
             config.specificOffsets(offset);

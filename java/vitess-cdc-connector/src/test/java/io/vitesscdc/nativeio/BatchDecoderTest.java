@@ -18,14 +18,14 @@ import java.util.Random;
 import org.junit.jupiter.api.Test;
 
 /**
- * Decodes {@code batch/golden-v1.bin}, written by the Rust encoder's test
+ * Decodes {@code batch/golden-v2.bin}, written by the Rust encoder's test
  * {@code batch::tests::golden_batch_matches_the_java_fixture}: the two sides of the format are
  * checked against the same bytes.
  */
 class BatchDecoderTest {
 
     private static byte[] golden() throws IOException {
-        try (InputStream in = BatchDecoderTest.class.getResourceAsStream("/batch/golden-v1.bin")) {
+        try (InputStream in = BatchDecoderTest.class.getResourceAsStream("/batch/golden-v2.bin")) {
             assertThat(in).as("golden batch resource").isNotNull();
             return in.readAllBytes();
         }
@@ -42,7 +42,7 @@ class BatchDecoderTest {
         byte[] bytes = golden();
         Batch batch = new BatchDecoder().decode(direct(bytes), bytes.length);
 
-        assertThat(batch.version()).isEqualTo(1);
+        assertThat(batch.version()).isEqualTo(2);
         assertThat(batch.isEndOfStream()).isTrue();
         assertThat(batch.sizeInBytes()).isEqualTo(bytes.length);
         assertThat(batch.entries())
@@ -78,8 +78,10 @@ class BatchDecoderTest {
 
         BatchEntry.PositionMark mark = (BatchEntry.PositionMark) batch.entries().get(3);
         assertThat(mark.keyspace()).isEqualTo("customer");
+        // the fact beside the bytes agrees with what the core reads from them
+        assertThat(mark.copyCompleted()).isEqualTo(Position.of(mark.position().toBytes()).copyCompleted());
         assertThat(mark.shard()).isEqualTo("-80");
-        assertThat(mark.json()).contains("\"gtid\":\"MySQL56/3e11fa47-71ca-11e1-9e33-c80aa9429562:1-42\"");
+        assertThat(mark.position().toJson()).contains("\"gtid\":\"MySQL56/3e11fa47-71ca-11e1-9e33-c80aa9429562:1-42\"");
 
         assertThat(batch.entries().get(4)).isEqualTo(new BatchEntry.Heartbeat(1_700_000_000_999L));
         assertThat(batch.entries().get(5))
@@ -190,10 +192,10 @@ class BatchDecoderTest {
                 .hasMessageContaining("bad magic");
 
         byte[] newer = bytes.clone();
-        newer[4] = 2;
+        newer[4] = 3;
         assertThatThrownBy(() -> new BatchDecoder().decode(direct(newer), newer.length))
                 .isInstanceOf(FatalException.class)
-                .hasMessageContaining("version 2")
+                .hasMessageContaining("version 3")
                 .hasMessageContaining("different builds");
 
         assertThatThrownBy(() -> new BatchDecoder().decode(direct(bytes), bytes.length - 3))
@@ -227,7 +229,7 @@ class BatchDecoderTest {
         payload.putShort((short) 0);
         int len = payload.position();
         ByteBuffer buf = ByteBuffer.allocateDirect(16 + 5 + len).order(ByteOrder.LITTLE_ENDIAN);
-        buf.put("VCDB".getBytes(StandardCharsets.US_ASCII)).putShort((short) 1).putShort((short) 0);
+        buf.put("VCDB".getBytes(StandardCharsets.US_ASCII)).putShort((short) 2).putShort((short) 0);
         buf.putInt(1).putInt(5 + len);
         buf.put((byte) BatchDecoder.TAG_JOURNAL).putInt(len).put(payload.array(), 0, len);
         List<BatchEntry> entries = new BatchDecoder().decode(buf, buf.capacity()).entries();

@@ -120,7 +120,8 @@ class BatchRoundTripTest {
             return sb.toString();
         }
         if (entry instanceof BatchEntry.PositionMark p) {
-            return "POS " + p.keyspace() + " " + p.shard() + " " + hex(p.json().getBytes(StandardCharsets.UTF_8));
+            return "POS " + p.keyspace() + " " + p.shard() + " " + (p.copyCompleted() ? 1 : 0) + " "
+                    + hex(p.position().toBytes());
         }
         if (entry instanceof BatchEntry.Heartbeat h) {
             return "HB " + h.timestampMillis();

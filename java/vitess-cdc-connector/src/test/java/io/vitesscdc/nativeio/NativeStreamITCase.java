@@ -170,7 +170,7 @@ class NativeStreamITCase {
             assertThat(changes).containsExactly("+I 42", "-U 42", "+U 43", "-D 43");
 
             assertThat(seen.marks).as("position marks between records").isNotEmpty();
-            assertThat(seen.marks.get(seen.marks.size() - 1).json()).contains("\"gtid\":\"MySQL56/");
+            assertThat(seen.marks.get(seen.marks.size() - 1).position().toJson()).contains("\"gtid\":\"MySQL56/");
             assertThat(reader.stream().positionsJson())
                     .contains("\"keyspace\":\"commerce\"")
                     .contains("\"shard\":\"0\"");
@@ -374,9 +374,9 @@ class NativeStreamITCase {
 
             LocalVitess.execute(
                     "commerce", "insert into product (sku, description, price) values ('" + second + "', 'b', 2)");
-            String opts = options("commerce", "product")
-                    .replaceFirst("}$", ",\"start_positions\":[" + resumeFrom.json() + "]}");
-            try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(opts))) {
+            String opts = options("commerce", "product");
+            try (NativeStreamReader reader = new NativeStreamReader(
+                    NativeStream.open(opts, List.of(resumeFrom.position())))) {
                 Seen seen = pollUntil(reader, new Seen(), hasRow("product", ChangeKind.INSERT, "sku", second),
                         Duration.ofSeconds(90));
                 assertThat(seen.rows)

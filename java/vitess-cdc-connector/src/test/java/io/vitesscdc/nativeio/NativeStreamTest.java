@@ -168,7 +168,7 @@ class NativeStreamTest {
 
     @Test
     void nullArgumentsAreRefusedNatively() {
-        assertThatThrownBy(() -> NativeStream.nativeOpen(null))
+        assertThatThrownBy(() -> NativeStream.nativeOpen(null, null))
                 .isInstanceOf(IllegalArgumentException.class)
                 .hasMessageContaining("null");
         assertThatThrownBy(() -> NativeStream.nativeKeyOrders(null))

@@ -3,7 +3,8 @@ package io.vitesscdc.source;
 import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.enumerator.NativeShardDiscovery;
-import io.vitesscdc.source.split.ShardPositions;
+import io.vitesscdc.nativeio.Position;
+import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.Savepoints;
 import io.vitesscdc.source.testutils.CustomerWriter;
@@ -86,7 +87,7 @@ class LatestOffsetPositionITCase {
     @Test
     void nativeStreamPositionsRightAfterOpenAreGtidSets() throws Exception {
         String options = builder().startupMode(StartupMode.LATEST_OFFSET).build().config()
-                .toNativeOptionsJson(List.of(), "latest", List.of());
+                .toNativeOptionsJson(List.of(), "latest");
         try (NativeStream stream = NativeStream.open(options)) {
             JsonNode shards = JSON.readTree(stream.positionsJson()).path("shards");
             assertThat(shards.size()).isEqualTo(2);
@@ -99,20 +100,20 @@ class LatestOffsetPositionITCase {
 
     @Test
     void discoveryResolvesLatestAndCurrentOffsetsToGtidSets() throws Exception {
-        Map<String, String> latest = new NativeShardDiscovery(
+        Map<String, Position> latest = new NativeShardDiscovery(
                 builder().startupMode(StartupMode.LATEST_OFFSET).build().config()).discover();
         assertThat(latest).containsOnlyKeys("-80", "80-");
         latest.forEach((shard, position) ->
-                assertThat(ShardPositions.gtid(position)).as("split position of %s", shard).startsWith("MySQL56/"));
+                assertThat(RenderedPositions.gtid(position)).as("split position of %s", shard).startsWith("MySQL56/"));
 
         // Specific offsets: "current" entries are resolved, a given GTID set is kept as given.
-        String given80 = latest.get("80-");
+        Position given80 = latest.get("80-");
         String offsets = "{\"shard_gtids\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"current\"},"
-                + "{\"shard\":\"80-\",\"gtid\":" + JSON.writeValueAsString(ShardPositions.gtid(given80)) + "}]}";
-        Map<String, String> specific = new NativeShardDiscovery(
+                + "{\"shard\":\"80-\",\"gtid\":" + JSON.writeValueAsString(RenderedPositions.gtid(given80)) + "}]}";
+        Map<String, Position> specific = new NativeShardDiscovery(
                 builder().specificOffsets(offsets).build().config()).discover();
-        assertThat(ShardPositions.gtid(specific.get("-80"))).startsWith("MySQL56/");
-        assertThat(ShardPositions.gtid(specific.get("80-"))).isEqualTo(ShardPositions.gtid(given80));
+        assertThat(RenderedPositions.gtid(specific.get("-80"))).startsWith("MySQL56/");
+        assertThat(RenderedPositions.gtid(specific.get("80-"))).isEqualTo(RenderedPositions.gtid(given80));
     }
 
     @Test

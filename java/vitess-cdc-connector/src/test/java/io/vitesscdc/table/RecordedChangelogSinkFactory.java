@@ -1,6 +1,6 @@
 package io.vitesscdc.table;
 
-import io.vitesscdc.source.split.ShardPositions;
+import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.StrictTable;
 
@@ -235,7 +235,7 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
             String position = (String) row.getField(physical + 1);
             boolean snapshot = (Boolean) row.getField(physical + 2);
             pending.add(new RecordedChangelog.Entry(element.getRowKind(), key, values, shard, snapshot,
-                    position != null && ShardPositions.isCopyCompleted(position)));
+                    position != null && RenderedPositions.copyCompleted(position)));
         }
 
         /** At most rowsPerSecond records per second, without bursts after a pause. */

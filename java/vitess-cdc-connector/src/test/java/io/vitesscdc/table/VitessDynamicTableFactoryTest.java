@@ -152,7 +152,7 @@ class VitessDynamicTableFactoryTest {
         VitessSourceConfig config = source.config();
         assertThat(config.startupMode()).isEqualTo(StartupMode.SNAPSHOT);
         assertThat(config.shards()).containsExactly("-80", "80-");
-        String json = config.toNativeOptionsJson(config.shards(), "initial", List.of());
+        String json = config.toNativeOptionsJson(config.shards(), "initial");
         assertThat(json)
                 .contains("\"address\":\"gate:1\"")
                 .contains("\"table_patterns\":[\"order_.*\"]")

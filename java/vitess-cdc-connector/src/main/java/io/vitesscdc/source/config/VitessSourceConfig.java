@@ -4,7 +4,6 @@ import io.vitesscdc.source.StartupMode;
 
 import org.apache.flink.annotation.Internal;
 
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
@@ -178,20 +177,18 @@ public final class VitessSourceConfig implements Serializable {
         String startMode = startupMode == StartupMode.INITIAL || startupMode == StartupMode.SNAPSHOT
                 ? "initial"
                 : "latest";
-        return toNativeOptionsJson(shards, startMode, List.of());
+        return toNativeOptionsJson(shards, startMode);
     }
 
     /**
      * The {@code NativeStream.open} options for the given shards.
      *
      * @param shardsToRead the shards of this stream (empty = all shards of the keyspace)
-     * @param startMode {@code initial}, {@code latest} or {@code snapshot_only}; ignored when
-     *     positions are given
-     * @param positionsJson the per-shard start positions (JSON objects as the core emits them in
-     *     position marks), or empty to start by {@code startMode}
+     * @param startMode {@code initial}, {@code latest}, {@code snapshot_only}, or {@code positions} when
+     *     the start positions are given to {@code NativeStream.open} as bytes (they are never part of
+     *     this JSON)
      */
-    public String toNativeOptionsJson(
-            Collection<String> shardsToRead, String startMode, Collection<String> positionsJson) {
+    public String toNativeOptionsJson(Collection<String> shardsToRead, String startMode) {
         ObjectNode o = JSON.createObjectNode();
         o.put("address", address);
         o.put("keyspace", keyspace);
@@ -205,14 +202,7 @@ public final class VitessSourceConfig implements Serializable {
             ArrayNode a = o.putArray("table_patterns");
             tablePatterns.forEach(a::add);
         }
-        if (positionsJson.isEmpty()) {
-            o.put("start_mode", startMode);
-        } else {
-            ArrayNode a = o.putArray("start_positions");
-            for (String p : positionsJson) {
-                a.add(parse(p));
-            }
-        }
+        o.put("start_mode", startMode);
         if (tabletType != null) {
             o.put("tablet_type", tabletType);
         }
@@ -248,14 +238,6 @@ public final class VitessSourceConfig implements Serializable {
     private static void putIfSet(ObjectNode node, String field, String value) {
         if (value != null) {
             node.put(field, value);
-        }
-    }
-
-    private static JsonNode parse(String json) {
-        try {
-            return JSON.readTree(json);
-        } catch (Exception e) {
-            throw new IllegalArgumentException("not a JSON position: " + json, e);
         }
     }
 

@@ -1,5 +1,7 @@
 package io.vitesscdc.source.enumerator;
 
+import io.vitesscdc.nativeio.Position;
+
 import org.apache.flink.annotation.Internal;
 
 import java.util.Map;
@@ -13,10 +15,9 @@ import java.util.Map;
 public interface ShardDiscovery {
 
     /**
-     * The shards to read, each with its start position JSON (the core's mark format), in a
-     * stable order.
+     * The shards to read, each with its start position (the core's, opaque), in a stable order.
      *
      * @throws Exception with a message naming the cause (unknown keyspace, unreachable VTGate...)
      */
-    Map<String, String> discover() throws Exception;
+    Map<String, Position> discover() throws Exception;
 }

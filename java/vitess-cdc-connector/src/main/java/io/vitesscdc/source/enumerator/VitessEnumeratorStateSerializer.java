@@ -1,5 +1,6 @@
 package io.vitesscdc.source.enumerator;
 
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.split.VitessSplitSerializer;
@@ -34,13 +35,19 @@ import java.util.TreeSet;
  * int k, k x utf participant, int s, s x (utf new shard, str start position), int e, e x utf
  * ended participant} and {@code str} is an int length plus UTF-8 bytes (positions can exceed the
  * 64 KiB limit of {@code writeUTF}).
+ *
+ * <p>Version 3 (positions as bytes): version 2 with each new shard's start position as {@code
+ * bytes} (an int length plus the core's binary position) instead of {@code str} JSON; nested
+ * splits carry their own (split serializer) version as before. Reading version 2 converts the
+ * JSON positions to bytes through the core (golden bytes in {@code src/test/resources/state}).
  */
 @Internal
 public final class VitessEnumeratorStateSerializer implements SimpleVersionedSerializer<VitessEnumeratorState> {
 
     public static final int VERSION_1 = 1;
     public static final int VERSION_2 = 2;
-    public static final int CURRENT_VERSION = VERSION_2;
+    public static final int VERSION_3 = 3;
+    public static final int CURRENT_VERSION = VERSION_3;
 
     private final VitessSplitSerializer splitSerializer = VitessSplitSerializer.INSTANCE;
 
@@ -76,9 +83,11 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
                 out.writeUTF(p);
             }
             out.writeInt(j.started().size());
-            for (Map.Entry<String, String> e : j.started().entrySet()) {
+            for (Map.Entry<String, Position> e : j.started().entrySet()) {
                 out.writeUTF(e.getKey());
-                writeLongString(out, e.getValue());
+                byte[] position = e.getValue().toBytes();
+                out.writeInt(position.length);
+                out.write(position);
             }
             out.writeInt(pending.endedShards().size());
             for (String shard : pending.endedShards()) {
@@ -99,7 +108,9 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             case VERSION_1:
                 return deserializeV1(serialized);
             case VERSION_2:
-                return deserializeV2(serialized);
+                return deserializeV2(serialized, false);
+            case VERSION_3:
+                return deserializeV2(serialized, true);
             default:
                 throw new IOException("Unknown Vitess enumerator state version " + version + " (this connector reads "
                         + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
@@ -119,7 +130,8 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
         return new VitessEnumeratorState(discovered, assigned, unassigned);
     }
 
-    private VitessEnumeratorState deserializeV2(byte[] serialized) throws IOException {
+    /** Versions 2 and 3: the same layout, start positions as JSON text (2) or bytes (3). */
+    private VitessEnumeratorState deserializeV2(byte[] serialized, boolean positionBytes) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         boolean discovered = in.readBoolean();
         int n = count(in);
@@ -139,9 +151,10 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
                 participants.add(in.readUTF());
             }
             int s = count(in);
-            Map<String, String> started = new LinkedHashMap<>();
+            Map<String, Position> started = new LinkedHashMap<>();
             for (int x = 0; x < s; x++) {
-                started.put(in.readUTF(), readLongString(in));
+                String shard = in.readUTF();
+                started.put(shard, positionBytes ? Position.of(readLongBytes(in)) : savedJson(keyspace, shard, in));
             }
             int e = count(in);
             Set<String> ended = new TreeSet<>();
@@ -195,13 +208,18 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
         }
     }
 
-    private static void writeLongString(DataOutputSerializer out, String s) throws IOException {
-        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
-        out.writeInt(bytes.length);
-        out.write(bytes);
+    /** A position JSON version 2 stored, converted by the core (Java does not read it). */
+    private static Position savedJson(String keyspace, String shard, DataInputDeserializer in) throws IOException {
+        String json = new String(readLongBytes(in), StandardCharsets.UTF_8);
+        try {
+            return Position.fromSavedJson(keyspace, shard, json);
+        } catch (RuntimeException e) {
+            throw new IOException("cannot restore the start position of new shard " + keyspace + "/" + shard
+                    + " of a reshard journal: " + e.getMessage(), e);
+        }
     }
 
-    private static String readLongString(DataInputDeserializer in) throws IOException {
+    private static byte[] readLongBytes(DataInputDeserializer in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > in.available()) {
             throw new IOException("corrupt Vitess enumerator state: string of " + n + " bytes, " + in.available()
@@ -209,6 +227,6 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
         }
         byte[] bytes = new byte[n];
         in.readFully(bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        return bytes;
     }
 }

@@ -2,6 +2,7 @@ package io.vitesscdc.source.enumerator;
 
 import io.vitesscdc.nativeio.ConfigurationException;
 import io.vitesscdc.nativeio.ErrorCode;
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.event.ShardEndedAck;
 import io.vitesscdc.source.event.ShardEndedEvent;
 import io.vitesscdc.source.split.ReshardJournal;
@@ -112,7 +113,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
         context.callAsync(discovery::discover, this::onDiscovered);
     }
 
-    private void onDiscovered(Map<String, String> startPositions, Throwable error) {
+    private void onDiscovered(Map<String, Position> startPositions, Throwable error) {
         if (error != null) {
             String message = "Discovering the shards of Vitess keyspace '" + keyspace + "' failed: " + error.getMessage();
             if (ErrorCode.of(error) == ErrorCode.UNKNOWN_COLUMN) {
@@ -126,7 +127,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             }
             throw new FlinkRuntimeException(message, error);
         }
-        for (Map.Entry<String, String> e : startPositions.entrySet()) {
+        for (Map.Entry<String, Position> e : startPositions.entrySet()) {
             VitessSplit split = new VitessSplit(keyspace, e.getKey(), e.getValue(), 0);
             if (!assigned.containsKey(split.splitId())) {
                 unassigned.putIfAbsent(split.splitId(), split);
@@ -212,7 +213,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
         ReshardJournal complete = pending.journal();
         LOG.info("Every participant {} of reshard journal {} ended; starting shards {}", complete.participants(),
                 complete.id(), complete.started().keySet());
-        for (Map.Entry<String, String> e : complete.started().entrySet()) {
+        for (Map.Entry<String, Position> e : complete.started().entrySet()) {
             VitessSplit split = new VitessSplit(keyspace, e.getKey(), e.getValue(), 0);
             if (assigned.containsKey(split.splitId()) || unassigned.containsKey(split.splitId())) {
                 LOG.warn("Shard {} of reshard journal {} is a split already; not starting it again", split.splitId(),

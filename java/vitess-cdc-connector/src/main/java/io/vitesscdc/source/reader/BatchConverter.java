@@ -4,12 +4,12 @@ import io.vitesscdc.nativeio.Batch;
 import io.vitesscdc.nativeio.BatchEntry;
 import io.vitesscdc.nativeio.ChangeKind;
 import io.vitesscdc.nativeio.FatalException;
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.reader.SplitElement.Change;
 import io.vitesscdc.source.split.ReshardJournal;
-import io.vitesscdc.source.split.ShardPositions;
 import io.vitesscdc.source.split.VitessSplit;
 
 import org.apache.flink.annotation.Internal;
@@ -58,7 +58,7 @@ final class BatchConverter<T> {
     void addSplit(VitessSplit split) {
         ShardCursor<T> cursor = new ShardCursor<>(split);
         metrics.registerSplit(cursor.splitId);
-        if (ShardPositions.isCopyCompleted(split.position())) {
+        if (split.position().copyCompleted()) {
             metrics.copyCompleted(cursor.splitId);
             if (bounded) {
                 cursor.finished = true;
@@ -197,17 +197,18 @@ final class BatchConverter<T> {
         if (c.skip > 0) {
             throw new FatalException("Resuming shard " + c.splitId + " from " + c.position + " should replay "
                     + c.skip + " more already-emitted records before the next position mark, but the mark "
-                    + mark.json() + " came first: the replay differs from the original stream, so exactly-once "
+                    + mark.position() + " came first: the replay differs from the original stream, so exactly-once "
                     + "cannot be guaranteed. Restart the job from an earlier checkpoint or re-snapshot.");
         }
         flushUpdateBefore(c, out);
         if (c.pendingCopyBatch.isEmpty()) {
-            out.add(c.splitId, new SplitElement.Mark<>(mark.json()));
+            out.add(c.splitId, new SplitElement.Mark<>(mark.position(), mark.copyCompleted()));
         } else {
-            out.add(c.splitId, new SplitElement.CopyBatch<>(new ArrayList<>(c.pendingCopyBatch), mark.json()));
+            out.add(c.splitId, new SplitElement.CopyBatch<>(new ArrayList<>(c.pendingCopyBatch), mark.position(),
+                    mark.copyCompleted()));
             c.pendingCopyBatch.clear();
         }
-        c.position = mark.json();
+        c.position = mark.position();
         c.recordsSinceMark = 0;
     }
 
@@ -252,9 +253,9 @@ final class BatchConverter<T> {
             }
             participants.add(p.shard());
         }
-        Map<String, String> started = new LinkedHashMap<>();
+        Map<String, Position> started = new LinkedHashMap<>();
         for (BatchEntry.PositionMark m : j.started()) {
-            started.put(m.shard(), m.json());
+            started.put(m.shard(), m.position());
         }
         ReshardJournal journal = new ReshardJournal(j.id(), c.keyspace, participants, started);
         LOG.info("Shard {} reached reshard journal {}: its split ends here", c.splitId, journal);
@@ -312,9 +313,10 @@ final class BatchConverter<T> {
         @Override
         public void close() {}
 
+        /** The JSON rendering, asked of the core once per mark (cached) and only when asked. */
         @Override
         public String position() {
-            return cursor.position;
+            return cursor.position.toJson();
         }
     }
 }

@@ -1,5 +1,6 @@
 package io.vitesscdc.source.reader;
 
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 
@@ -21,7 +22,7 @@ final class ShardCursor<T> {
     final String keyspace;
     final String shard;
     /** Position of the last mark handed out (or the split's start position). */
-    String position;
+    Position position;
     /** Records handed out after {@link #position}. */
     long recordsSinceMark;
     /** Records still to drop after a (re)open: they were handed out before. */

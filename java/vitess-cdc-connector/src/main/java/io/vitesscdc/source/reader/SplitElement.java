@@ -1,5 +1,6 @@
 package io.vitesscdc.source.reader;
 
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.split.ReshardJournal;
 
 import org.apache.flink.annotation.Internal;
@@ -60,11 +61,13 @@ public interface SplitElement<T> {
      */
     final class CopyBatch<T> implements SplitElement<T> {
         final List<Change<T>> changes;
-        final String position;
+        final Position position;
+        final boolean copyCompleted;
 
-        CopyBatch(List<Change<T>> changes, String position) {
+        CopyBatch(List<Change<T>> changes, Position position, boolean copyCompleted) {
             this.changes = changes;
             this.position = position;
+            this.copyCompleted = copyCompleted;
         }
 
         @Override
@@ -75,10 +78,13 @@ public interface SplitElement<T> {
 
     /** The shard reached a committed position. */
     final class Mark<T> implements SplitElement<T> {
-        final String position;
+        final Position position;
+        /** The fact the mark carried: the shard's copy phase finished. */
+        final boolean copyCompleted;
 
-        Mark(String position) {
+        Mark(Position position, boolean copyCompleted) {
             this.position = position;
+            this.copyCompleted = copyCompleted;
         }
 
         @Override

@@ -31,13 +31,14 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
         if (element instanceof SplitElement.Change) {
             emitChange((SplitElement.Change<T>) element, output, state);
         } else if (element instanceof SplitElement.Mark) {
-            state.markReached(((SplitElement.Mark<T>) element).position);
+            SplitElement.Mark<T> mark = (SplitElement.Mark<T>) element;
+            state.markReached(mark.position, mark.copyCompleted);
         } else if (element instanceof SplitElement.CopyBatch) {
             SplitElement.CopyBatch<T> batch = (SplitElement.CopyBatch<T>) element;
             for (SplitElement.Change<T> change : batch.changes) {
                 emitChange(change, output, state);
             }
-            state.markReached(batch.position);
+            state.markReached(batch.position, batch.copyCompleted);
         } else if (element instanceof SplitElement.Heartbeat) {
             onHeartbeat(((SplitElement.Heartbeat<T>) element).timestampMillis, output, state);
         } else if (element instanceof SplitElement.CopyCompleted) {

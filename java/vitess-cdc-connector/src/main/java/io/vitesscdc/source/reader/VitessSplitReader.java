@@ -2,6 +2,7 @@ package io.vitesscdc.source.reader;
 
 import io.vitesscdc.nativeio.Batch;
 import io.vitesscdc.nativeio.NativeStream;
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.nativeio.NativeStreamReader;
 import io.vitesscdc.source.config.VitessSourceConfig;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
@@ -20,7 +21,7 @@ import org.slf4j.LoggerFactory;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * Reads every split of one source reader through ONE native stream: one JNI call per fetch
@@ -39,7 +40,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
     private final VitessSourceConfig config;
     private final BatchConverter<T> converter;
     private final VitessSourceReaderMetrics metrics;
-    private final Function<String, NativeStream> streamOpener;
+    private final BiFunction<String, List<Position>, NativeStream> streamOpener;
 
     private volatile NativeStreamReader stream;
     private boolean reopen;
@@ -48,7 +49,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
             VitessSourceConfig config,
             VitessDeserializationSchema<T> deserializer,
             VitessSourceReaderMetrics metrics,
-            Function<String, NativeStream> streamOpener) {
+            BiFunction<String, List<Position>, NativeStream> streamOpener) {
         this.config = config;
         this.metrics = metrics;
         this.streamOpener = streamOpener;
@@ -109,14 +110,14 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
             return;
         }
         List<String> shards = new ArrayList<>();
-        List<String> positions = new ArrayList<>();
+        List<Position> positions = new ArrayList<>();
         for (ShardCursor<T> c : open) {
             shards.add(c.shard);
             positions.add(c.position);
         }
-        String options = config.toNativeOptionsJson(shards, "initial", positions);
+        String options = config.toNativeOptionsJson(shards, "positions");
         LOG.info("Opening a native Vitess stream for shards {} of keyspace {}", shards, config.keyspace());
-        NativeStream nativeStream = streamOpener.apply(options);
+        NativeStream nativeStream = streamOpener.apply(options, positions);
         stream = new NativeStreamReader(nativeStream, config.initialBufferBytes(), config.maxBufferBytes());
         metrics.streamOpened();
     }

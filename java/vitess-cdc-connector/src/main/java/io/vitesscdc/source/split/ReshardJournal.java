@@ -1,5 +1,7 @@
 package io.vitesscdc.source.split;
 
+import io.vitesscdc.nativeio.Position;
+
 import org.apache.flink.annotation.Internal;
 
 import java.io.Serializable;
@@ -13,7 +15,7 @@ import java.util.Objects;
 /**
  * A SHARDS reshard journal as one participant's stream delivered it: the journal id, every
  * participant (old shard) of the journal, and the new shards with the positions they start at
- * (the native core's position JSON, stored as is).
+ * (the native core's positions, stored unread).
  *
  * <p>Every participant reports the same journal. New shards may be read only after every
  * participant ended at it: that is what keeps each key's changes in order across the reshard.
@@ -26,9 +28,9 @@ public final class ReshardJournal implements Serializable {
     private final long id;
     private final String keyspace;
     private final List<String> participants;
-    private final Map<String, String> started;
+    private final Map<String, Position> started;
 
-    public ReshardJournal(long id, String keyspace, List<String> participants, Map<String, String> started) {
+    public ReshardJournal(long id, String keyspace, List<String> participants, Map<String, Position> started) {
         this.id = id;
         this.keyspace = Objects.requireNonNull(keyspace, "keyspace");
         this.participants = Collections.unmodifiableList(new ArrayList<>(participants));
@@ -52,8 +54,8 @@ public final class ReshardJournal implements Serializable {
         return participants;
     }
 
-    /** The new shards and their start positions (position JSON), in the journal's order. */
-    public Map<String, String> started() {
+    /** The new shards and their start positions, in the journal's order. */
+    public Map<String, Position> started() {
         return started;
     }
 

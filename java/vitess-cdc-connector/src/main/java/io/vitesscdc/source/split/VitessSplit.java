@@ -1,5 +1,7 @@
 package io.vitesscdc.source.split;
 
+import io.vitesscdc.nativeio.Position;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceSplit;
 
@@ -10,8 +12,8 @@ import java.util.Objects;
  *
  * <p>{@link #position()} is the shard's position as the native core wrote it in its last mark
  * (GTID set plus copy progress: tables in progress with their last primary key, tables still to
- * copy, copy completed) and is stored opaquely. {@link #recordsSinceMark()} counts the change
- * records already emitted after that mark; on restore exactly that many are skipped, so a
+ * copy, copy completed), in the core's binary form, stored unread (DESIGN invariant 6).
+ * {@link #recordsSinceMark()} counts the change records already emitted after that mark; on restore exactly that many are skipped, so a
  * checkpoint taken inside a transaction neither loses nor repeats a record (DESIGN invariant 1).
  *
  * <p>A split whose shard reached a reshard journal is <em>ended</em> ({@link #endedBy()} is set):
@@ -23,16 +25,16 @@ public final class VitessSplit implements SourceSplit {
 
     private final String keyspace;
     private final String shard;
-    private final String position;
+    private final Position position;
     private final long recordsSinceMark;
     private final ReshardJournal endedBy;
 
-    public VitessSplit(String keyspace, String shard, String position, long recordsSinceMark) {
+    public VitessSplit(String keyspace, String shard, Position position, long recordsSinceMark) {
         this(keyspace, shard, position, recordsSinceMark, null);
     }
 
     public VitessSplit(
-            String keyspace, String shard, String position, long recordsSinceMark, ReshardJournal endedBy) {
+            String keyspace, String shard, Position position, long recordsSinceMark, ReshardJournal endedBy) {
         this.keyspace = Objects.requireNonNull(keyspace, "keyspace");
         this.shard = Objects.requireNonNull(shard, "shard");
         this.position = Objects.requireNonNull(position, "position");
@@ -61,8 +63,8 @@ public final class VitessSplit implements SourceSplit {
         return shard;
     }
 
-    /** The shard position JSON to resume from (the core's mark format). */
-    public String position() {
+    /** The shard position to resume from (opaque; {@link Position#toJson()} renders it). */
+    public Position position() {
         return position;
     }
 

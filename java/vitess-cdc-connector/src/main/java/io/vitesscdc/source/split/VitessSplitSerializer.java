@@ -1,5 +1,7 @@
 package io.vitesscdc.source.split;
 
+import io.vitesscdc.nativeio.Position;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
 import org.apache.flink.core.memory.DataInputDeserializer;
@@ -24,6 +26,12 @@ import java.util.Map;
  * <p>Version 2: version 1, then {@code boolean ended}; when ended, the reshard journal: {@code
  * long id, int n, n x utf8 participant shard, int m, m x (utf8 new shard, utf8 start position)}
  * (the keyspace is the split's).
+ *
+ * <p>Version 3 (positions as bytes): version 2 with every position, the split's and each new
+ * shard's, as {@code bytes} (an int length followed by the core's binary position, unread here)
+ * instead of {@code utf8} JSON. Versions 1 and 2 stored the core's position JSON; reading them
+ * converts each position to bytes through the core ({@link Position#fromSavedJson}), so old
+ * checkpoints and savepoints restore (golden bytes in {@code src/test/resources/state}).
  */
 @Internal
 public final class VitessSplitSerializer implements SimpleVersionedSerializer<VitessSplit> {
@@ -32,7 +40,8 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
 
     public static final int VERSION_1 = 1;
     public static final int VERSION_2 = 2;
-    public static final int CURRENT_VERSION = VERSION_2;
+    public static final int VERSION_3 = 3;
+    public static final int CURRENT_VERSION = VERSION_3;
 
     @Override
     public int getVersion() {
@@ -44,7 +53,7 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
         DataOutputSerializer out = new DataOutputSerializer(64 + split.position().length());
         writeString(out, split.keyspace());
         writeString(out, split.shard());
-        writeString(out, split.position());
+        writePosition(out, split.position());
         out.writeLong(split.recordsSinceMark());
         ReshardJournal journal = split.endedBy();
         out.writeBoolean(journal != null);
@@ -55,9 +64,9 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
                 writeString(out, participant);
             }
             out.writeInt(journal.started().size());
-            for (Map.Entry<String, String> e : journal.started().entrySet()) {
+            for (Map.Entry<String, Position> e : journal.started().entrySet()) {
                 writeString(out, e.getKey());
-                writeString(out, e.getValue());
+                writePosition(out, e.getValue());
             }
         }
         return out.getCopyOfBuffer();
@@ -69,7 +78,9 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
             case VERSION_1:
                 return deserializeV1(serialized);
             case VERSION_2:
-                return deserializeV2(serialized);
+                return deserializeV2(serialized, false);
+            case VERSION_3:
+                return deserializeV2(serialized, true);
             default:
                 throw new IOException("Unknown Vitess split serializer version " + version + " (this connector reads "
                         + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
@@ -80,7 +91,7 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         String keyspace = readString(in);
         String shard = readString(in);
-        String position = readString(in);
+        Position position = savedJson(keyspace, shard, readString(in));
         long recordsSinceMark = in.readLong();
         if (in.available() != 0) {
             throw new IOException("corrupt Vitess split state: " + in.available() + " trailing bytes");
@@ -88,11 +99,12 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
         return new VitessSplit(keyspace, shard, position, recordsSinceMark);
     }
 
-    private static VitessSplit deserializeV2(byte[] serialized) throws IOException {
+    /** Versions 2 and 3: the same layout, positions as JSON text (2) or bytes (3). */
+    private static VitessSplit deserializeV2(byte[] serialized, boolean positionBytes) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         String keyspace = readString(in);
         String shard = readString(in);
-        String position = readString(in);
+        Position position = positionBytes ? readPosition(in) : savedJson(keyspace, shard, readString(in));
         long recordsSinceMark = in.readLong();
         ReshardJournal journal = null;
         if (in.readBoolean()) {
@@ -103,9 +115,10 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
                 participants.add(readString(in));
             }
             int m = readCount(in);
-            Map<String, String> started = new LinkedHashMap<>();
+            Map<String, Position> started = new LinkedHashMap<>();
             for (int i = 0; i < m; i++) {
-                started.put(readString(in), readString(in));
+                String newShard = readString(in);
+                started.put(newShard, positionBytes ? readPosition(in) : savedJson(keyspace, newShard, readString(in)));
             }
             try {
                 journal = new ReshardJournal(id, keyspace, participants, started);
@@ -126,6 +139,36 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
             throw new IOException("corrupt Vitess state: a count of " + n + " with " + in.available() + " bytes left");
         }
         return n;
+    }
+
+    /**
+     * A position JSON an older version stored, converted by the core (Java does not read it).
+     * The core checks it; a corrupt one fails the restore with the core's message.
+     */
+    static Position savedJson(String keyspace, String shard, String json) throws IOException {
+        try {
+            return Position.fromSavedJson(keyspace, shard, json);
+        } catch (RuntimeException e) {
+            throw new IOException("cannot restore the position of Vitess split " + VitessSplit.splitId(keyspace, shard)
+                    + ": " + e.getMessage(), e);
+        }
+    }
+
+    static void writePosition(DataOutputSerializer out, Position position) throws IOException {
+        byte[] bytes = position.toBytes();
+        out.writeInt(bytes.length);
+        out.write(bytes);
+    }
+
+    static Position readPosition(DataInputDeserializer in) throws IOException {
+        int n = in.readInt();
+        if (n < 0 || n > in.available()) {
+            throw new IOException("corrupt Vitess split state: position of " + n + " bytes, " + in.available()
+                    + " left");
+        }
+        byte[] bytes = new byte[n];
+        in.readFully(bytes);
+        return Position.of(bytes);
     }
 
     static void writeString(DataOutputSerializer out, String s) throws IOException {

@@ -1,5 +1,7 @@
 package io.vitesscdc.source.split;
 
+import io.vitesscdc.nativeio.Position;
+
 import org.apache.flink.annotation.Internal;
 
 /**
@@ -12,7 +14,7 @@ public final class VitessSplitState {
 
     private final String keyspace;
     private final String shard;
-    private String position;
+    private Position position;
     private long recordsSinceMark;
     private boolean copyCompleted;
     private long snapshotRecords;
@@ -25,7 +27,7 @@ public final class VitessSplitState {
         this.shard = split.shard();
         this.position = split.position();
         this.recordsSinceMark = split.recordsSinceMark();
-        this.copyCompleted = ShardPositions.isCopyCompleted(split.position());
+        this.copyCompleted = split.position().copyCompleted();
         this.endedBy = split.endedBy();
     }
 
@@ -41,7 +43,7 @@ public final class VitessSplitState {
         return shard;
     }
 
-    public String position() {
+    public Position position() {
         return position;
     }
 
@@ -63,12 +65,15 @@ public final class VitessSplitState {
         }
     }
 
-    /** The shard reached a committed position: everything before it is emitted. */
-    public void markReached(String positionJson) {
-        this.position = positionJson;
+    /**
+     * The shard reached a committed position: everything before it is emitted. {@code
+     * copyCompleted} is the fact its mark carried.
+     */
+    public void markReached(Position position, boolean copyCompleted) {
+        this.position = position;
         this.recordsSinceMark = 0;
-        if (ShardPositions.isCopyCompleted(positionJson)) {
-            copyCompleted = true;
+        if (copyCompleted) {
+            this.copyCompleted = true;
         }
     }
 

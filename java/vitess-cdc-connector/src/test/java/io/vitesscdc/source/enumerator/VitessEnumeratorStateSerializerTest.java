@@ -1,5 +1,6 @@
 package io.vitesscdc.source.enumerator;
 
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 
@@ -21,7 +22,11 @@ class VitessEnumeratorStateSerializerTest {
             + "3830000000127b2267746964223a226d7953514c3536227d0000000000000003";
 
     private static final VitessEnumeratorState STATE = new VitessEnumeratorState(
-            true, Set.of("customer/80-"), List.of(new VitessSplit("customer", "-80", "{\"gtid\":\"mySQL56\"}", 3)));
+            true, Set.of("customer/80-"), List.of(new VitessSplit("customer", "-80", pos("-80", "{\"gtid\":\"mySQL56\"}"), 3)));
+
+    private static Position pos(String shard, String json) {
+        return Position.fromSavedJson("customer", shard, json);
+    }
 
     private final VitessEnumeratorStateSerializer serializer = new VitessEnumeratorStateSerializer();
 
@@ -46,12 +51,12 @@ class VitessEnumeratorStateSerializerTest {
             + "000004";
 
     private static final ReshardJournal MERGE = new ReshardJournal(
-            9, "customer", List.of("-80", "80-"), Map.of("0", "{\"gtid\":\"MySQL56/m:1-3\"}"));
+            9, "customer", List.of("-80", "80-"), Map.of("0", pos("0", "{\"gtid\":\"MySQL56/m:1-3\"}")));
 
     private static final VitessEnumeratorState STATE_V2 = new VitessEnumeratorState(
             true,
             Map.of("customer/80-", 1, "customer/c0-", VitessEnumeratorState.UNKNOWN_OWNER),
-            List.of(new VitessSplit("customer", "-80", "{\"gtid\":\"mySQL56\"}", 3)),
+            List.of(new VitessSplit("customer", "-80", pos("-80", "{\"gtid\":\"mySQL56\"}"), 3)),
             List.of(new PendingJournal(MERGE, Set.of("-80"))),
             Set.of(4L));
 
@@ -62,9 +67,41 @@ class VitessEnumeratorStateSerializerTest {
     }
 
     @Test
-    void currentVersionWritesVersion2Bytes() throws IOException {
-        assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_2);
-        assertThat(HexFormat.of().formatHex(serializer.serialize(STATE_V2))).isEqualTo(V2_BYTES);
+    void currentVersionIsVersion3AndRoundTripsTheVersion2State() throws IOException {
+        assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_3);
+        byte[] v3 = serializer.serialize(STATE_V2);
+        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_3, v3)).isEqualTo(STATE_V2);
+        // positions are bytes now: no JSON of them is left in the state
+        assertThat(new String(v3, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("\"gtid\"");
+    }
+
+    @Test
+    void goldenVersion2StateRestoresWithItsPositionsAsBytes() throws IOException {
+        byte[] golden;
+        try (java.io.InputStream in = getClass().getResourceAsStream("/state/enumerator-v2.bin")) {
+            assertThat(in).isNotNull();
+            golden = in.readAllBytes();
+        }
+        Map<String, Position> started = new java.util.LinkedHashMap<>();
+        started.put("-40", pos("-40", "{\"keyspace\":\"customer\",\"shard\":\"-40\",\"gtid\":"
+                + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000003:1-9\",\"copy_completed\":true}"));
+        started.put("40-80", pos("40-80", "{\"keyspace\":\"customer\",\"shard\":\"40-80\",\"gtid\":"
+                + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000004:1-11\",\"copy_completed\":true}"));
+        String copying = "{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":"
+                + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-154\",\"table_p_ks\":[{\"table_name\":\"corder\","
+                + "\"lastpk\":\"AAH/\"}],\"tables_to_copy\":[\"customer\"],\"copy_completed\":false}";
+        VitessEnumeratorState expected = new VitessEnumeratorState(
+                true,
+                Map.of("customer/80-", 0),
+                List.of(new VitessSplit("customer", "-80", pos("-80", copying), 3)),
+                List.of(new PendingJournal(new ReshardJournal(7001, "customer", List.of("-80"), started), Set.of())),
+                Set.of(4L));
+        VitessEnumeratorState restored = serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_2, golden);
+        assertThat(restored).isEqualTo(expected);
+        assertThat(restored.unassignedSplits().get(0).position().toJson()).isEqualTo(copying);
+        assertThat(List.copyOf(restored.pendingJournals().get(0).journal().started().keySet()))
+                .containsExactly("-40", "40-80");
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(restored))).isEqualTo(restored);
     }
 
     @Test
@@ -85,6 +122,6 @@ class VitessEnumeratorStateSerializerTest {
 
     @Test
     void unknownVersionFailsClearly() {
-        assertThatThrownBy(() -> serializer.deserialize(3, new byte[0])).hasMessageContaining("version 3");
+        assertThatThrownBy(() -> serializer.deserialize(99, new byte[0])).hasMessageContaining("version 99");
     }
 }

@@ -3,7 +3,8 @@ package io.vitesscdc.source.enumerator;
 import io.vitesscdc.source.event.ShardEndedAck;
 import io.vitesscdc.source.event.ShardEndedEvent;
 import io.vitesscdc.source.split.ReshardJournal;
-import io.vitesscdc.source.split.ShardPositions;
+import io.vitesscdc.nativeio.Position;
+import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.split.VitessSplit;
 
 import org.apache.flink.api.connector.source.Boundedness;
@@ -29,9 +30,9 @@ class VitessSourceEnumeratorTest {
 
     private static ShardDiscovery shards(String... shards) {
         return () -> {
-            Map<String, String> m = new LinkedHashMap<>();
+            Map<String, Position> m = new LinkedHashMap<>();
             for (String s : shards) {
-                m.put(s, ShardPositions.start(KS, s, ""));
+                m.put(s, RenderedPositions.start(KS, s, ""));
             }
             return m;
         };
@@ -92,7 +93,7 @@ class VitessSourceEnumeratorTest {
             register(ctx, e, 0);
             register(ctx, e, 1);
             ctx.runNextOneTimeCallable();
-            VitessSplit progressed = new VitessSplit(KS, "-80", "{\"gtid\":\"MySQL56/a:1-9\"}", 4);
+            VitessSplit progressed = new VitessSplit(KS, "-80", RenderedPositions.of(KS, "-80", "{\"gtid\":\"MySQL56/a:1-9\"}"), 4);
             ctx.unregisterReader(0);
             e.addSplitsBack(List.of(progressed), 0);
             assertThat(e.snapshotState(2).unassignedSplits()).containsExactly(progressed);
@@ -104,7 +105,7 @@ class VitessSourceEnumeratorTest {
 
     @Test
     void restoredEnumeratorDoesNotRediscover() throws Throwable {
-        VitessSplit waiting = new VitessSplit(KS, "80-", "{\"gtid\":\"g\"}", 0);
+        VitessSplit waiting = new VitessSplit(KS, "80-", RenderedPositions.of(KS, "80-", "{\"gtid\":\"g\"}"), 0);
         VitessEnumeratorState restored = new VitessEnumeratorState(true, Set.of("customer/-80"), List.of(waiting));
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(4)) {
             VitessSourceEnumerator e = new VitessSourceEnumerator(
@@ -154,12 +155,12 @@ class VitessSourceEnumeratorTest {
 
     // ---- resharding ----
 
-    private static String pos(String shard) {
-        return ShardPositions.start(KS, shard, shard + "@0");
+    private static Position pos(String shard) {
+        return RenderedPositions.start(KS, shard, shard + "@0");
     }
 
     private static ReshardJournal journal(long id, List<String> participants, List<String> started) {
-        Map<String, String> positions = new LinkedHashMap<>();
+        Map<String, Position> positions = new LinkedHashMap<>();
         for (String s : started) {
             positions.put(s, pos(s));
         }

@@ -1,5 +1,6 @@
 package io.vitesscdc.source.reader;
 
+import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
@@ -71,12 +72,12 @@ class BatchConverterTest {
         if (e instanceof SplitElement.Change) {
             return "change" + ((SplitElement.Change<String>) e).values;
         } else if (e instanceof SplitElement.Mark) {
-            return "mark " + ((SplitElement.Mark<String>) e).position.replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
+            return "mark " + ((SplitElement.Mark<String>) e).position.toJson().replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
         } else if (e instanceof SplitElement.CopyBatch) {
             SplitElement.CopyBatch<String> b = (SplitElement.CopyBatch<String>) e;
             List<Object> values = new ArrayList<>();
             b.changes.forEach(c -> values.addAll(c.values));
-            return "copy" + values + " mark " + b.position.replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
+            return "copy" + values + " mark " + b.position.toJson().replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
         } else if (e instanceof SplitElement.JournalReached) {
             ReshardJournal j = ((SplitElement.JournalReached<String>) e).journal;
             return "journal " + j.id() + " " + j.participants() + " -> " + j.started();
@@ -100,7 +101,7 @@ class BatchConverterTest {
                 "ks/80- change[+I:7]");
         ShardCursor<String> east = c.cursors().stream().filter(x -> x.shard.equals("80-")).findFirst().get();
         assertThat(east.recordsSinceMark).isEqualTo(1);
-        assertThat(east.position).contains("h0");
+        assertThat(east.position.toJson()).contains("h0");
     }
 
     @Test
@@ -204,7 +205,7 @@ class BatchConverterTest {
         ShardCursor<String> cursor = c.cursors().iterator().next();
         assertThat(cursor.skip).isEqualTo(1);
         assertThat(cursor.pendingCopyBatch).isEmpty();
-        assertThat(cursor.position).contains("g0");
+        assertThat(cursor.position.toJson()).contains("g0");
     }
 
     @Test
@@ -230,7 +231,7 @@ class BatchConverterTest {
     @Test
     void restoredBoundedSplitWithCompletedCopyFinishesAtOnce() {
         BatchConverter<String> c = converter(true, 100);
-        c.addSplit(new VitessSplit("ks", "-80", "{\"gtid\":\"g\",\"copy_completed\":true}", 0));
+        c.addSplit(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g\",\"copy_completed\":true}"), 0));
         assertThat(c.openCursors()).isEmpty();
         assertThat(drain(c.finishedOnly())).containsExactly("ks/-80 FINISHED");
         assertThat(drain(c.finishedOnly())).isEmpty();

@@ -1,5 +1,6 @@
 package io.vitesscdc.source.reader;
 
+import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.event.ShardEndedAck;
 import io.vitesscdc.source.event.ShardEndedEvent;
 import io.vitesscdc.source.split.ReshardJournal;
@@ -33,7 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class VitessSourceReaderReshardTest {
 
     private static final ReshardJournal JOURNAL =
-            new ReshardJournal(7, "ks", List.of("-80"), Map.of("-40", "{\"gtid\":\"a\"}", "40-80", "{\"gtid\":\"b\"}"));
+            new ReshardJournal(7, "ks", List.of("-80"), Map.of("-40", RenderedPositions.of("ks", "-40", "{\"gtid\":\"a\"}"), "40-80", RenderedPositions.of("ks", "40-80", "{\"gtid\":\"b\"}")));
 
     /** Records the events the reader sends to the enumerator. */
     private static final class Context implements SourceReaderContext {
@@ -100,7 +101,7 @@ class VitessSourceReaderReshardTest {
     }
 
     private static VitessSplitState endedState() {
-        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", "{\"gtid\":\"g9\"}", 0));
+        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0));
         state.journalReached(JOURNAL);
         return state;
     }
@@ -112,7 +113,7 @@ class VitessSourceReaderReshardTest {
         try (VitessSourceReader<String> reader = reader(context)) {
             reader.start();
             reader.onSplitFinished(Map.of("ks/-80", endedState()));
-            VitessSplit ended = new VitessSplit("ks", "-80", "{\"gtid\":\"g9\"}", 0, JOURNAL);
+            VitessSplit ended = new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0, JOURNAL);
             assertThat(context.sent).singleElement()
                     .usingRecursiveComparison()
                     .isEqualTo(new ShardEndedEvent("ks", "-80", JOURNAL, false));
@@ -141,7 +142,7 @@ class VitessSourceReaderReshardTest {
         Context context = new Context();
         try (VitessSourceReader<String> reader = reader(context)) {
             reader.start();
-            VitessSplit ended = new VitessSplit("ks", "-80", "{\"gtid\":\"g9\"}", 0, JOURNAL);
+            VitessSplit ended = new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0, JOURNAL);
             reader.addSplits(List.of(ended));
             assertThat(reader.getNumberOfCurrentlyAssignedSplits()).isZero();
             assertThat(context.sent).hasSize(1);

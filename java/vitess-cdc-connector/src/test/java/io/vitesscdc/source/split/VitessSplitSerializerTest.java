@@ -1,8 +1,13 @@
 package io.vitesscdc.source.split;
 
+import io.vitesscdc.nativeio.Position;
+
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
+import java.io.InputStream;
+import java.util.LinkedHashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -12,8 +17,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 class VitessSplitSerializerTest {
 
-    private static final String POSITION =
+    private static final String POSITION_JSON =
             "{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"MySQL56/a:1-5\",\"copy_completed\":true}";
+    private static final Position POSITION = Position.fromSavedJson("customer", "-80", POSITION_JSON);
 
     /**
      * Bytes written by version 1. Never change them: a connector must read every version it ever
@@ -35,7 +41,7 @@ class VitessSplitSerializerTest {
 
     @Test
     void largePositionsBeyondWriteUtfLimit() throws IOException {
-        String huge = "{\"gtid\":\"" + "x".repeat(200_000) + "\"}";
+        Position huge = Position.fromSavedJson("ks", "80-", "{\"gtid\":\"" + "x".repeat(200_000) + "\"}");
         VitessSplit split = new VitessSplit("ks", "80-", huge, 0);
         assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(split))).isEqualTo(split);
     }
@@ -53,7 +59,7 @@ class VitessSplitSerializerTest {
             + "0000000c7b2267746964223a226e227d";
 
     private static final VitessSplit ENDED = new VitessSplit("customer", "-80", POSITION, 0, new ReshardJournal(
-            12, "customer", List.of("-80"), Map.of("-40", "{\"gtid\":\"n\"}")));
+            12, "customer", List.of("-80"), Map.of("-40", Position.fromSavedJson("customer", "-40", "{\"gtid\":\"n\"}"))));
 
     @Test
     void version2StaysReadable() throws IOException {
@@ -62,16 +68,102 @@ class VitessSplitSerializerTest {
     }
 
     @Test
-    void currentVersionWritesVersion2Bytes() throws IOException {
-        // While CURRENT_VERSION is 2 the bytes must be identical; bump the version when they change.
-        assertThat(serializer.getVersion()).isEqualTo(VitessSplitSerializer.VERSION_2);
-        assertThat(HexFormat.of().formatHex(serializer.serialize(ENDED))).isEqualTo(V2_BYTES);
+    void currentVersionWritesVersion3Bytes() throws IOException {
+        // While CURRENT_VERSION is 3 the layout must be exactly this; bump the version when it changes.
+        assertThat(serializer.getVersion()).isEqualTo(VitessSplitSerializer.VERSION_3);
+        DataOutputSerializer expected = new DataOutputSerializer(64);
+        VitessSplitSerializer.writeString(expected, "customer");
+        VitessSplitSerializer.writeString(expected, "-80");
+        expected.writeInt(POSITION.length());
+        expected.write(POSITION.toBytes());
+        expected.writeLong(0);
+        expected.writeBoolean(true);
+        expected.writeLong(12);
+        expected.writeInt(1);
+        VitessSplitSerializer.writeString(expected, "-80");
+        expected.writeInt(1);
+        VitessSplitSerializer.writeString(expected, "-40");
+        Position started = ENDED.endedBy().started().get("-40");
+        expected.writeInt(started.length());
+        expected.write(started.toBytes());
+        assertThat(serializer.serialize(ENDED)).isEqualTo(expected.getCopyOfBuffer());
+        // the positions inside are the core's binary form (magic "VCSP"), not JSON
+        assertThat(new String(POSITION.toBytes(), 0, 4, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("VCSP");
+    }
+
+    // ---- golden state of the release before positions became bytes (src/test/resources/state) ----
+
+    static final String COPYING = "{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":"
+            + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-154\",\"table_p_ks\":[{\"table_name\":\"corder\","
+            + "\"lastpk\":\"AAH/\"}],\"tables_to_copy\":[\"customer\"],\"copy_completed\":false}";
+    static final String STREAMING = "{\"keyspace\":\"customer\",\"shard\":\"80-\",\"gtid\":"
+            + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000002:1-77\",\"copy_completed\":true}";
+    static final String NEW_40 = "{\"keyspace\":\"customer\",\"shard\":\"-40\",\"gtid\":"
+            + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000003:1-9\",\"copy_completed\":true}";
+    static final String NEW_4080 = "{\"keyspace\":\"customer\",\"shard\":\"40-80\",\"gtid\":"
+            + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000004:1-11\",\"copy_completed\":true}";
+
+    static byte[] golden(String name) throws IOException {
+        try (InputStream in = VitessSplitSerializerTest.class.getResourceAsStream("/state/" + name)) {
+            assertThat(in).as("test resource /state/%s", name).isNotNull();
+            return in.readAllBytes();
+        }
+    }
+
+    /** Journal 7001 of the golden state: -80 split into -40 and 40-80. */
+    static ReshardJournal goldenJournal() {
+        Map<String, Position> started = new LinkedHashMap<>();
+        started.put("-40", Position.fromSavedJson("customer", "-40", NEW_40));
+        started.put("40-80", Position.fromSavedJson("customer", "40-80", NEW_4080));
+        return new ReshardJournal(7001, "customer", List.of("-80"), started);
+    }
+
+    @Test
+    void goldenVersion2SplitsRestoreWithTheirPositionsAsBytes() throws IOException {
+        VitessSplit copying = serializer.deserialize(VitessSplitSerializer.VERSION_2, golden("split-v2-copying.bin"));
+        assertThat(copying).isEqualTo(new VitessSplit("customer", "-80",
+                Position.fromSavedJson("customer", "-80", COPYING), 3));
+        // the same position the core renders back, with its facts
+        assertThat(copying.position().toJson()).isEqualTo(COPYING);
+        assertThat(copying.position().copyCompleted()).isFalse();
+
+        VitessSplit streaming = serializer.deserialize(VitessSplitSerializer.VERSION_2, golden("split-v2-streaming.bin"));
+        assertThat(streaming.position().toJson()).isEqualTo(STREAMING);
+        assertThat(streaming.position().copyCompleted()).isTrue();
+        assertThat(streaming.recordsSinceMark()).isZero();
+        assertThat(streaming.isEnded()).isFalse();
+
+        VitessSplit ended = serializer.deserialize(VitessSplitSerializer.VERSION_2, golden("split-v2-ended.bin"));
+        assertThat(ended).isEqualTo(new VitessSplit("customer", "-80",
+                Position.fromSavedJson("customer", "-80", COPYING), 0, goldenJournal()));
+        assertThat(List.copyOf(ended.endedBy().started().keySet())).containsExactly("-40", "40-80");
+        assertThat(ended.endedBy().started().get("40-80").toJson()).isEqualTo(NEW_4080);
+
+        // and they are written back in the current version, unchanged
+        for (VitessSplit split : List.of(copying, streaming, ended)) {
+            assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(split))).isEqualTo(split);
+        }
+    }
+
+    @Test
+    void aCorruptVersion2PositionFailsTheRestoreWithTheCoresMessage() throws IOException {
+        DataOutputSerializer out = new DataOutputSerializer(64);
+        VitessSplitSerializer.writeString(out, "customer");
+        VitessSplitSerializer.writeString(out, "-80");
+        VitessSplitSerializer.writeString(out, "{\"gtid\":");
+        out.writeLong(0);
+        out.writeBoolean(false);
+        assertThatThrownBy(() -> serializer.deserialize(VitessSplitSerializer.VERSION_2, out.getCopyOfBuffer()))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("customer/-80")
+                .hasMessageContaining("corrupt saved position");
     }
 
     @Test
     void endedSplitsRoundTrip() throws IOException {
         VitessSplit merged = new VitessSplit("ks", "80-", POSITION, 3, new ReshardJournal(
-                -5, "ks", List.of("-80", "80-"), Map.of("0", "x".repeat(100_000))));
+                -5, "ks", List.of("-80", "80-"),
+                Map.of("0", Position.fromSavedJson("ks", "0", "{\"gtid\":\"" + "x".repeat(100_000) + "\"}"))));
         assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(merged))).isEqualTo(merged);
         VitessSplit reading = new VitessSplit("customer", "-80", POSITION, 7);
         assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(reading))).isEqualTo(reading);

@@ -2,6 +2,7 @@ package io.vitesscdc.source.testutils;
 
 import io.vitesscdc.nativeio.Batch;
 import io.vitesscdc.nativeio.BatchDecoder;
+import io.vitesscdc.nativeio.Position;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.ByteBuffer;
@@ -103,7 +104,8 @@ public final class NativeBatches {
 
     public NativeBatches mark(String shard, String gtid) {
         Payload p = new Payload();
-        p.str("ks").str(shard).u8(1).str(position(shard, gtid));
+        Position position = position(shard, gtid);
+        p.str("ks").str(shard).u8(position.copyCompleted() ? 1 : 0).bytes(position.toBytes());
         return entry(3, p);
     }
 
@@ -127,14 +129,16 @@ public final class NativeBatches {
         }
         p.u16(started.size());
         for (String s : started) {
-            p.str("ks").str(s).u8(1).str(position(s, s + "@0"));
+            Position position = position(s, s + "@0");
+            p.str("ks").str(s).u8(position.copyCompleted() ? 1 : 0).bytes(position.toBytes());
         }
         p.str("ks").str(shard).i64(id);
         return entry(8, p);
     }
 
-    public static String position(String shard, String gtid) {
-        return "{\"keyspace\":\"ks\",\"shard\":\"" + shard + "\",\"gtid\":\"" + gtid + "\"}";
+    /** A position of keyspace {@code ks}, in the core's bytes. */
+    public static Position position(String shard, String gtid) {
+        return RenderedPositions.start("ks", shard, gtid);
     }
 
     private NativeBatches entry(int tag, Payload p) {
@@ -150,7 +154,7 @@ public final class NativeBatches {
     public Batch build() {
         byte[] b = body.toByteArray();
         ByteBuffer buf = ByteBuffer.allocateDirect(16 + b.length).order(ByteOrder.LITTLE_ENDIAN);
-        buf.put("VCDB".getBytes(StandardCharsets.US_ASCII)).putShort((short) 1).putShort((short) flags)
+        buf.put("VCDB".getBytes(StandardCharsets.US_ASCII)).putShort((short) 2).putShort((short) flags)
                 .putInt(entries).putInt(b.length).put(b);
         body.reset();
         entries = 0;
@@ -190,7 +194,10 @@ public final class NativeBatches {
         }
 
         Payload str(String s) {
-            byte[] b = s.getBytes(StandardCharsets.UTF_8);
+            return bytes(s.getBytes(StandardCharsets.UTF_8));
+        }
+
+        Payload bytes(byte[] b) {
             u32(b.length);
             out.writeBytes(b);
             return this;

@@ -1,0 +1,118 @@
+package io.vitesscdc.nativeio;
+
+import java.io.Serializable;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * One shard's resumable position, as the native core's versioned binary form (docs/positions.md,
+ * "Binary form"). Java never reads these bytes: it stores them (splits, checkpoints) and hands
+ * them back to {@link NativeStream#open(String, java.util.List)}. Rust is the one owner of what a
+ * position means (DESIGN invariant 6).
+ *
+ * <p>What Java acts on comes as typed facts: a batch mark carries them beside the bytes
+ * ({@link BatchEntry.PositionMark#copyCompleted()}); for a position from elsewhere (a plan, a
+ * restored split) {@link #copyCompleted()} asks the core once. {@link #toJson()} renders the
+ * position for people and logs; nothing in the connector decides on that text.
+ */
+public final class Position implements Serializable {
+
+    private static final long serialVersionUID = 1L;
+
+    private final byte[] bytes;
+    /** Rendering and facts, asked of the core at most once per instance. */
+    private transient volatile String json;
+    private transient volatile int facts = -1;
+
+    private Position(byte[] bytes) {
+        this.bytes = bytes;
+    }
+
+    /** A position from its bytes (copied), as a mark, a plan or a checkpoint holds them. */
+    public static Position of(byte[] bytes) {
+        if (bytes == null) {
+            throw new NullPointerException("position bytes");
+        }
+        return new Position(bytes.clone());
+    }
+
+    /** A position with the facts its mark carried (no native call needed for them later). */
+    static Position ofMark(byte[] bytes, int facts) {
+        Position p = new Position(bytes);
+        p.facts = facts;
+        return p;
+    }
+
+    /**
+     * The position that a checkpoint of an older connector stored as the core's JSON text, as
+     * bytes; {@code keyspace} and {@code shard} are where it was stored (they fill in fields an
+     * old entry lacks).
+     *
+     * @throws ConfigurationException (code {@code INVALID_POSITION}) if it is not a position
+     */
+    public static Position fromSavedJson(String keyspace, String shard, String json) {
+        NativeLibrary.load();
+        return new Position(NativeStream.nativePositionFromJson(keyspace, shard, json));
+    }
+
+    /** The bytes (a copy). */
+    public byte[] toBytes() {
+        return bytes.clone();
+    }
+
+    /** The number of bytes, without copying them. */
+    public int length() {
+        return bytes.length;
+    }
+
+    byte[] bytesNoCopy() {
+        return bytes;
+    }
+
+    /** True once the shard's copy phase finished (or it never needed one). */
+    public boolean copyCompleted() {
+        int f = facts;
+        if (f < 0) {
+            NativeLibrary.load();
+            f = NativeStream.nativePositionFacts(bytes);
+            facts = f;
+        }
+        return (f & BatchDecoder.POSITION_FACT_COPY_COMPLETED) != 0;
+    }
+
+    /**
+     * The position as JSON ({@code {"keyspace","shard","gtid","table_p_ks","tables_to_copy",
+     * "copy_completed"}}, what {@code vstream positions} prints): for people and logs only.
+     *
+     * @throws ConfigurationException (code {@code INVALID_POSITION}) if the bytes are corrupt
+     */
+    public String toJson() {
+        String j = json;
+        if (j == null) {
+            NativeLibrary.load();
+            j = NativeStream.nativePositionJson(bytes);
+            json = j;
+        }
+        return j;
+    }
+
+    @Override
+    public boolean equals(Object o) {
+        return this == o || (o instanceof Position && Arrays.equals(bytes, ((Position) o).bytes));
+    }
+
+    @Override
+    public int hashCode() {
+        return Arrays.hashCode(bytes);
+    }
+
+    /** The JSON rendering; the bytes in hex when the native library cannot render them. */
+    @Override
+    public String toString() {
+        try {
+            return toJson();
+        } catch (RuntimeException | LinkageError e) {
+            return "Position{" + HexFormat.of().formatHex(bytes) + "}";
+        }
+    }
+}
