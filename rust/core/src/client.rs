@@ -270,6 +270,60 @@ impl VtgateClient {
         Ok(KeyspaceInfo { shards, tables })
     }
 
+    /// Fails with [`ErrorCode::UnknownColumn`] when a selected column is not in one of `tables`
+    /// of `keyspace`, naming the column, the table, its columns and the fix. Read from
+    /// `information_schema` when a stream is planned, so a mistyped column fails the job once, at
+    /// planning, instead of every reader's stream being refused by the tablets (a restart loop).
+    pub async fn check_columns(
+        &self,
+        keyspace: &str,
+        tables: &[String],
+        columns: &[String],
+    ) -> Result<()> {
+        if columns.is_empty() {
+            return Ok(());
+        }
+        let ks = sql_string(keyspace);
+        let result = self
+            .execute(&format!(
+                "select table_name, column_name from information_schema.columns where table_schema = {ks} \
+                 order by table_name, ordinal_position"
+            ))
+            .await?;
+        let mut by_table: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+        for row in &result.rows {
+            let cells = crate::decode::split_row(row)?;
+            let text = |i: usize| {
+                cells
+                    .get(i)
+                    .copied()
+                    .flatten()
+                    .map(|b| String::from_utf8_lossy(b).into_owned())
+            };
+            if let (Some(table), Some(column)) = (text(0), text(1)) {
+                by_table.entry(table).or_default().push(column);
+            }
+        }
+        for table in tables {
+            let Some(known) = by_table.get(table) else {
+                continue;
+            };
+            // MySQL column names are case-insensitive.
+            if let Some(missing) = columns
+                .iter()
+                .find(|c| !known.iter().any(|k| k.eq_ignore_ascii_case(c)))
+            {
+                return Err(Error::config(format!(
+                    "column '{missing}' is not in Vitess table {keyspace}.{table} (its columns: {}) — remove it \
+                     from the selection (the columns option, or the Flink table's declared columns) or fix its name",
+                    known.join(", ")
+                ))
+                .with_code(ErrorCode::UnknownColumn));
+            }
+        }
+        Ok(())
+    }
+
     /// Whether the core reproduces the primary-key order of each table of `keyspace` exactly (see
     /// [`crate::keyorder`]): the tables whose changelog stays exact while a copy resumes, and, for
     /// the others, the column and reason. Read from `information_schema` before streaming, so a

@@ -438,6 +438,9 @@ pub async fn plan_start(
             ))
             .with_code(ErrorCode::UnknownShard));
         }
+        client
+            .check_columns(&options.keyspace, &options.tables, &options.columns)
+            .await?;
         let mut start = start_positions(&options, &plan)?;
         if let Some(given) = given {
             start = merge_specific_offsets(&options, &plan, start, given)?;

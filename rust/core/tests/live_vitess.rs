@@ -133,6 +133,43 @@ fn configuration_errors_fail_fast_with_the_fix() {
 }
 
 #[test]
+fn planning_a_start_checks_the_selection_and_never_answers_current() {
+    let mut o = options("customer", &["customer"], StartMode::Latest);
+    o.columns = vec!["customer_id".into(), "EMAIL".into()];
+    let planned = vitess_cdc_core::blocking::plan_start(&o, None).expect("a valid selection plans");
+    let mut shards: Vec<_> = planned.iter().map(|p| p.shard.as_str()).collect();
+    shards.sort();
+    assert_eq!(shards, ["-80", "80-"]);
+    for p in &planned {
+        assert!(
+            p.gtid.starts_with("MySQL56/"),
+            "a real GTID set, not 'current': {p:?}"
+        );
+        assert!(p.copy_completed, "a stream from now copies nothing: {p:?}");
+    }
+
+    o.columns = vec!["customer_id".into(), "no_such_col".into()];
+    let started = std::time::Instant::now();
+    let err = vitess_cdc_core::blocking::plan_start(&o, None).expect_err("an unknown column");
+    assert_eq!(
+        err.code,
+        vitess_cdc_core::ErrorCode::UnknownColumn,
+        "{}",
+        err.message
+    );
+    assert_eq!(err.kind, ErrorKind::Config, "{}", err.message);
+    for part in [
+        "no_such_col",
+        "customer.customer",
+        "email",
+        "remove it from the selection",
+    ] {
+        assert!(err.message.contains(part), "'{part}' in: {}", err.message);
+    }
+    assert!(started.elapsed() < Duration::from_secs(10));
+}
+
+#[test]
 fn snapshot_then_streaming_ends_equal_to_the_source() {
     let base = id_base();
     let range = base..base + 1_000_000;
