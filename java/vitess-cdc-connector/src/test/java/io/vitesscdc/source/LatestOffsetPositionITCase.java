@@ -8,25 +8,20 @@ import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
-import io.vitesscdc.source.testutils.MaterializedTables;
-import io.vitesscdc.source.testutils.RangeView;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.CustomerRangeITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
-import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -36,7 +31,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
@@ -48,32 +42,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * checkpoint or savepoint taken right after the job starts — before any change arrived — restores
  * exactly there and not at a later "now" that would skip what happened in between.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
-class LatestOffsetPositionITCase {
+@Timeout(value = TestTimeouts.IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+class LatestOffsetPositionITCase extends CustomerRangeITBase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(2);
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final String runId = "latest-" + UUID.randomUUID();
-    private final CustomerWriter writer = new CustomerWriter();
-    private final RangeView range = new RangeView(runId, writer);
-
-    @BeforeAll
-    static void clusterIsUp() {
-        VitessCluster.requireRunning();
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        writer.close();
-        MaterializedTables.drop(runId);
-        ChangelogRecorder.drop(runId);
+    LatestOffsetPositionITCase() {
+        super("latest");
     }
 
     private static VitessSourceBuilder<String> builder() {
@@ -128,14 +106,10 @@ class LatestOffsetPositionITCase {
         writer.run(40);
 
         // 3. Restore: every change after the savepoint arrives.
-        StreamExecutionEnvironment env = buildJob();
-        StreamGraph graph = env.getStreamGraph();
-        graph.setJobName("vitess-latest-restored");
-        graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(savepoint, false));
-        JobClient restored = env.executeAsync(graph);
+        JobClient restored = executeRestored(buildJob(), savepoint, "vitess-latest-restored");
         try {
-            range.awaitEqualToVitess(Duration.ofSeconds(60), "restored from a savepoint taken right after start");
-            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
+            range.awaitEqualToVitess(TestTimeouts.PROGRESS, "restored from a savepoint taken right after start");
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             restored.cancel().get();
         }
@@ -144,11 +118,11 @@ class LatestOffsetPositionITCase {
 
     /** Stop-with-savepoint as soon as every task runs (refused while initializing or deploying). */
     private static String stopWithSavepointAsSoonAsRunning(JobClient job, Path dir) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        long deadline = System.nanoTime() + TestTimeouts.PROGRESS.toNanos();
         while (true) {
             try {
                 return job.stopWithSavepoint(false, dir.toString(), SavepointFormatType.CANONICAL)
-                        .get(1, TimeUnit.MINUTES);
+                        .get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS);
             } catch (ExecutionException notYetRunning) {
                 // the job is initializing, or not every task runs yet
                 if (System.nanoTime() > deadline) {

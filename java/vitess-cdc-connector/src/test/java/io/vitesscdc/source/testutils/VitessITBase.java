@@ -1,0 +1,109 @@
+package io.vitesscdc.source.testutils;
+
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.graph.StreamGraph;
+import org.apache.flink.test.junit5.MiniClusterExtension;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What every ITCase against the local Vitess shares: the cluster check, a run id that names the
+ * run's materialized tables and changelogs (each test writes its own rows, so tests run again
+ * without cleanup), dropping them after each test, a MiniCluster, and the waits (their durations
+ * in {@link TestTimeouts}).
+ */
+public abstract class VitessITBase {
+
+    /** Unique per test instance: {@code <prefix>-<uuid>}. */
+    protected final String runId;
+
+    protected VitessITBase(String runIdPrefix) {
+        this.runId = runIdPrefix + "-" + UUID.randomUUID();
+    }
+
+    @BeforeAll
+    static void clusterIsUp() {
+        VitessCluster.requireRunning();
+    }
+
+    /** Runs after the subclass's own {@code @AfterEach} (which stops its writers first). */
+    @AfterEach
+    void dropRunState() {
+        MaterializedTables.drop(runId);
+        ChangelogRecorder.drop(runId);
+    }
+
+    /** A MiniCluster of one TaskManager with this many slots (register it with {@code @RegisterExtension}). */
+    protected static MiniClusterExtension miniCluster(int slots) {
+        return miniCluster(slots, new Configuration());
+    }
+
+    protected static MiniClusterExtension miniCluster(int slots, Configuration configuration) {
+        return new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
+                .setConfiguration(configuration)
+                .setNumberTaskManagers(1)
+                .setNumberSlotsPerTaskManager(slots)
+                .build());
+    }
+
+    public static void waitUntil(Duration timeout, BooleanSupplier condition, String what) throws Exception {
+        waitUntil(timeout, condition, () -> what);
+    }
+
+    /** Polls the condition until it holds; the failure names what was awaited (computed when it fails). */
+    public static void waitUntil(Duration timeout, BooleanSupplier condition, Supplier<String> what)
+            throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (!condition.getAsBoolean()) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError("timed out after " + timeout + " waiting for " + what.get());
+            }
+            Thread.sleep(100);
+        }
+    }
+
+    /**
+     * Waits until the rows {@code actual} returns equal {@code expected} (writes must have
+     * stopped), then asserts it: a non-empty expectation, equal row by row.
+     */
+    public static void awaitEqual(Map<String, Map<String, String>> expected,
+            Supplier<Map<String, Map<String, String>>> actual, Duration timeout, String what) throws Exception {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline && !actual.get().equals(expected)) {
+            Thread.sleep(300);
+        }
+        assertThat(expected).as("rows written by this test").isNotEmpty();
+        assertThat(actual.get()).as(what).isEqualTo(expected);
+    }
+
+    /** Runs the environment's job restored from the savepoint. */
+    public static JobClient executeRestored(StreamExecutionEnvironment env, String savepoint, String jobName)
+            throws Exception {
+        StreamGraph graph = env.getStreamGraph();
+        graph.setJobName(jobName);
+        graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(savepoint, false));
+        return env.executeAsync(graph);
+    }
+
+    /** The messages of an exception and all its causes, one a line. */
+    public static String rootMessages(Throwable e) {
+        StringBuilder sb = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            sb.append(t.getMessage()).append('\n');
+        }
+        return sb.toString();
+    }
+}
