@@ -1,20 +1,16 @@
 package io.vitesscdc.source;
 
 import io.vitesscdc.nativeio.NativeStream;
-import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.enumerator.NativeShardDiscovery;
 import io.vitesscdc.source.split.ShardPositions;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
-import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
-import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.CustomerRangeITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -28,10 +24,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -55,11 +49,7 @@ class LatestOffsetPositionITCase extends CustomerRangeITBase {
     }
 
     private static VitessSourceBuilder<String> builder() {
-        return VitessSource.<String>builder()
-                .address(VitessCluster.grpcAddress())
-                .keyspace("customer")
-                .tables("customer")
-                .deserializer(new JsonDebeziumDeserializationSchema());
+        return customerSource();
     }
 
     @Test
@@ -98,7 +88,7 @@ class LatestOffsetPositionITCase extends CustomerRangeITBase {
     void savepointRightAfterStartRestoresWithoutGap(@TempDir Path savepoints) throws Exception {
         // 1. Start from latest and take a savepoint at once: no change of ours has happened yet.
         JobClient first = buildJob().executeAsync("vitess-latest");
-        String savepoint = stopWithSavepointAsSoonAsRunning(first, savepoints);
+        String savepoint = stopWithSavepoint(first, savepoints);
         assertThat(materializedInRange()).isEmpty();
 
         // 2. While no job runs, rows change: a restore at "now" would never see them.
@@ -116,23 +106,6 @@ class LatestOffsetPositionITCase extends CustomerRangeITBase {
         ChangelogRecorder.assertStrict(runId);
     }
 
-    /** Stop-with-savepoint as soon as every task runs (refused while initializing or deploying). */
-    private static String stopWithSavepointAsSoonAsRunning(JobClient job, Path dir) throws Exception {
-        long deadline = System.nanoTime() + TestTimeouts.PROGRESS.toNanos();
-        while (true) {
-            try {
-                return job.stopWithSavepoint(false, dir.toString(), SavepointFormatType.CANONICAL)
-                        .get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (ExecutionException notYetRunning) {
-                // the job is initializing, or not every task runs yet
-                if (System.nanoTime() > deadline) {
-                    throw notYetRunning;
-                }
-                Thread.sleep(100);
-            }
-        }
-    }
-
     /**
      * Source → changelog recorder → materializing sink. The recorder keeps only this test's range:
      * the job starts from "now", so rows that existed before (other tests' ranges) are retracted
@@ -147,15 +120,8 @@ class LatestOffsetPositionITCase extends CustomerRangeITBase {
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source");
         long base = writer.base();
-        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id")
-                        .where(c -> CustomerWriter.inRange(base, Long.parseLong((String) c.key().get(0)))))
-                .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
-                .uid("sink")
-                .setParallelism(1);
+        recordAndMaterialize(events, DebeziumJson.changes("customer_id")
+                .where(c -> CustomerWriter.inRange(base, Long.parseLong((String) c.key().get(0)))));
         return env;
-    }
-
-    private Map<String, Map<String, String>> materializedInRange() {
-        return range.materialized();
     }
 }

@@ -1,10 +1,8 @@
 package io.vitesscdc.source;
 
-import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
-import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.CustomerRangeITBase;
@@ -17,8 +15,6 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
@@ -172,17 +168,8 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(300);
-        Configuration restart = new Configuration();
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, FAILURES + 10);
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        env.configure(restart);
-        VitessSource<String> source = VitessSource.<String>builder()
-                .address(VitessCluster.grpcAddress())
-                .keyspace("customer")
-                .tables("customer")
-                .deserializer(new JsonDebeziumDeserializationSchema())
-                .build();
+        fixedDelayRestarts(env, FAILURES + 10);
+        VitessSource<String> source = customerSource().build();
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
                 .map(new Injector(runId, writer.base()))
@@ -190,15 +177,8 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
                 .map(new InsertCounter(runId, writer.base()))
                 .uid("insert-counter")
                 .setParallelism(1);
-        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id"))
-                .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
-                .uid("sink")
-                .setParallelism(1);
+        recordAndMaterialize(events, DebeziumJson.changes("customer_id"));
         return env;
-    }
-
-    private Map<String, Map<String, String>> materializedInRange() {
-        return range.materialized();
     }
 
     private static void waitUntil(Duration timeout, BooleanSupplier condition, String what, Plan plan)

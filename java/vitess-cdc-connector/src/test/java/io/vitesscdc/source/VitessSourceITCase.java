@@ -1,11 +1,9 @@
 package io.vitesscdc.source;
 
-import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerRangeITBase;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
-import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
@@ -17,7 +15,6 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -28,7 +25,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -87,8 +83,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
         // 1. Stop while the copy is still being emitted (a slow map keeps the emit side behind).
         JobClient copying = buildJob(2, 2).executeAsync("vitess-copy");
         waitUntil(TestTimeouts.CONVERGE, () -> materializedInRange().size() >= 200, "first copied rows");
-        String duringCopy = copying.stopWithSavepoint(false, savepoints.toString(), SavepointFormatType.CANONICAL)
-                .get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS);
+        String duringCopy = stopWithSavepoint(copying, savepoints);
         assertThat(materializedInRange().size())
                 .as("the savepoint must be taken while the copy is in progress")
                 .isLessThan(6000);
@@ -98,8 +93,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
         JobClient streaming = executeRestored(buildJob(2, 0), duringCopy, "vitess-restored");
         long opsAtRestore = writer.ops();
         waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= opsAtRestore + 150, "writes while streaming");
-        String duringStreaming = streaming.stopWithSavepoint(false, savepoints.toString(),
-                SavepointFormatType.CANONICAL).get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS);
+        String duringStreaming = stopWithSavepoint(streaming, savepoints);
 
         // 3. Restore with another parallelism; the writer keeps going, then everything settles.
         JobClient rescaled = executeRestored(buildJob(4, 0), duringStreaming, "vitess-restored");
@@ -124,8 +118,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
         // One statement: one transaction per shard, ~1500 rows (3000 records: -U and +U) each.
         VitessCluster.execute("customer", "UPDATE customer SET visits = 424242 WHERE " + writer.rangePredicate());
         waitUntil(TestTimeouts.CONVERGE, () -> updatedRows() >= 200, "the start of the large transactions");
-        String inside = first.stopWithSavepoint(false, savepoints.toString(), SavepointFormatType.CANONICAL)
-                .get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS);
+        String inside = stopWithSavepoint(first, savepoints);
         long applied = updatedRows();
         assertThat(applied).as("the savepoint must fall inside the transactions").isBetween(1L, 2999L);
 
@@ -150,11 +143,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
         writer.insertRows(500);
         writer.start(100);
         StreamExecutionEnvironment env = buildJob(2, 0);
-        Configuration restart = new Configuration();
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        env.configure(restart);
+        fixedDelayRestarts(env, 3);
         // Fail once, after a checkpoint has completed, while the writer is streaming changes.
         FailOnce.arm(runId);
         JobClient job = env.executeAsync("vitess-failover");
@@ -224,12 +213,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(1000);
-        VitessSource<String> source = customize.apply(VitessSource.<String>builder()
-                .address(VitessCluster.grpcAddress())
-                .keyspace("customer")
-                .tables("customer")
-                .deserializer(new JsonDebeziumDeserializationSchema()))
-                .build();
+        VitessSource<String> source = customize.apply(customerSource()).build();
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
                 .map(new FailOnce(runId))
@@ -237,15 +221,8 @@ class VitessSourceITCase extends CustomerRangeITBase {
                 .map(new Throttle(sleepMillisPerRecord, writer.base(), CustomerWriter.RANGE))
                 .uid("throttle")
                 .setParallelism(1);
-        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id"))
-                .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
-                .uid("sink")
-                .setParallelism(1);
+        recordAndMaterialize(events, DebeziumJson.changes("customer_id"));
         return env;
-    }
-
-    private Map<String, Map<String, String>> materializedInRange() {
-        return range.materialized();
     }
 
     private void assertNoDuplicateStreamedEvents() {

@@ -1,7 +1,7 @@
 package io.vitesscdc.table;
 
-import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessITBase;
@@ -90,8 +90,7 @@ class VitessTableChangelogModeITCase extends VitessITBase {
      */
     private void createRetractSink(TableEnvironment tEnv) {
         tEnv.executeSql("CREATE TABLE log (k STRING, v INT, note STRING, shard STRING) WITH ("
-                + "'connector' = 'changelog-recording', 'name' = '" + runId + "', 'key' = 'k', "
-                + "'shard-column' = 'shard')");
+                + "'connector' = 'recorded-changelog', 'recording-id' = '" + runId + "', 'key-columns' = 'k')");
     }
 
     @Test
@@ -120,11 +119,11 @@ class VitessTableChangelogModeITCase extends VitessITBase {
             Map<String, Map<String, String>> expected = VitessCluster.query(KEYSPACE,
                     "SELECT " + COLUMNS + " FROM " + t, "k");
             awaitEqual(expected, TestTimeouts.CONVERGE);
-            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
+            RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
-        ChangelogRecorder.assertStrict(runId);
+        RecordedChangelog.get(runId).assertStrict();
     }
 
     @Test

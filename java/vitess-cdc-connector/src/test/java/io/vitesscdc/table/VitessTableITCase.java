@@ -1,7 +1,7 @@
 package io.vitesscdc.table;
 
-import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.CustomerRangeITBase;
@@ -47,7 +47,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The SQL connector end to end against the real local Vitess: {@code CREATE TABLE ... WITH
  * ('connector' = 'vitess-cdc')}, {@code INSERT INTO} an upsert sink keyed by the primary key,
  * while rows change concurrently; at quiescence the sink equals {@code SELECT *} through VTGate.
- * The same job records the source's raw changelog ({@link ChangelogRecordingSinkFactory}), which
+ * The same job records the source's raw changelog ({@link RecordedChangelogSinkFactory}), which
  * must be a strict changelog.
  */
 @Timeout(value = TestTimeouts.LONG_IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
@@ -64,10 +64,10 @@ class VitessTableITCase extends CustomerRangeITBase {
         return upsertSink(runId);
     }
 
-    /** The raw changelog of a table with a {@code shard} column into the run's strict changelog. */
+    /** The raw changelog of a table with a {@code shard} column into the run's recorded changelog. */
     private String changelogSink(String key) {
-        return " WITH ('connector' = 'changelog-recording', 'name' = '" + runId + "', 'key' = '" + key
-                + "', 'shard-column' = 'shard')";
+        return " WITH ('connector' = 'recorded-changelog', 'recording-id' = '" + runId + "', 'key-columns' = '"
+                + key + "')";
     }
 
 
@@ -96,11 +96,11 @@ class VitessTableITCase extends CustomerRangeITBase {
             writer.stop();
             awaitEqual("SELECT " + physical + " FROM customer WHERE " + writer.rangePredicate(),
                     physical.split(", "), TestTimeouts.CONVERGE, "customer_id");
-            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
+            RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
-        ChangelogRecorder.assertStrict(runId);
+        RecordedChangelog.get(runId).assertStrict();
         Map<String, Map<String, String>> rows = inRange(MaterializedTables.get(runId).rows());
         Set<String> shards = new HashSet<>();
         boolean sawSnapshot = false;
@@ -160,11 +160,11 @@ class VitessTableITCase extends CustomerRangeITBase {
             }
             awaitEqual("SELECT " + columns + " FROM corder WHERE " + writer.rangePredicate(), columns.split(", "),
                     TestTimeouts.CONVERGE, "customer_id", "order_id");
-            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
+            RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
-        ChangelogRecorder.assertStrict(runId);
+        RecordedChangelog.get(runId).assertStrict();
     }
 
     @Test
@@ -186,11 +186,11 @@ class VitessTableITCase extends CustomerRangeITBase {
             writer.run(60);
             awaitEqual("SELECT customer_id, visits, 'customer' AS tbl FROM customer WHERE " + writer.rangePredicate(),
                     new String[] {"customer_id", "visits", "tbl"}, TestTimeouts.CONVERGE, "customer_id");
-            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
+            RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
-        ChangelogRecorder.assertStrict(runId);
+        RecordedChangelog.get(runId).assertStrict();
     }
 
     @Test

@@ -1,7 +1,9 @@
 package io.vitesscdc.source.testutils;
 
 import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -11,9 +13,12 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
@@ -44,6 +49,7 @@ public abstract class VitessITBase {
     void dropRunState() {
         MaterializedTables.drop(runId);
         ChangelogRecorder.drop(runId);
+        RecordedChangelog.drop(runId);
     }
 
     /** A MiniCluster of one TaskManager with this many slots (register it with {@code @RegisterExtension}). */
@@ -87,6 +93,35 @@ public abstract class VitessITBase {
         }
         assertThat(expected).as("rows written by this test").isNotEmpty();
         assertThat(actual.get()).as(what).isEqualTo(expected);
+    }
+
+    /** Fixed-delay restarts (200 ms apart), at most this many. */
+    public static void fixedDelayRestarts(StreamExecutionEnvironment env, int attempts) {
+        Configuration restart = new Configuration();
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, attempts);
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
+        env.configure(restart);
+    }
+
+    /**
+     * Stop-with-savepoint as soon as every task runs (Flink refuses it while the job initializes or
+     * deploys, e.g. right after a restore); returns the savepoint's path.
+     */
+    public static String stopWithSavepoint(JobClient job, Path dir) throws Exception {
+        long deadline = System.nanoTime() + TestTimeouts.PROGRESS.toNanos();
+        while (true) {
+            try {
+                return job.stopWithSavepoint(false, dir.toString(), SavepointFormatType.CANONICAL)
+                        .get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException notYetRunning) {
+                // the job is initializing, or not every task runs yet
+                if (System.nanoTime() > deadline) {
+                    throw notYetRunning;
+                }
+                Thread.sleep(100);
+            }
+        }
     }
 
     /** Runs the environment's job restored from the savepoint. */
