@@ -2,6 +2,8 @@
 //! Every option maps 1:1 to a field of `vitess_cdc_core::StreamOptions`.
 
 mod json;
+#[cfg(test)]
+mod options_doc;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::collections::BTreeMap;
@@ -10,7 +12,7 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
-use vitess_cdc_core::options::{TabletType, TlsOptions};
+use vitess_cdc_core::options::{defaults, TabletType, TlsOptions};
 use vitess_cdc_core::position::binary;
 use vitess_cdc_core::{
     Error, ErrorKind, Event, ShardPosition, StartMode, StreamOptions, StreamPosition,
@@ -83,7 +85,7 @@ enum TabletTypeArg {
 #[derive(Args)]
 struct StreamArgs {
     /// VTGate gRPC address (host:port or http(s)://host:port) [StreamOptions.address]
-    #[arg(long, env = "VTGATE_GRPC_ADDR", default_value = "127.0.0.1:15991")]
+    #[arg(long, env = "VTGATE_GRPC_ADDR", default_value = defaults::ADDRESS)]
     address: String,
     /// Keyspace to stream [keyspace]
     #[arg(long, short = 'k')]
@@ -132,40 +134,40 @@ struct StreamArgs {
     #[arg(long)]
     tls_server_name: Option<String>,
     /// Seconds to connect and validate [connect_timeout]
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = defaults::CONNECT_TIMEOUT.as_secs())]
     connect_timeout_secs: u64,
     /// Largest gRPC message accepted, bytes; >= VTGate's --grpc-max-message-size [max_message_bytes]
-    #[arg(long, default_value_t = 17 * 1024 * 1024)]
+    #[arg(long, default_value_t = defaults::MAX_MESSAGE_BYTES)]
     max_message_bytes: usize,
     /// HTTP/2 keepalive ping interval, seconds (at least 10) [keepalive_interval]
-    #[arg(long, default_value_t = 30)]
+    #[arg(long, default_value_t = defaults::KEEPALIVE_INTERVAL.as_secs())]
     keepalive_secs: u64,
     /// Ask VTGate for a heartbeat after this many idle seconds; 0 = off [heartbeat_interval_secs]
-    #[arg(long, default_value_t = 5)]
+    #[arg(long, default_value_t = defaults::HEARTBEAT_INTERVAL_SECS)]
     heartbeat_secs: u32,
     /// Stream transactions larger than this in chunks (Vitess v24+); 0 = off [transaction_chunk_bytes]
-    #[arg(long, default_value_t = 4 * 1024 * 1024)]
+    #[arg(long, default_value_t = defaults::TRANSACTION_CHUNK_BYTES)]
     transaction_chunk_bytes: i64,
     /// Forward reshard journal events (Vitess v21+) [include_reshard_journal_events]
-    #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+    #[arg(long, default_value_t = defaults::INCLUDE_RESHARD_JOURNAL_EVENTS, action = clap::ArgAction::Set)]
     include_reshard_journal_events: bool,
     /// End the stream at a reshard [stop_on_reshard]
     #[arg(long)]
     stop_on_reshard: bool,
     /// Bytes of decoded events buffered ahead of the consumer [buffer_bytes]
-    #[arg(long, default_value_t = 64 * 1024 * 1024)]
+    #[arg(long, default_value_t = defaults::BUFFER_BYTES)]
     buffer_bytes: usize,
     /// First reconnect delay, milliseconds [retry_initial_backoff]
-    #[arg(long, default_value_t = 200)]
+    #[arg(long, default_value_t = defaults::RETRY_INITIAL_BACKOFF.as_millis() as u64)]
     retry_initial_backoff_ms: u64,
     /// Longest reconnect delay, milliseconds [retry_max_backoff]
-    #[arg(long, default_value_t = 10_000)]
+    #[arg(long, default_value_t = defaults::RETRY_MAX_BACKOFF.as_millis() as u64)]
     retry_max_backoff_ms: u64,
     /// Consecutive failed reconnects before giving up [retry_max_attempts]
-    #[arg(long, default_value_t = 10)]
+    #[arg(long, default_value_t = defaults::RETRY_MAX_ATTEMPTS)]
     retry_max_attempts: u32,
     /// Seconds without any event (heartbeats included) before reconnecting [idle_timeout]
-    #[arg(long, default_value_t = 60)]
+    #[arg(long, default_value_t = defaults::IDLE_TIMEOUT.as_secs())]
     idle_timeout_secs: u64,
 }
 

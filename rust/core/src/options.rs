@@ -3,6 +3,37 @@
 use crate::position::ShardPosition;
 use std::time::Duration;
 
+/// The default of every knob, written once. `StreamOptions::new` applies them, the CLI's flags
+/// show them (`vstream tail --help`), and docs/options.md's table is checked against them (the
+/// CLI crate's `options_doc` test); the Java side's `VitessDefaults` is checked against the same
+/// table, so a default changed in one place and not the others fails a test.
+pub mod defaults {
+    use std::time::Duration;
+
+    /// VTGate's gRPC address of a local vttestserver; only the CLI defaults to it (Java and the
+    /// native options require an address).
+    pub const ADDRESS: &str = "127.0.0.1:15991";
+    pub const ALLOW_TABLES_WITHOUT_PRIMARY_KEY: bool = false;
+    /// Connecting to VTGate and its first response.
+    pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+    /// At least VTGate's --grpc-max-message-size (16 MiB) plus framing.
+    pub const MAX_MESSAGE_BYTES: usize = 17 * 1024 * 1024;
+    /// VTGate refuses pings more often than every 10 s.
+    pub const KEEPALIVE_INTERVAL: Duration = Duration::from_secs(30);
+    /// Seconds; 0 = off.
+    pub const HEARTBEAT_INTERVAL_SECS: u32 = 5;
+    /// Vitess v24+; 0 = off.
+    pub const TRANSACTION_CHUNK_BYTES: i64 = 4 * 1024 * 1024;
+    pub const INCLUDE_RESHARD_JOURNAL_EVENTS: bool = true;
+    pub const STOP_ON_RESHARD: bool = false;
+    pub const FOLLOW_RESHARD: bool = false;
+    pub const BUFFER_BYTES: usize = 64 * 1024 * 1024;
+    pub const RETRY_INITIAL_BACKOFF: Duration = Duration::from_millis(200);
+    pub const RETRY_MAX_BACKOFF: Duration = Duration::from_secs(10);
+    pub const RETRY_MAX_ATTEMPTS: u32 = 10;
+    pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+}
+
 /// Where the stream starts.
 #[derive(Debug, Clone, PartialEq)]
 pub enum StartMode {
@@ -35,6 +66,7 @@ pub struct TlsOptions {
     pub server_name: Option<String>,
 }
 
+/// Every field's default is in [`defaults`].
 #[derive(Debug, Clone, PartialEq)]
 pub struct StreamOptions {
     /// VTGate gRPC address, `host:port` or `http(s)://host:port`.
@@ -58,37 +90,37 @@ pub struct StreamOptions {
     pub username: Option<String>,
     pub password: Option<String>,
     pub tls: Option<TlsOptions>,
-    /// Default 10 s: connecting to VTGate and the first response.
+    /// Connecting to VTGate and the first response ([`defaults::CONNECT_TIMEOUT`]).
     pub connect_timeout: Duration,
-    /// Default 16 MiB + 1 MiB: at least VTGate's --grpc-max-message-size.
+    /// At least VTGate's --grpc-max-message-size ([`defaults::MAX_MESSAGE_BYTES`]).
     pub max_message_bytes: usize,
-    /// Default 30 s (VTGate refuses pings more often than every 10 s).
+    /// HTTP/2 keepalive; VTGate refuses pings more often than every 10 s.
     pub keepalive_interval: Duration,
-    /// VTGate heartbeat when nothing else was sent, seconds; default 5, 0 = off.
+    /// VTGate heartbeat when nothing else was sent, seconds; 0 = off.
     pub heartbeat_interval_secs: u32,
-    /// Stream transactions larger than this in chunks (v24+); default 4 MiB, 0 = off.
+    /// Stream transactions larger than this in chunks (v24+); 0 = off.
     pub transaction_chunk_bytes: i64,
-    /// Ask VTGate to forward reshard journal events (v21+); default true. Only changes anything
+    /// Ask VTGate to forward reshard journal events (v21+). Only changes anything
     /// with `follow_reshard`: otherwise journals are always forwarded (see below).
     pub include_reshard_journal_events: bool,
     /// End the whole stream ([`crate::Event::End`]) at a reshard; positions then list the new
-    /// shards. Default false.
+    /// shards.
     pub stop_on_reshard: bool,
-    /// What happens to a shard that reaches a reshard journal. false (default, what a per-shard
+    /// What happens to a shard that reaches a reshard journal. false (the default, what a per-shard
     /// consumer such as the Flink source needs): the shard's stream stops at its journal
     /// ([`crate::Event::Journal`] then a final mark), the other shards go on, and the new shards
     /// are not read by this stream — the consumer opens them. true: VTGate's own transition is
     /// followed and the new shards' events arrive in this stream (one stream per keyspace, e.g.
     /// `vstream tail`). docs/positions.md "Resharding".
     pub follow_reshard: bool,
-    /// Bytes of decoded events buffered between the gRPC reader and the consumer; default 64 MiB.
+    /// Bytes of decoded events buffered between the gRPC reader and the consumer.
     pub buffer_bytes: usize,
     /// Reconnect policy.
     pub retry_initial_backoff: Duration,
     pub retry_max_backoff: Duration,
-    /// Consecutive failed reconnects before giving up; default 10.
+    /// Consecutive failed reconnects before giving up.
     pub retry_max_attempts: u32,
-    /// No event (not even a heartbeat) for this long = dead stream; default 60 s.
+    /// No event (not even a heartbeat) for this long = dead stream.
     pub idle_timeout: Duration,
 }
 
@@ -101,26 +133,26 @@ impl StreamOptions {
             tables: Vec::new(),
             table_patterns: Vec::new(),
             columns: Vec::new(),
-            allow_tables_without_primary_key: false,
+            allow_tables_without_primary_key: defaults::ALLOW_TABLES_WITHOUT_PRIMARY_KEY,
             start: StartMode::Initial,
             tablet_type: TabletType::Primary,
             cells: None,
             username: None,
             password: None,
             tls: None,
-            connect_timeout: Duration::from_secs(10),
-            max_message_bytes: 17 * 1024 * 1024,
-            keepalive_interval: Duration::from_secs(30),
-            heartbeat_interval_secs: 5,
-            transaction_chunk_bytes: 4 * 1024 * 1024,
-            include_reshard_journal_events: true,
-            stop_on_reshard: false,
-            follow_reshard: false,
-            buffer_bytes: 64 * 1024 * 1024,
-            retry_initial_backoff: Duration::from_millis(200),
-            retry_max_backoff: Duration::from_secs(10),
-            retry_max_attempts: 10,
-            idle_timeout: Duration::from_secs(60),
+            connect_timeout: defaults::CONNECT_TIMEOUT,
+            max_message_bytes: defaults::MAX_MESSAGE_BYTES,
+            keepalive_interval: defaults::KEEPALIVE_INTERVAL,
+            heartbeat_interval_secs: defaults::HEARTBEAT_INTERVAL_SECS,
+            transaction_chunk_bytes: defaults::TRANSACTION_CHUNK_BYTES,
+            include_reshard_journal_events: defaults::INCLUDE_RESHARD_JOURNAL_EVENTS,
+            stop_on_reshard: defaults::STOP_ON_RESHARD,
+            follow_reshard: defaults::FOLLOW_RESHARD,
+            buffer_bytes: defaults::BUFFER_BYTES,
+            retry_initial_backoff: defaults::RETRY_INITIAL_BACKOFF,
+            retry_max_backoff: defaults::RETRY_MAX_BACKOFF,
+            retry_max_attempts: defaults::RETRY_MAX_ATTEMPTS,
+            idle_timeout: defaults::IDLE_TIMEOUT,
         }
     }
 }

@@ -26,6 +26,7 @@
 mod common;
 
 use common::live::{mysql_opts, vtgate};
+use common::timeouts;
 use rand::rngs::StdRng;
 use rand::seq::{IndexedRandom, SliceRandom};
 use rand::{Rng, SeedableRng};
@@ -923,8 +924,9 @@ fn snapshot_of(table: &str) -> Option<Copied> {
     let mut copied: Option<Copied> = None;
     'read: loop {
         assert!(
-            started.elapsed() < Duration::from_secs(60),
-            "the snapshot of {table} did not end within 60 s"
+            started.elapsed() < timeouts::progress(),
+            "the snapshot of {table} did not end within {:?}",
+            timeouts::progress()
         );
         for e in stream.poll(Duration::from_millis(200)).expect("poll") {
             match e {

@@ -10,6 +10,7 @@
 mod common;
 
 use common::live::{mysql_opts, vtgate};
+use common::timeouts;
 
 use common::{poll_until, Materialized};
 use std::collections::{BTreeMap, BTreeSet};
@@ -546,7 +547,7 @@ fn every_type_round_trips_through_copy_and_streaming() {
         .collect::<Vec<_>>());
     let stream = BlockingStream::open(options(StartMode::Initial)).unwrap();
     let mut view = Materialized::default();
-    let events = poll_until(&stream, &mut view, Duration::from_secs(120), |e, _| {
+    let events = poll_until(&stream, &mut view, timeouts::copy(), |e, _| {
         matches!(e, Event::CopyCompleted)
     });
     stream.close();
@@ -568,7 +569,7 @@ fn every_type_round_trips_through_copy_and_streaming() {
     // --- streaming phase: inserts, then updates (each row becomes the next one)
     let stream = BlockingStream::open(options(StartMode::Latest)).unwrap();
     let mut marked = BTreeSet::new();
-    poll_until(&stream, &mut view, Duration::from_secs(30), |e, _| {
+    poll_until(&stream, &mut view, timeouts::events(), |e, _| {
         if let Event::Mark(p) = e {
             marked.insert(p.shard.clone());
         }
@@ -588,7 +589,7 @@ fn every_type_round_trips_through_copy_and_streaming() {
     let mut inserts = BTreeMap::new();
     let mut befores = BTreeMap::new();
     let mut afters = BTreeMap::new();
-    poll_until(&stream, &mut view, Duration::from_secs(60), |e, _| {
+    poll_until(&stream, &mut view, timeouts::progress(), |e, _| {
         if let Event::Change(c) = e {
             if let Some(id) = id_of(c).filter(|id| live_ids.contains(id)) {
                 assert!(!c.is_snapshot);

@@ -9,6 +9,7 @@
 mod common;
 
 use common::live::{mysql_opts, vtgate};
+use common::timeouts;
 
 use common::{marks, poll_until, Materialized};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
@@ -185,7 +186,7 @@ fn snapshot_then_streaming_ends_equal_to_the_source() {
     let stream =
         BlockingStream::open(options("customer", &["customer"], StartMode::Initial)).unwrap();
     let mut view = Materialized::default();
-    poll_until(&stream, &mut view, Duration::from_secs(60), |e, _| {
+    poll_until(&stream, &mut view, timeouts::progress(), |e, _| {
         matches!(e, Event::CopyCompleted)
     });
     assert_eq!(
@@ -222,7 +223,7 @@ fn snapshot_then_streaming_ends_equal_to_the_source() {
         ),
     );
     assert_eq!(expected.len(), 55);
-    poll_until(&stream, &mut view, Duration::from_secs(60), |_, v| {
+    poll_until(&stream, &mut view, timeouts::progress(), |_, v| {
         v.ids("customer", range.clone()).len() == 55
             && v.ids("customer", base + 5..base + 10).is_empty()
     });
@@ -253,7 +254,7 @@ fn stop_mid_stream_and_resume_from_a_mark_gives_exactly_the_missing_records() {
     // wait until every shard has a real position
     let mut view = Materialized::default();
     let mut marked = std::collections::BTreeSet::new();
-    poll_until(&stream, &mut view, Duration::from_secs(30), |e, _| {
+    poll_until(&stream, &mut view, timeouts::events(), |e, _| {
         if let Event::Mark(p) = e {
             marked.insert(p.shard.clone());
         }
@@ -265,7 +266,7 @@ fn stop_mid_stream_and_resume_from_a_mark_gives_exactly_the_missing_records() {
     sql("customer", &inserts);
     // consume up to a mark after at least 8 of ours, as a consumer that then crashes
     let mut first = Materialized::default();
-    let events = poll_until(&stream, &mut first, Duration::from_secs(30), |e, v| {
+    let events = poll_until(&stream, &mut first, timeouts::events(), |e, v| {
         matches!(e, Event::Mark(_)) && v.ids("customer", range.clone()).len() >= 8
     });
     for (shard, p) in marks(&events) {
@@ -283,7 +284,7 @@ fn stop_mid_stream_and_resume_from_a_mark_gives_exactly_the_missing_records() {
     ))
     .unwrap();
     let mut second = Materialized::default();
-    poll_until(&resumed, &mut second, Duration::from_secs(30), |_, v| {
+    poll_until(&resumed, &mut second, timeouts::events(), |_, v| {
         v.ids("customer", range.clone()).len() + got_first.len() >= 20
     });
     // let anything duplicated arrive
@@ -341,7 +342,7 @@ fn stop_mid_copy_and_resume_ends_equal_to_the_source() {
     let events = poll_until(
         &first,
         &mut view,
-        Duration::from_secs(120),
+        timeouts::copy(),
         |e, _| matches!(e, Event::Mark(p) if p.table_p_ks.iter().any(|t| t.table_name == "corder" && !t.lastpk.is_empty())),
     );
     first.close();
@@ -374,7 +375,7 @@ fn stop_mid_copy_and_resume_ends_equal_to_the_source() {
         StartMode::Positions(saved.shards),
     ))
     .unwrap();
-    poll_until(&resumed, &mut view, Duration::from_secs(120), |e, _| {
+    poll_until(&resumed, &mut view, timeouts::copy(), |e, _| {
         matches!(e, Event::CopyCompleted)
     });
     resumed.close();
@@ -428,7 +429,7 @@ fn resume_between_two_tables_still_copies_the_second() {
     let mut view = Materialized::default();
     // Stop as soon as the copy of `customer` begins on a shard, keeping only marks before it.
     let mut window_shard = None;
-    let events = poll_until(&first, &mut view, Duration::from_secs(120), |e, _| {
+    let events = poll_until(&first, &mut view, timeouts::copy(), |e, _| {
         if let Event::Schema(s) = e {
             if s.table == "customer" {
                 window_shard = Some(s.shard.clone());
@@ -472,7 +473,7 @@ fn resume_between_two_tables_still_copies_the_second() {
         StartMode::Positions(saved.shards),
     ))
     .unwrap();
-    poll_until(&resumed, &mut view, Duration::from_secs(120), |e, _| {
+    poll_until(&resumed, &mut view, timeouts::copy(), |e, _| {
         matches!(e, Event::CopyCompleted)
     });
     resumed.close();
@@ -516,7 +517,7 @@ fn latest_start_positions_right_after_open_are_real_and_resume_exactly() {
     // Each shard's first event is the mark of its real position, before any change.
     let mut first: std::collections::BTreeMap<String, String> = Default::default();
     let mut view = Materialized::default();
-    poll_until(&stream, &mut view, Duration::from_secs(30), |e, _| {
+    poll_until(&stream, &mut view, timeouts::events(), |e, _| {
         let (shard, what) = match e {
             Event::Mark(p) => (p.shard.clone(), format!("mark {}", p.gtid)),
             Event::Change(c) => (c.schema.shard.clone(), "change".to_string()),
@@ -539,7 +540,7 @@ fn latest_start_positions_right_after_open_are_real_and_resume_exactly() {
     ))
     .unwrap();
     let mut view = Materialized::default();
-    poll_until(&resumed, &mut view, Duration::from_secs(30), |_, v| {
+    poll_until(&resumed, &mut view, timeouts::events(), |_, v| {
         v.ids("customer", base..base + 100).len() == 10
     });
     resumed.close();
@@ -685,19 +686,14 @@ fn writes_through_interrupted_copies_give_a_strict_changelog() {
             break stream;
         }
         let mut batches = 0;
-        let events = poll_until(
-            &stream,
-            &mut view,
-            Duration::from_secs(120),
-            |e, _| match e {
-                Event::Mark(p) if matches!(table_copy(p, "corder"), TableCopy::InProgress(_)) => {
-                    batches += 1;
-                    batches >= 2
-                }
-                Event::CopyCompleted => true,
-                _ => false,
-            },
-        );
+        let events = poll_until(&stream, &mut view, timeouts::copy(), |e, _| match e {
+            Event::Mark(p) if matches!(table_copy(p, "corder"), TableCopy::InProgress(_)) => {
+                batches += 1;
+                batches >= 2
+            }
+            Event::CopyCompleted => true,
+            _ => false,
+        });
         if matches!(events.last(), Some(Event::CopyCompleted)) {
             break stream;
         }
@@ -735,7 +731,7 @@ fn writes_through_interrupted_copies_give_a_strict_changelog() {
     let expected = query_orders(base, customers);
     let started = std::time::Instant::now();
     while view_orders(&view, base, customers) != expected {
-        if started.elapsed() > Duration::from_secs(60) {
+        if started.elapsed() > timeouts::progress() {
             let got = view_orders(&view, base, customers);
             let extra: Vec<_> = got
                 .iter()

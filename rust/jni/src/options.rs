@@ -2,7 +2,8 @@
 //!
 //! Field names are the snake_case names of `vitess_cdc_core::StreamOptions`; durations carry a
 //! unit suffix (`_ms`). Only `address` and `keyspace` are required; every other field defaults to
-//! the core's default (docs/options.md). Unknown fields are an error, so a typo fails loudly.
+//! the core's default (`vitess_cdc_core::options::defaults`, tabled in docs/options.md; the values
+//! below are examples). Unknown fields are an error, so a typo fails loudly.
 //!
 //! ```json
 //! {
@@ -14,11 +15,11 @@
 //!   "tablet_type": "primary | replica | rdonly",   "cells": "zone1",
 //!   "username": "u", "password": "p",
 //!   "tls": {"ca_cert_path": "...", "client_cert_path": "...", "client_key_path": "...", "server_name": "..."},
-//!   "connect_timeout_ms": 10000, "max_message_bytes": 17825792, "keepalive_interval_ms": 30000,
-//!   "heartbeat_interval_secs": 5, "transaction_chunk_bytes": 4194304,
-//!   "include_reshard_journal_events": true, "stop_on_reshard": false, "buffer_bytes": 67108864,
-//!   "retry_initial_backoff_ms": 200, "retry_max_backoff_ms": 10000, "retry_max_attempts": 10,
-//!   "idle_timeout_ms": 60000, "allow_tables_without_primary_key": false
+//!   "connect_timeout_ms": 10000, "max_message_bytes": 1048576, "keepalive_interval_ms": 20000,
+//!   "heartbeat_interval_secs": 1, "transaction_chunk_bytes": 0,
+//!   "include_reshard_journal_events": true, "stop_on_reshard": false, "buffer_bytes": 8388608,
+//!   "retry_initial_backoff_ms": 100, "retry_max_backoff_ms": 5000, "retry_max_attempts": 3,
+//!   "idle_timeout_ms": 30000, "allow_tables_without_primary_key": false
 //! }
 //! ```
 //!

@@ -5,6 +5,7 @@
 
 pub mod live;
 pub mod scripted;
+pub mod timeouts;
 
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};

@@ -1,5 +1,7 @@
 package io.vitesscdc.nativeio;
 
+import io.vitesscdc.source.config.VitessDefaults;
+
 import java.nio.ByteBuffer;
 import java.util.List;
 
@@ -16,8 +18,8 @@ import java.util.List;
  */
 public final class NativeStreamReader implements AutoCloseable {
 
-    public static final int DEFAULT_INITIAL_BUFFER_BYTES = 1 << 20;
-    public static final int DEFAULT_MAX_BUFFER_BYTES = 256 << 20;
+    public static final int DEFAULT_INITIAL_BUFFER_BYTES = VitessDefaults.INITIAL_BATCH_BUFFER_BYTES;
+    public static final int DEFAULT_MAX_BUFFER_BYTES = VitessDefaults.MAX_BATCH_BUFFER_BYTES;
 
     private static final Batch END = new Batch(BatchDecoder.VERSION, Batch.FLAG_END_OF_STREAM, List.of(), 0);
 

@@ -1,9 +1,11 @@
 package io.vitesscdc.source;
 
+import io.vitesscdc.source.config.VitessDefaults;
 import io.vitesscdc.source.config.VitessSourceConfig;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 
 import org.apache.flink.annotation.PublicEvolving;
+import org.apache.flink.configuration.MemorySize;
 
 import java.time.Duration;
 import java.util.Arrays;
@@ -94,34 +96,103 @@ public final class VitessSourceBuilder<T> {
         return this;
     }
 
-    /** How long VTGate may stay silent before it sends a heartbeat (default 5 s, zero = off). */
+    /** Accept tables without a primary key (default false; their updates and deletes cannot be keyed). */
+    public VitessSourceBuilder<T> allowTablesWithoutPrimaryKey(boolean allow) {
+        config.allowTablesWithoutPrimaryKey(allow);
+        return this;
+    }
+
+    /** Connecting to VTGate and waiting for its first response (default {@link VitessDefaults#CONNECT_TIMEOUT}). */
+    public VitessSourceBuilder<T> connectTimeout(Duration timeout) {
+        config.connectTimeout(timeout);
+        return this;
+    }
+
+    /** Largest gRPC message accepted (default {@link VitessDefaults#MAX_MESSAGE_SIZE}). */
+    public VitessSourceBuilder<T> maxMessageSize(MemorySize size) {
+        config.maxMessageSize(size);
+        return this;
+    }
+
+    /** HTTP/2 keepalive ping interval, at least 10 s (default {@link VitessDefaults#KEEPALIVE_INTERVAL}). */
+    public VitessSourceBuilder<T> keepaliveInterval(Duration interval) {
+        config.keepaliveInterval(interval);
+        return this;
+    }
+
+    /**
+     * VTGate streams transactions larger than this in chunks, Vitess 24+, zero = off (default
+     * {@link VitessDefaults#TRANSACTION_CHUNK_SIZE}).
+     */
+    public VitessSourceBuilder<T> transactionChunkSize(MemorySize size) {
+        config.transactionChunkSize(size);
+        return this;
+    }
+
+    /** Decoded events buffered between the gRPC stream and Flink (default {@link VitessDefaults#BUFFER_SIZE}). */
+    public VitessSourceBuilder<T> bufferSize(MemorySize size) {
+        config.bufferSize(size);
+        return this;
+    }
+
+    /** First wait before a reconnect (default {@link VitessDefaults#RETRY_INITIAL_BACKOFF}). */
+    public VitessSourceBuilder<T> retryInitialBackoff(Duration backoff) {
+        config.retryInitialBackoff(backoff);
+        return this;
+    }
+
+    /** Longest wait between reconnects (default {@link VitessDefaults#RETRY_MAX_BACKOFF}). */
+    public VitessSourceBuilder<T> retryMaxBackoff(Duration backoff) {
+        config.retryMaxBackoff(backoff);
+        return this;
+    }
+
+    /** Consecutive failed reconnects before the source fails (default {@link VitessDefaults#RETRY_MAX_ATTEMPTS}). */
+    public VitessSourceBuilder<T> retryMaxAttempts(int attempts) {
+        config.retryMaxAttempts(attempts);
+        return this;
+    }
+
+    /** No event, not even a heartbeat, for this long means a dead stream (default {@link VitessDefaults#IDLE_TIMEOUT}). */
+    public VitessSourceBuilder<T> idleTimeout(Duration timeout) {
+        config.idleTimeout(timeout);
+        return this;
+    }
+
+    /**
+     * How long VTGate may stay silent before it sends a heartbeat, whole seconds, zero = off
+     * (default {@link VitessDefaults#HEARTBEAT_INTERVAL}).
+     */
     public VitessSourceBuilder<T> heartbeatInterval(Duration interval) {
         config.heartbeatInterval(Objects.requireNonNull(interval, "interval"));
         return this;
     }
 
-    /** Whether heartbeats advance watermarks and mark quiet splits idle (default true). */
+    /** Whether heartbeats advance watermarks and mark quiet splits idle (default {@link VitessDefaults#HEARTBEAT_WATERMARKS}). */
     public VitessSourceBuilder<T> heartbeatWatermarks(boolean enabled) {
         config.heartbeatWatermarks(enabled);
         return this;
     }
 
-    /** Longest wait of one native poll (default 200 ms). */
+    /** Longest wait of one native poll (default {@link VitessDefaults#POLL_TIMEOUT}). */
     public VitessSourceBuilder<T> pollTimeout(Duration timeout) {
         config.pollTimeout(timeout);
         return this;
     }
 
-    /** Batch buffer sizes: initial and largest (default 1 MiB and 256 MiB). */
+    /**
+     * Batch buffer sizes: initial and largest (default {@link VitessDefaults#INITIAL_BATCH_BUFFER_BYTES} and
+     * {@link VitessDefaults#MAX_BATCH_BUFFER_BYTES}).
+     */
     public VitessSourceBuilder<T> batchBufferBytes(int initial, int max) {
         config.bufferBytes(initial, max);
         return this;
     }
 
     /**
-     * Any option of the native core by its JSON name (docs/native-bridge.md), e.g.
-     * {@code connect_timeout_ms}, {@code buffer_bytes}, {@code transaction_chunk_bytes},
-     * {@code retry_max_attempts}, {@code idle_timeout_ms}.
+     * Any option of the native core by its JSON name (docs/native-bridge.md): the escape hatch for
+     * a core option newer than this builder. Every knob of docs/options.md has a typed method above;
+     * prefer those (a value set here for the same knob replaces theirs, and the other way round).
      */
     public VitessSourceBuilder<T> nativeOption(String name, Object value) {
         config.nativeOption(name, value);

@@ -1,5 +1,7 @@
 package io.vitesscdc.table;
 
+import io.vitesscdc.source.config.VitessDefaults;
+
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
@@ -8,7 +10,10 @@ import org.apache.flink.configuration.MemorySize;
 import java.time.Duration;
 import java.util.List;
 
-/** Every option of the {@code 'connector' = 'vitess-cdc'} SQL connector (docs/sql-connector.md). */
+/**
+ * Every option of the {@code 'connector' = 'vitess-cdc'} SQL connector (docs/sql-connector.md), with
+ * its default from {@link VitessDefaults}; docs/options.md tables them (checked by a test).
+ */
 @PublicEvolving
 public final class VitessConnectorOptions {
 
@@ -21,7 +26,7 @@ public final class VitessConnectorOptions {
 
     public static final ConfigOption<Integer> PORT = ConfigOptions.key("port")
             .intType()
-            .defaultValue(15991)
+            .defaultValue(VitessDefaults.VTGATE_GRPC_PORT)
             .withDescription("Port of VTGate's gRPC endpoint (not the MySQL port).");
 
     public static final ConfigOption<String> VTGATE_ADDRESS = ConfigOptions.key("vtgate.address")
@@ -79,7 +84,7 @@ public final class VitessConnectorOptions {
 
     public static final ConfigOption<String> TABLET_TYPE = ConfigOptions.key("tablet-type")
             .stringType()
-            .defaultValue("primary")
+            .defaultValue(VitessDefaults.TABLET_TYPE)
             .withDescription("Tablet type to stream from: primary, replica or rdonly.");
 
     public static final ConfigOption<String> CELLS = ConfigOptions.key("cells")
@@ -89,7 +94,7 @@ public final class VitessConnectorOptions {
 
     public static final ConfigOption<String> SCAN_STARTUP_MODE = ConfigOptions.key("scan.startup.mode")
             .stringType()
-            .defaultValue("initial")
+            .defaultValue(VitessDefaults.SCAN_STARTUP_MODE)
             .withDescription("initial: snapshot (VStream copy) then changes; latest-offset: changes from now on; "
                     + "specific-offset: from 'scan.startup.specific-offset'; snapshot: the snapshot only (bounded).");
 
@@ -103,20 +108,20 @@ public final class VitessConnectorOptions {
 
     public static final ConfigOption<Duration> HEARTBEAT_INTERVAL = ConfigOptions.key("heartbeat.interval")
             .durationType()
-            .defaultValue(Duration.ofSeconds(5))
+            .defaultValue(VitessDefaults.HEARTBEAT_INTERVAL)
             .withDescription("VTGate sends a heartbeat after this much silence (whole seconds; 0 = off). "
                     + "Heartbeats advance watermarks of quiet shards.");
 
     public static final ConfigOption<Boolean> ALLOW_TABLES_WITHOUT_PRIMARY_KEY = ConfigOptions
             .key("scan.allow-tables-without-primary-key")
             .booleanType()
-            .defaultValue(false)
+            .defaultValue(VitessDefaults.ALLOW_TABLES_WITHOUT_PRIMARY_KEY)
             .withDescription("Accept Vitess tables without a primary key (their updates and deletes cannot be "
                     + "keyed; declare no PRIMARY KEY on the Flink table).");
 
     public static final ConfigOption<String> CHANGELOG_MODE = ConfigOptions.key("changelog-mode")
             .stringType()
-            .defaultValue("auto")
+            .defaultValue(VitessDefaults.CHANGELOG_MODE)
             .withDescription("auto: a retract changelog (+I -U +U -D) when the connector reproduces the primary-key "
                     + "order of every selected table exactly, else an upsert changelog (+I +U -D, Flink adds "
                     + "ChangelogNormalize); all: always retract, refused at planning for a table whose key order is "
@@ -124,46 +129,46 @@ public final class VitessConnectorOptions {
 
     public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("connect.timeout")
             .durationType()
-            .defaultValue(Duration.ofSeconds(10))
+            .defaultValue(VitessDefaults.CONNECT_TIMEOUT)
             .withDescription("Connecting to VTGate and waiting for its first response.");
 
     public static final ConfigOption<Duration> IDLE_TIMEOUT = ConfigOptions.key("stream.idle-timeout")
             .durationType()
-            .defaultValue(Duration.ofSeconds(60))
+            .defaultValue(VitessDefaults.IDLE_TIMEOUT)
             .withDescription("No event (not even a heartbeat) for this long means the stream is dead; reconnect.");
 
     public static final ConfigOption<Integer> RETRY_MAX_ATTEMPTS = ConfigOptions.key("retry.max-attempts")
             .intType()
-            .defaultValue(10)
+            .defaultValue(VitessDefaults.RETRY_MAX_ATTEMPTS)
             .withDescription("Consecutive failed reconnects before the source fails.");
 
     public static final ConfigOption<Duration> RETRY_INITIAL_BACKOFF = ConfigOptions.key("retry.initial-backoff")
             .durationType()
-            .defaultValue(Duration.ofMillis(200))
+            .defaultValue(VitessDefaults.RETRY_INITIAL_BACKOFF)
             .withDescription("First wait before a reconnect (doubles up to 'retry.max-backoff').");
 
     public static final ConfigOption<Duration> RETRY_MAX_BACKOFF = ConfigOptions.key("retry.max-backoff")
             .durationType()
-            .defaultValue(Duration.ofSeconds(10))
+            .defaultValue(VitessDefaults.RETRY_MAX_BACKOFF)
             .withDescription("Longest wait between reconnects.");
 
     public static final ConfigOption<MemorySize> BUFFER_SIZE = ConfigOptions.key("buffer.size")
             .memoryType()
-            .defaultValue(MemorySize.parse("64mb"))
+            .defaultValue(VitessDefaults.BUFFER_SIZE)
             .withDescription("Bytes of decoded events buffered between the gRPC stream and Flink (per reader).");
 
     public static final ConfigOption<MemorySize> TRANSACTION_CHUNK_SIZE = ConfigOptions.key("transaction.chunk-size")
             .memoryType()
-            .defaultValue(MemorySize.parse("4mb"))
+            .defaultValue(VitessDefaults.TRANSACTION_CHUNK_SIZE)
             .withDescription("VTGate streams transactions larger than this in chunks (Vitess 24+; 0 = off).");
 
     public static final ConfigOption<MemorySize> MAX_MESSAGE_SIZE = ConfigOptions.key("grpc.max-message-size")
             .memoryType()
-            .defaultValue(MemorySize.parse("17mb"))
+            .defaultValue(VitessDefaults.MAX_MESSAGE_SIZE)
             .withDescription("Largest gRPC message accepted; at least VTGate's --grpc-max-message-size.");
 
     public static final ConfigOption<Duration> KEEPALIVE_INTERVAL = ConfigOptions.key("grpc.keepalive-interval")
             .durationType()
-            .defaultValue(Duration.ofSeconds(30))
+            .defaultValue(VitessDefaults.KEEPALIVE_INTERVAL)
             .withDescription("HTTP/2 keepalive ping interval (VTGate refuses pings more often than every 10 s).");
 }

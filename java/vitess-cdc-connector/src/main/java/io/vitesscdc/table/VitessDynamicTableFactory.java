@@ -132,16 +132,16 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                     + "seconds (VTGate counts heartbeats in seconds), e.g. '5 s', or '0 s' to turn heartbeats off");
         }
         config.heartbeatInterval(heartbeat);
-        config.nativeOption("allow_tables_without_primary_key", allowNoPk);
-        config.nativeOption("connect_timeout_ms", options.get(CONNECT_TIMEOUT).toMillis());
-        config.nativeOption("idle_timeout_ms", options.get(IDLE_TIMEOUT).toMillis());
-        config.nativeOption("retry_max_attempts", positive(options, RETRY_MAX_ATTEMPTS, table));
-        config.nativeOption("retry_initial_backoff_ms", options.get(RETRY_INITIAL_BACKOFF).toMillis());
-        config.nativeOption("retry_max_backoff_ms", options.get(RETRY_MAX_BACKOFF).toMillis());
-        config.nativeOption("buffer_bytes", options.get(BUFFER_SIZE).getBytes());
-        config.nativeOption("transaction_chunk_bytes", options.get(TRANSACTION_CHUNK_SIZE).getBytes());
-        config.nativeOption("max_message_bytes", options.get(MAX_MESSAGE_SIZE).getBytes());
-        config.nativeOption("keepalive_interval_ms", options.get(KEEPALIVE_INTERVAL).toMillis());
+        config.allowTablesWithoutPrimaryKey(allowNoPk)
+                .connectTimeout(options.get(CONNECT_TIMEOUT))
+                .idleTimeout(options.get(IDLE_TIMEOUT))
+                .retryMaxAttempts(positive(options, RETRY_MAX_ATTEMPTS, table))
+                .retryInitialBackoff(options.get(RETRY_INITIAL_BACKOFF))
+                .retryMaxBackoff(options.get(RETRY_MAX_BACKOFF))
+                .bufferSize(options.get(BUFFER_SIZE))
+                .transactionChunkSize(options.get(TRANSACTION_CHUNK_SIZE))
+                .maxMessageSize(options.get(MAX_MESSAGE_SIZE))
+                .keepaliveInterval(options.get(KEEPALIVE_INTERVAL));
         VitessSourceConfig built;
         try {
             built = config.build();

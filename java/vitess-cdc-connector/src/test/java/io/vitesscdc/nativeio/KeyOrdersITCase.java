@@ -1,5 +1,7 @@
 package io.vitesscdc.nativeio;
 
+import io.vitesscdc.source.testutils.VitessCluster;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -11,11 +13,11 @@ class KeyOrdersITCase {
 
     @BeforeAll
     static void clusterIsUp() {
-        LocalVitess.requireRunning();
+        VitessCluster.requireRunning();
     }
 
     private static String options(String keyspace, String tables) {
-        return "{\"address\":\"" + LocalVitess.grpcAddress() + "\",\"keyspace\":\"" + keyspace + "\"" + tables + "}";
+        return "{\"address\":\"" + VitessCluster.grpcAddress() + "\",\"keyspace\":\"" + keyspace + "\"" + tables + "}";
     }
 
     @Test

@@ -1,5 +1,7 @@
 package io.vitesscdc.nativeio;
 
+import io.vitesscdc.source.testutils.VitessCluster;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
@@ -31,12 +33,12 @@ class NativeLifetimeITCase {
 
     @BeforeAll
     static void clusterIsUp() {
-        LocalVitess.requireRunning();
+        VitessCluster.requireRunning();
         assertThat(Paths.get("/proc/self/task")).as("needs Linux /proc").isDirectory();
     }
 
     private static String options() {
-        return "{\"address\":\"" + LocalVitess.grpcAddress() + "\",\"keyspace\":\"commerce\",\"tables\":[\"product\"],"
+        return "{\"address\":\"" + VitessCluster.grpcAddress() + "\",\"keyspace\":\"commerce\",\"tables\":[\"product\"],"
                 + "\"connect_timeout_ms\":15000}";
     }
 

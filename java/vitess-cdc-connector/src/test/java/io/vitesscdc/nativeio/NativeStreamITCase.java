@@ -1,5 +1,7 @@
 package io.vitesscdc.nativeio;
 
+import io.vitesscdc.source.testutils.VitessCluster;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -78,7 +80,7 @@ class NativeStreamITCase {
 
     @BeforeAll
     static void clusterIsUp() {
-        LocalVitess.requireRunning();
+        VitessCluster.requireRunning();
     }
 
     private static String options(String keyspace, String... tables) {
@@ -86,7 +88,7 @@ class NativeStreamITCase {
         for (String table : tables) {
             t.append(t.length() == 0 ? "" : ",").append('"').append(table).append('"');
         }
-        return "{\"address\":\"" + LocalVitess.grpcAddress() + "\",\"keyspace\":\"" + keyspace
+        return "{\"address\":\"" + VitessCluster.grpcAddress() + "\",\"keyspace\":\"" + keyspace
                 + "\",\"tables\":[" + t + "],\"connect_timeout_ms\":15000}";
     }
 
@@ -138,7 +140,7 @@ class NativeStreamITCase {
         String sku = "it-" + UUID.randomUUID().toString().substring(0, 8);
         try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(options("commerce", "product")),
                 4096, 64 << 20)) {
-            LocalVitess.execute(
+            VitessCluster.execute(
                     "commerce",
                     "insert into product (sku, description, price) values ('" + sku + "', 'café ☕', 42)");
             Seen seen = pollUntil(
@@ -156,7 +158,7 @@ class NativeStreamITCase {
                     .containsEntry("price", 42L);
 
             // After the insert arrived, an update and a delete follow in binlog order.
-            LocalVitess.execute(
+            VitessCluster.execute(
                     "commerce",
                     "update product set price = 43 where sku = '" + sku + "'",
                     "delete from product where sku = '" + sku + "'");
@@ -179,7 +181,7 @@ class NativeStreamITCase {
                     .as("grew from 4 KiB only if a single event needed it")
                     .isGreaterThanOrEqualTo(4096);
         } finally {
-            LocalVitess.execute("commerce", "delete from product where sku = '" + sku + "'");
+            VitessCluster.execute("commerce", "delete from product where sku = '" + sku + "'");
         }
     }
 
@@ -194,7 +196,7 @@ class NativeStreamITCase {
                 inserts[c - 1] = "insert into corder (customer_id, order_id, sku, quantity, price) values (" + c + ", "
                         + orderId + ", 's" + c + "', " + c + ", " + c + ".01)";
             }
-            LocalVitess.execute("customer", inserts);
+            VitessCluster.execute("customer", inserts);
             Seen seen = pollUntil(
                     reader,
                     new Seen(),
@@ -212,7 +214,7 @@ class NativeStreamITCase {
                     .containsExactlyInAnyOrder("1:1.01", "2:2.01", "3:3.01", "4:4.01");
             assertThat(reader.stream().positionsJson()).contains("\"shard\":\"-80\"").contains("\"shard\":\"80-\"");
         } finally {
-            LocalVitess.execute("customer", "delete from corder where order_id = " + orderId);
+            VitessCluster.execute("customer", "delete from corder where order_id = " + orderId);
         }
     }
 
@@ -222,7 +224,7 @@ class NativeStreamITCase {
         // Starts with a 1 KiB buffer: the 100 KB blob forces NativeStreamReader to grow it.
         try (NativeStreamReader reader = new NativeStreamReader(
                 NativeStream.open(options("customer", "all_types")), 1024, 8 << 20)) {
-            LocalVitess.execute(
+            VitessCluster.execute(
                     "customer",
                     "insert into all_types (id, c_tinyint, c_tinyint_u, c_int, c_bigint, c_bigint_u, c_decimal,"
                             + " c_float, c_double, c_bit64, c_date, c_datetime6, c_time, c_year, c_varchar,"
@@ -262,7 +264,7 @@ class NativeStreamITCase {
             assertThat(v).containsKey("c_text").containsEntry("c_text", null);
             assertThat(reader.bufferCapacity()).as("buffer grew for the blob").isGreaterThan(100_000);
         } finally {
-            LocalVitess.execute("customer", "delete from all_types where id = " + id);
+            VitessCluster.execute("customer", "delete from all_types where id = " + id);
         }
     }
 
@@ -311,7 +313,7 @@ class NativeStreamITCase {
     @Test
     void snapshotOnlyStreamCopiesThenEnds() throws Exception {
         String sku = "it-snap-" + UUID.randomUUID().toString().substring(0, 8);
-        LocalVitess.execute("commerce", "insert into product (sku, description, price) values ('" + sku + "', 'x', 7)");
+        VitessCluster.execute("commerce", "insert into product (sku, description, price) values ('" + sku + "', 'x', 7)");
         String opts = options("commerce", "product").replaceFirst("}$", ",\"start_mode\":\"snapshot_only\"}");
         try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(opts))) {
             List<BatchEntry> entries = new ArrayList<>();
@@ -339,7 +341,7 @@ class NativeStreamITCase {
             assertThat(reader.poll(0).isEndOfStream()).isTrue();
             assertThat(reader.stream().poll(ByteBuffer.allocateDirect(1024), 0)).isEqualTo(NativeStream.END_OF_STREAM);
         } finally {
-            LocalVitess.execute("commerce", "delete from product where sku = '" + sku + "'");
+            VitessCluster.execute("commerce", "delete from product where sku = '" + sku + "'");
         }
     }
 
@@ -352,7 +354,7 @@ class NativeStreamITCase {
             BatchEntry.PositionMark resumeFrom;
             try (NativeStreamReader reader =
                     new NativeStreamReader(NativeStream.open(options("commerce", "product")))) {
-                LocalVitess.execute(
+                VitessCluster.execute(
                         "commerce", "insert into product (sku, description, price) values ('" + first + "', 'a', 1)");
                 // Read past the first row's insert up to the position mark that follows it.
                 Seen seen = pollUntil(
@@ -372,7 +374,7 @@ class NativeStreamITCase {
             }
             assertThat(resumeFrom.shard()).isEqualTo("0");
 
-            LocalVitess.execute(
+            VitessCluster.execute(
                     "commerce", "insert into product (sku, description, price) values ('" + second + "', 'b', 2)");
             String opts = options("commerce", "product");
             try (NativeStreamReader reader = new NativeStreamReader(
@@ -384,7 +386,7 @@ class NativeStreamITCase {
                         .noneMatch(r -> first.equals(r.values().get("sku")));
             }
         } finally {
-            LocalVitess.execute("commerce", "delete from product where sku in ('" + first + "', '" + second + "')");
+            VitessCluster.execute("commerce", "delete from product where sku in ('" + first + "', '" + second + "')");
         }
     }
 

@@ -1,43 +1,32 @@
 package io.vitesscdc.source;
 
 import io.vitesscdc.nativeio.NativeStream;
-import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.enumerator.NativeShardDiscovery;
 import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
-import io.vitesscdc.source.testutils.Savepoints;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
-import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
-import io.vitesscdc.source.testutils.MaterializedTables;
-import io.vitesscdc.source.testutils.RangeView;
-import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.CustomerRangeITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -48,40 +37,20 @@ import static org.assertj.core.api.Assertions.assertThat;
  * checkpoint or savepoint taken right after the job starts — before any change arrived — restores
  * exactly there and not at a later "now" that would skip what happened in between.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
-class LatestOffsetPositionITCase {
+@Timeout(value = TestTimeouts.IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+class LatestOffsetPositionITCase extends CustomerRangeITBase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(2);
 
     private static final ObjectMapper JSON = new ObjectMapper();
 
-    private final String runId = "latest-" + UUID.randomUUID();
-    private final CustomerWriter writer = new CustomerWriter();
-    private final RangeView range = new RangeView(runId, writer);
-
-    @BeforeAll
-    static void clusterIsUp() {
-        VitessCluster.requireRunning();
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        writer.close();
-        MaterializedTables.drop(runId);
-        ChangelogRecorder.drop(runId);
+    LatestOffsetPositionITCase() {
+        super("latest");
     }
 
     private static VitessSourceBuilder<String> builder() {
-        return VitessSource.<String>builder()
-                .address(VitessCluster.grpcAddress())
-                .keyspace("customer")
-                .tables("customer")
-                .deserializer(new JsonDebeziumDeserializationSchema());
+        return customerSource();
     }
 
     @Test
@@ -120,7 +89,7 @@ class LatestOffsetPositionITCase {
     void savepointRightAfterStartRestoresWithoutGap(@TempDir Path savepoints) throws Exception {
         // 1. Start from latest and take a savepoint at once: no change of ours has happened yet.
         JobClient first = buildJob().executeAsync("vitess-latest");
-        String savepoint = Savepoints.stopWithSavepoint(first, savepoints);
+        String savepoint = stopWithSavepoint(first, savepoints);
         assertThat(materializedInRange()).isEmpty();
 
         // 2. While no job runs, rows change: a restore at "now" would never see them.
@@ -128,14 +97,10 @@ class LatestOffsetPositionITCase {
         writer.run(40);
 
         // 3. Restore: every change after the savepoint arrives.
-        StreamExecutionEnvironment env = buildJob();
-        StreamGraph graph = env.getStreamGraph();
-        graph.setJobName("vitess-latest-restored");
-        graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(savepoint, false));
-        JobClient restored = env.executeAsync(graph);
+        JobClient restored = executeRestored(buildJob(), savepoint, "vitess-latest-restored");
         try {
-            range.awaitEqualToVitess(Duration.ofSeconds(60), "restored from a savepoint taken right after start");
-            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
+            range.awaitEqualToVitess(TestTimeouts.PROGRESS, "restored from a savepoint taken right after start");
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             restored.cancel().get();
         }
@@ -156,15 +121,8 @@ class LatestOffsetPositionITCase {
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source");
         long base = writer.base();
-        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id")
-                        .where(c -> CustomerWriter.inRange(base, Long.parseLong((String) c.key().get(0)))))
-                .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
-                .uid("sink")
-                .setParallelism(1);
+        recordAndMaterialize(events, DebeziumJson.changes("customer_id")
+                .where(c -> CustomerWriter.inRange(base, Long.parseLong((String) c.key().get(0)))));
         return env;
-    }
-
-    private Map<String, Map<String, String>> materializedInRange() {
-        return range.materialized();
     }
 }

@@ -1,13 +1,12 @@
 package io.vitesscdc.source;
 
-import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
-import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
-import io.vitesscdc.source.testutils.MaterializedTables;
-import io.vitesscdc.source.testutils.RangeView;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.CustomerRangeITBase;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -16,19 +15,15 @@ import org.apache.flink.api.common.state.ListState;
 import org.apache.flink.api.common.state.ListStateDescriptor;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.api.java.tuple.Tuple2;
-import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.runtime.state.FunctionInitializationContext;
 import org.apache.flink.runtime.state.FunctionSnapshotContext;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.checkpoint.CheckpointedFunction;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -41,7 +36,6 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,38 +61,24 @@ import static org.assertj.core.api.Assertions.assertThat;
  * And the whole changelog, recorded the same way ({@link ChangelogRecorder}), must be a strict
  * changelog.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
-class VitessSourceFailoverITCase {
+@Timeout(value = TestTimeouts.IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+class VitessSourceFailoverITCase extends CustomerRangeITBase {
 
     private static final int FAILURES = 3;
     private static final long PROBE_BASE_OFFSET = CustomerWriter.RANGE - 1000;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(4);
 
-    private final String runId = "failover-" + UUID.randomUUID();
-    private final CustomerWriter writer = new CustomerWriter();
-    private final RangeView range = new RangeView(runId, writer);
-
-    @BeforeAll
-    static void clusterIsUp() {
-        VitessCluster.requireRunning();
+    VitessSourceFailoverITCase() {
+        super("failover");
     }
 
+    /** Before the base stops the writer (deleting the id range) and drops the run's state. */
     @AfterEach
-    void cleanUp() throws Exception {
-        try {
-            writer.close(); // stops the writer and deletes the id range
-        } finally {
-            MaterializedTables.drop(runId);
-            Injector.PLANS.remove(runId);
-            InsertCounter.PUBLISHED.remove(runId);
-            ChangelogRecorder.drop(runId);
-        }
+    void forgetPlans() {
+        Injector.PLANS.remove(runId);
+        InsertCounter.PUBLISHED.remove(runId);
     }
 
     @Test
@@ -121,7 +101,7 @@ class VitessSourceFailoverITCase {
             // 1. Streaming has begun on every shard: a probe insert of this range arrived as a change
             //    event from each shard (after that, every insert of the range streams as op=c).
             long probe = writer.base() + PROBE_BASE_OFFSET;
-            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            long deadline = System.nanoTime() + TestTimeouts.CONVERGE.toNanos();
             while (plan.streamingShards.size() < 2) {
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("no streamed probe from both shards, saw " + plan.streamingShards);
@@ -138,18 +118,18 @@ class VitessSourceFailoverITCase {
             long firstWriterId = writer.base();
             writer.start(100);
             plan.armAfterCheckpoint.set(plan.lastCompletedCheckpoint.get() + 2);
-            waitUntil(Duration.ofSeconds(120), () -> plan.failures.get() >= FAILURES, "the injected failures", plan);
+            waitUntil(TestTimeouts.CONVERGE_AFTER_RESTORE, () -> plan.failures.get() >= FAILURES, "the injected failures", plan);
             long opsAtLastFailure = writer.ops();
-            waitUntil(Duration.ofSeconds(60), () -> writer.ops() >= opsAtLastFailure + 100,
+            waitUntil(TestTimeouts.PROGRESS, () -> writer.ops() >= opsAtLastFailure + 100,
                     "writes after the last failure", plan);
             writer.stop();
             long writerIdsEnd = writer.nextId();
 
             // 3. Quiescence: the materialized view equals Vitess ...
-            awaitEqualToVitess(Duration.ofSeconds(90));
+            awaitEqualToVitess(TestTimeouts.CONVERGE);
             // ... and the counts as of a checkpoint taken after that are published by every subtask.
             long after = plan.lastCompletedCheckpoint.get() + 2;
-            waitUntil(Duration.ofSeconds(30),
+            waitUntil(TestTimeouts.CHECKPOINT,
                     () -> InsertCounter.published(runId).checkpointId >= after, "a checkpoint after quiescence", plan);
 
             Published counts = InsertCounter.published(runId);
@@ -173,7 +153,7 @@ class VitessSourceFailoverITCase {
             assertThat(plan.failures.get()).as("injected failures").isEqualTo(FAILURES);
             assertThat(writerIdsEnd - firstWriterId).as("inserts made while streaming").isGreaterThan(100);
             assertThat(problems).as("append-only insert counts from checkpointed state (seed %d)", seed).isEmpty();
-            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
             ChangelogRecorder.assertStrict(runId);
         } finally {
             job.cancel().get();
@@ -188,17 +168,8 @@ class VitessSourceFailoverITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(300);
-        Configuration restart = new Configuration();
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, FAILURES + 10);
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        env.configure(restart);
-        VitessSource<String> source = VitessSource.<String>builder()
-                .address(VitessCluster.grpcAddress())
-                .keyspace("customer")
-                .tables("customer")
-                .deserializer(new JsonDebeziumDeserializationSchema())
-                .build();
+        fixedDelayRestarts(env, FAILURES + 10);
+        VitessSource<String> source = customerSource().build();
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
                 .map(new Injector(runId, writer.base()))
@@ -206,32 +177,15 @@ class VitessSourceFailoverITCase {
                 .map(new InsertCounter(runId, writer.base()))
                 .uid("insert-counter")
                 .setParallelism(1);
-        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id"))
-                .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
-                .uid("sink")
-                .setParallelism(1);
+        recordAndMaterialize(events, DebeziumJson.changes("customer_id"));
         return env;
-    }
-
-    private Map<String, Map<String, String>> materializedInRange() {
-        return range.materialized();
-    }
-
-    private void awaitEqualToVitess(Duration timeout) throws Exception {
-        range.awaitEqualToVitess(timeout, "materialized state vs SELECT * through VTGate");
     }
 
     private static void waitUntil(Duration timeout, BooleanSupplier condition, String what, Plan plan)
             throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what + " (failures "
-                        + plan.failures.get() + ", in-range records " + plan.seen.get() + ", last checkpoint "
-                        + plan.lastCompletedCheckpoint.get() + ")");
-            }
-            Thread.sleep(100);
-        }
+        VitessITBase.waitUntil(timeout, condition, () -> what + " (failures " + plan.failures.get()
+                + ", in-range records " + plan.seen.get() + ", last checkpoint " + plan.lastCompletedCheckpoint.get()
+                + ")");
     }
 
     private static long idOf(String json) {

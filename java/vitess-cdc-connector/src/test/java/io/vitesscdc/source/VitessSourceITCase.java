@@ -1,13 +1,11 @@
 package io.vitesscdc.source;
 
-import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
-import io.vitesscdc.source.testutils.Savepoints;
+import io.vitesscdc.source.testutils.CustomerRangeITBase;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
-import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
-import io.vitesscdc.source.testutils.RangeView;
+import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -17,29 +15,21 @@ import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.graph.StreamGraph;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -52,16 +42,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * restore and a parallelism change. The whole changelog of each job (and its restores) must be a
  * strict changelog ({@link ChangelogRecorder}).
  */
-@Timeout(value = 10, unit = TimeUnit.MINUTES)
-class VitessSourceITCase {
+@Timeout(value = TestTimeouts.LONG_IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+class VitessSourceITCase extends CustomerRangeITBase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setConfiguration(smallNetworkBuffers())
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(4, smallNetworkBuffers());
 
     /** Small network buffers keep little data in flight, so a savepoint lands mid-copy. */
     private static Configuration smallNetworkBuffers() {
@@ -70,23 +55,8 @@ class VitessSourceITCase {
         return conf;
     }
 
-    /** How long a test waits for a checkpoint to bring the whole changelog into the log. */
-    private static final Duration CHECKPOINTED = Duration.ofSeconds(30);
-
-    private final String runId = "ds-" + UUID.randomUUID();
-    private final CustomerWriter writer = new CustomerWriter();
-    private final RangeView range = new RangeView(runId, writer);
-
-    @BeforeAll
-    static void clusterIsUp() {
-        VitessCluster.requireRunning();
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        writer.close();
-        MaterializedTables.drop(runId);
-        ChangelogRecorder.drop(runId);
+    VitessSourceITCase() {
+        super("ds");
     }
 
     @Test
@@ -95,10 +65,10 @@ class VitessSourceITCase {
         writer.start(100);
         JobClient job = buildJob(2, 0).executeAsync("vitess-snapshot-stream");
         try {
-            waitUntil(Duration.ofSeconds(60), () -> writer.ops() >= 200, "writer progress");
+            waitUntil(TestTimeouts.PROGRESS, () -> writer.ops() >= 200, "writer progress");
             writer.stop();
-            awaitEqualToVitess(Duration.ofSeconds(90));
-            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
+            awaitEqualToVitess(TestTimeouts.CONVERGE);
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
@@ -112,27 +82,27 @@ class VitessSourceITCase {
 
         // 1. Stop while the copy is still being emitted (a slow map keeps the emit side behind).
         JobClient copying = buildJob(2, 2).executeAsync("vitess-copy");
-        waitUntil(Duration.ofSeconds(90), () -> materializedInRange().size() >= 200, "first copied rows");
-        String duringCopy = Savepoints.stopWithSavepoint(copying, savepoints);
+        waitUntil(TestTimeouts.CONVERGE, () -> materializedInRange().size() >= 200, "first copied rows");
+        String duringCopy = stopWithSavepoint(copying, savepoints);
         assertThat(materializedInRange().size())
                 .as("the savepoint must be taken while the copy is in progress")
                 .isLessThan(6000);
 
         // 2. Restore, stream concurrent writes, stop again while streaming.
         writer.start(100);
-        JobClient streaming = executeRestored(buildJob(2, 0), duringCopy);
+        JobClient streaming = executeRestored(buildJob(2, 0), duringCopy, "vitess-restored");
         long opsAtRestore = writer.ops();
-        waitUntil(Duration.ofSeconds(90), () -> writer.ops() >= opsAtRestore + 150, "writes while streaming");
-        String duringStreaming = Savepoints.stopWithSavepoint(streaming, savepoints);
+        waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= opsAtRestore + 150, "writes while streaming");
+        String duringStreaming = stopWithSavepoint(streaming, savepoints);
 
         // 3. Restore with another parallelism; the writer keeps going, then everything settles.
-        JobClient rescaled = executeRestored(buildJob(4, 0), duringStreaming);
+        JobClient rescaled = executeRestored(buildJob(4, 0), duringStreaming, "vitess-restored");
         try {
             long opsAtRescale = writer.ops();
-            waitUntil(Duration.ofSeconds(90), () -> writer.ops() >= opsAtRescale + 100, "writes after rescale");
+            waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= opsAtRescale + 100, "writes after rescale");
             writer.stop();
-            awaitEqualToVitess(Duration.ofSeconds(120));
-            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
+            awaitEqualToVitess(TestTimeouts.CONVERGE_AFTER_RESTORE);
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             rescaled.cancel().get();
         }
@@ -144,18 +114,18 @@ class VitessSourceITCase {
     void savepointInsideALargeTransactionResumesExactly(@TempDir Path savepoints) throws Exception {
         writer.insertRows(3000);
         JobClient first = buildJob(2, 1).executeAsync("vitess-large-txn");
-        waitUntil(Duration.ofSeconds(90), () -> materializedInRange().size() >= 3000, "the snapshot of the range");
+        waitUntil(TestTimeouts.CONVERGE, () -> materializedInRange().size() >= 3000, "the snapshot of the range");
         // One statement: one transaction per shard, ~1500 rows (3000 records: -U and +U) each.
         VitessCluster.execute("customer", "UPDATE customer SET visits = 424242 WHERE " + writer.rangePredicate());
-        waitUntil(Duration.ofSeconds(90), () -> updatedRows() >= 200, "the start of the large transactions");
-        String inside = Savepoints.stopWithSavepoint(first, savepoints);
+        waitUntil(TestTimeouts.CONVERGE, () -> updatedRows() >= 200, "the start of the large transactions");
+        String inside = stopWithSavepoint(first, savepoints);
         long applied = updatedRows();
         assertThat(applied).as("the savepoint must fall inside the transactions").isBetween(1L, 2999L);
 
-        JobClient resumed = executeRestored(buildJob(2, 0), inside);
+        JobClient resumed = executeRestored(buildJob(2, 0), inside, "vitess-restored");
         try {
-            awaitEqualToVitess(Duration.ofSeconds(120));
-            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
+            awaitEqualToVitess(TestTimeouts.CONVERGE_AFTER_RESTORE);
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             resumed.cancel().get();
         }
@@ -173,21 +143,17 @@ class VitessSourceITCase {
         writer.insertRows(500);
         writer.start(100);
         StreamExecutionEnvironment env = buildJob(2, 0);
-        Configuration restart = new Configuration();
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
-        env.configure(restart);
+        fixedDelayRestarts(env, 3);
         // Fail once, after a checkpoint has completed, while the writer is streaming changes.
         FailOnce.arm(runId);
         JobClient job = env.executeAsync("vitess-failover");
         try {
-            waitUntil(Duration.ofSeconds(90), () -> FailOnce.failed(runId), "the injected failure");
+            waitUntil(TestTimeouts.CONVERGE, () -> FailOnce.failed(runId), "the injected failure");
             long opsAtFailure = writer.ops();
-            waitUntil(Duration.ofSeconds(90), () -> writer.ops() >= opsAtFailure + 100, "writes after the failover");
+            waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= opsAtFailure + 100, "writes after the failover");
             writer.stop();
-            awaitEqualToVitess(Duration.ofSeconds(120));
-            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
+            awaitEqualToVitess(TestTimeouts.CONVERGE_AFTER_RESTORE);
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
             FailOnce.disarm(runId);
@@ -204,7 +170,7 @@ class VitessSourceITCase {
         JobClient job = env.executeAsync("vitess-specific-offsets");
         try {
             // The job is running once the source reports the first streamed event of our range.
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            long deadline = System.nanoTime() + TestTimeouts.PROGRESS.toNanos();
             while (materializedInRange().isEmpty() && System.nanoTime() < deadline) {
                 writer.run(5);
                 Thread.sleep(500);
@@ -230,14 +196,8 @@ class VitessSourceITCase {
         noRestart.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         env.configure(noRestart);
         JobClient job = env.executeAsync("vitess-bad-offsets");
-        assertThatThrownBy(() -> job.getJobExecutionResult().get(2, TimeUnit.MINUTES))
-                .satisfies(e -> {
-                    StringBuilder all = new StringBuilder();
-                    for (Throwable t = e; t != null; t = t.getCause()) {
-                        all.append(t.getMessage()).append('\n');
-                    }
-                    assertThat(all.toString()).contains("missing: [80-]");
-                });
+        assertThatThrownBy(() -> job.getJobExecutionResult().get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS))
+                .satisfies(e -> assertThat(rootMessages(e)).contains("missing: [80-]"));
     }
 
     /**
@@ -253,12 +213,7 @@ class VitessSourceITCase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
         env.enableCheckpointing(1000);
-        VitessSource<String> source = customize.apply(VitessSource.<String>builder()
-                .address(VitessCluster.grpcAddress())
-                .keyspace("customer")
-                .tables("customer")
-                .deserializer(new JsonDebeziumDeserializationSchema()))
-                .build();
+        VitessSource<String> source = customize.apply(customerSource()).build();
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
                 .map(new FailOnce(runId))
@@ -266,26 +221,8 @@ class VitessSourceITCase {
                 .map(new Throttle(sleepMillisPerRecord, writer.base(), CustomerWriter.RANGE))
                 .uid("throttle")
                 .setParallelism(1);
-        ChangelogRecorder.record(events, runId, "strict-changelog", DebeziumJson.changes("customer_id"))
-                .sinkTo(new DebeziumJsonMaterializingSink(runId, "customer_id"))
-                .uid("sink")
-                .setParallelism(1);
+        recordAndMaterialize(events, DebeziumJson.changes("customer_id"));
         return env;
-    }
-
-    private static JobClient executeRestored(StreamExecutionEnvironment env, String savepoint) throws Exception {
-        StreamGraph graph = env.getStreamGraph();
-        graph.setJobName("vitess-restored");
-        graph.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(savepoint, false));
-        return env.executeAsync(graph);
-    }
-
-    private Map<String, Map<String, String>> materializedInRange() {
-        return range.materialized();
-    }
-
-    private void awaitEqualToVitess(Duration timeout) throws Exception {
-        range.awaitEqualToVitess(timeout, "materialized state vs SELECT * through VTGate");
     }
 
     private void assertNoDuplicateStreamedEvents() {
@@ -299,16 +236,6 @@ class VitessSourceITCase {
         }
         assertThat(events).as("streamed events").isNotEmpty();
         assertThat(duplicates).as("streamed events delivered twice").isEmpty();
-    }
-
-    private static void waitUntil(Duration timeout, BooleanSupplier condition, String what) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
     }
 
     /**

@@ -3,6 +3,7 @@ package io.vitesscdc.source;
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.DebeziumJson;
+import io.vitesscdc.source.testutils.TestTimeouts;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -67,7 +68,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * middle of the reshard restores consistently. The whole changelog must be a strict changelog
  * ({@link ChangelogRecorder}): rows the old shard emitted are retracted by the new shards.
  */
-@Timeout(value = 5, unit = TimeUnit.MINUTES)
+@Timeout(value = TestTimeouts.IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
 class VitessSourceReshardITCase {
 
     private static final int KEYS = 40;
@@ -109,7 +110,7 @@ class VitessSourceReshardITCase {
         ChangelogRecorder.drop(runId);
         if (vtgate != null) {
             vtgate.getOutputStream().close(); // it exits when stdin closes
-            if (!vtgate.waitFor(10, TimeUnit.SECONDS)) {
+            if (!vtgate.waitFor(TestTimeouts.PROCESS_EXIT.toMillis(), TimeUnit.MILLISECONDS)) {
                 vtgate.destroyForcibly();
             }
         }
@@ -137,12 +138,12 @@ class VitessSourceReshardITCase {
         int expected = KEYS * (BEFORE + AFTER);
         JobClient job = env.executeAsync("vitess-reshard");
         try {
-            long deadline = System.nanoTime() + Duration.ofSeconds(120).toNanos();
+            long deadline = System.nanoTime() + TestTimeouts.CONVERGE_AFTER_RESTORE.toNanos();
             while (received().size() < expected && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
             Thread.sleep(1500); // anything beyond the expected (a repeat) would arrive now
-            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
@@ -211,12 +212,12 @@ class VitessSourceReshardITCase {
                 .setParallelism(1);
         JobClient job = env.executeAsync("vitess-reshard-failover-" + failAt);
         try {
-            long deadline = System.nanoTime() + Duration.ofSeconds(150).toNanos();
+            long deadline = System.nanoTime() + TestTimeouts.RESHARD.toNanos();
             while (new HashSet<>(received()).size() < KEYS && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
             Thread.sleep(1000);
-            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
+            ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }

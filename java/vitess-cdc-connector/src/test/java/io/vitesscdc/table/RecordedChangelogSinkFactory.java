@@ -29,7 +29,6 @@ import org.apache.flink.types.RowKind;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.Set;
@@ -37,16 +36,20 @@ import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A test SQL sink ({@code 'connector' = 'recorded-changelog'}) that records a source's raw
- * changelog into {@link RecordedChangelog} {@code 'recording-id'}, exactly once: records are
- * committed per completed checkpoint (Sink V2 committer), so after a failure or a restore the
- * recording holds each record of the job's consistent history once, in the order the source
- * emitted it per subtask (per shard: one split is read by one subtask).
+ * The test SQL sink of a raw changelog ({@code 'connector' = 'recorded-changelog'}): it records
+ * the +I, -U, +U, -D it gets into {@link RecordedChangelog} {@code 'recording-id'}, whose {@link
+ * io.vitesscdc.source.testutils.StrictChangelog} judges it. Exactly once: records are committed per
+ * completed checkpoint (Sink V2 committer), so after a failure or a restore the recording holds
+ * each record of the job's consistent history once, in the order the source emitted it per
+ * subtask (per shard: one split is read by one subtask). The table declares no primary key, so the
+ * planner passes the source's changelog through unchanged (no upsert materializer).
  *
- * <p>Columns: the table's physical columns, then {@code shard STRING} ({@code shard} metadata),
- * {@code pos STRING} ({@code position}) and {@code snap BOOLEAN} ({@code is_snapshot}). The key is
- * {@code 'key-columns'} ({@code ;}-separated); the row is every physical column. Values are
- * recorded as {@link StrictTable#normalize} text.
+ * <p>Columns: the table's physical columns and, by name, {@code shard STRING} ({@code shard}
+ * metadata, required), {@code pos STRING} ({@code position}) and {@code snap BOOLEAN}
+ * ({@code is_snapshot}), both optional (without them no record counts as copied). The key is
+ * {@code 'key-columns'} ({@code ;}- or {@code ,}-separated); the row is every physical column.
+ * Values are recorded as {@link StrictTable#normalize} text. A test waits for what was sent so far
+ * with {@link RecordedChangelog#awaitCommitted}.
  *
  * <p>{@code 'rows-per-second'} throttles each subtask: chained to the source, it slows the copy
  * down as seen by Flink, so checkpoints and savepoints fall inside it. {@code 'job-label'} names
@@ -60,7 +63,9 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
             .defaultValue(0);
     static final ConfigOption<String> JOB_LABEL = ConfigOptions.key("job-label").stringType().defaultValue("job");
 
-    private static final List<String> METADATA = List.of("shard", "pos", "snap");
+    private static final String SHARD = "shard";
+    private static final String POSITION = "pos";
+    private static final String SNAPSHOT = "snap";
 
     @Override
     public String factoryIdentifier() {
@@ -83,10 +88,13 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         helper.validate();
         DataType rowType = context.getPhysicalRowDataType();
         List<String> names = DataType.getFieldNames(rowType);
-        if (!names.subList(names.size() - METADATA.size(), names.size()).equals(METADATA)) {
-            throw new IllegalArgumentException("the last columns must be " + METADATA + ", got " + names);
+        if (!names.contains(SHARD)) {
+            throw new IllegalArgumentException("no column '" + SHARD + "' (the shard metadata) in " + names);
         }
-        List<String> key = Arrays.asList(helper.getOptions().get(KEY_COLUMNS).split(";"));
+        List<String> key = new ArrayList<>();
+        for (String column : helper.getOptions().get(KEY_COLUMNS).split("[;,]")) {
+            key.add(column.trim());
+        }
         if (!names.containsAll(key)) {
             throw new IllegalArgumentException("key columns " + key + " are not all in " + names);
         }
@@ -99,6 +107,11 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         private static final long serialVersionUID = 1L;
         final String recordingId;
         final List<String> names;
+        /** Indexes of the physical columns (all but the metadata columns), in table order. */
+        final List<Integer> physical = new ArrayList<>();
+        final int shard;
+        final int position;
+        final int snapshot;
         final List<String> key;
         final int rowsPerSecond;
         final String jobLabel;
@@ -106,6 +119,14 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         Settings(String recordingId, List<String> names, List<String> key, int rowsPerSecond, String jobLabel) {
             this.recordingId = recordingId;
             this.names = new ArrayList<>(names);
+            for (int i = 0; i < names.size(); i++) {
+                if (!List.of(SHARD, POSITION, SNAPSHOT).contains(names.get(i))) {
+                    physical.add(i);
+                }
+            }
+            this.shard = names.indexOf(SHARD);
+            this.position = names.indexOf(POSITION);
+            this.snapshot = names.indexOf(SNAPSHOT);
             this.key = new ArrayList<>(key);
             this.rowsPerSecond = rowsPerSecond;
             this.jobLabel = jobLabel;
@@ -143,15 +164,23 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         }
     }
 
-    /** One checkpoint's records of one writer; {@code id} is unique (a writer UUID and a sequence). */
+    /**
+     * One checkpoint's records of one writer (maybe none); {@code id} is unique (the writer's UUID
+     * and a sequence), {@code preparedAtNanos} is when the checkpoint reached the writer.
+     */
     static final class Batch {
         final String id;
+        final String writerId;
         final String writtenBy;
+        final long preparedAtNanos;
         final List<RecordedChangelog.Entry> entries;
 
-        Batch(String id, String writtenBy, List<RecordedChangelog.Entry> entries) {
+        Batch(String id, String writerId, String writtenBy, long preparedAtNanos,
+                List<RecordedChangelog.Entry> entries) {
             this.id = id;
+            this.writerId = writerId;
             this.writtenBy = writtenBy;
+            this.preparedAtNanos = preparedAtNanos;
             this.entries = entries;
         }
     }
@@ -180,8 +209,8 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
                 @Override
                 public void commit(Collection<CommitRequest<Batch>> requests) {
                     for (CommitRequest<Batch> r : requests) {
-                        recording.commit(r.getCommittable().id, r.getCommittable().writtenBy,
-                                r.getCommittable().entries);
+                        Batch b = r.getCommittable();
+                        recording.commit(b.id, b.writerId, b.writtenBy, b.preparedAtNanos, b.entries);
                     }
                 }
 
@@ -213,6 +242,7 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
             this.writtenBy = writtenBy;
             this.recording = RecordedChangelog.get(settings.recordingId);
             this.periodNanos = settings.rowsPerSecond > 0 ? TimeUnit.SECONDS.toNanos(1) / settings.rowsPerSecond : 0;
+            recording.opened(writerId);
         }
 
         @Override
@@ -222,18 +252,17 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
             }
             throttle();
             Row row = (Row) converter.toExternal(element);
-            int physical = settings.names.size() - METADATA.size();
-            List<Object> values = new ArrayList<>(physical);
-            for (int i = 0; i < physical; i++) {
+            List<Object> values = new ArrayList<>(settings.physical.size());
+            for (int i : settings.physical) {
                 values.add(StrictTable.normalize(settings.names.get(i), row.getField(i)));
             }
             List<Object> key = new ArrayList<>(settings.key.size());
             for (String column : settings.key) {
-                key.add(values.get(settings.names.indexOf(column)));
+                key.add(StrictTable.normalize(column, row.getField(settings.names.indexOf(column))));
             }
-            String shard = (String) row.getField(physical);
-            String position = (String) row.getField(physical + 1);
-            boolean snapshot = (Boolean) row.getField(physical + 2);
+            String shard = (String) row.getField(settings.shard);
+            String position = settings.position < 0 ? null : (String) row.getField(settings.position);
+            boolean snapshot = settings.snapshot >= 0 && (Boolean) row.getField(settings.snapshot);
             pending.add(new RecordedChangelog.Entry(element.getRowKind(), key, values, shard, snapshot,
                     position != null && RenderedPositions.copyCompleted(position)));
         }
@@ -250,12 +279,10 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
             nextRecordNanos = Math.max(nextRecordNanos, now) + periodNanos;
         }
 
+        /** Also without records: its commit tells {@link RecordedChangelog#awaitCommitted} the checkpoint passed. */
         @Override
         public Collection<Batch> prepareCommit() {
-            if (pending.isEmpty()) {
-                return List.of();
-            }
-            Batch batch = new Batch(writerId + "/" + batches++, writtenBy, pending);
+            Batch batch = new Batch(writerId + "/" + batches++, writerId, writtenBy, System.nanoTime(), pending);
             pending = new ArrayList<>();
             return List.of(batch);
         }
@@ -264,21 +291,25 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         public void flush(boolean endOfInput) {}
 
         @Override
-        public void close() {}
+        public void close() {
+            recording.closed(writerId);
+        }
     }
 
     /** Batches as bytes: the committer's state in checkpoints and savepoints. */
     private static final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
         @Override
         public int getVersion() {
-            return 1;
+            return 2;
         }
 
         @Override
         public byte[] serialize(Batch batch) throws IOException {
             DataOutputSerializer out = new DataOutputSerializer(256);
             out.writeUTF(batch.id);
+            out.writeUTF(batch.writerId);
             out.writeUTF(batch.writtenBy);
+            out.writeLong(batch.preparedAtNanos);
             out.writeInt(batch.entries.size());
             for (RecordedChangelog.Entry e : batch.entries) {
                 out.writeByte(e.kind.toByteValue());
@@ -293,9 +324,14 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
 
         @Override
         public Batch deserialize(int version, byte[] serialized) throws IOException {
+            if (version != getVersion()) {
+                throw new IOException("batch version " + version + ", this sink writes " + getVersion());
+            }
             DataInputDeserializer in = new DataInputDeserializer(serialized);
             String id = in.readUTF();
+            String writerId = in.readUTF();
             String writtenBy = in.readUTF();
+            long preparedAtNanos = in.readLong();
             int n = in.readInt();
             List<RecordedChangelog.Entry> entries = new ArrayList<>(n);
             for (int i = 0; i < n; i++) {
@@ -306,7 +342,7 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
                 entries.add(new RecordedChangelog.Entry(kind, readValues(in), readValues(in), shard, snapshot,
                         afterCopy));
             }
-            return new Batch(id, writtenBy, entries);
+            return new Batch(id, writerId, writtenBy, preparedAtNanos, entries);
         }
 
         private static void writeValues(DataOutputSerializer out, List<Object> values) throws IOException {

@@ -2,17 +2,17 @@ package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RecordedChangelog;
-import io.vitesscdc.source.testutils.Savepoints;
 import io.vitesscdc.source.testutils.StrictChangelog;
 import io.vitesscdc.source.testutils.StrictTable;
 import io.vitesscdc.source.testutils.StrictTablesWriter;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.StatementSet;
@@ -20,7 +20,6 @@ import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -39,9 +38,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.TreeMap;
 import java.util.TreeSet;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -73,15 +70,11 @@ import static org.assertj.core.api.Assertions.fail;
  * aggregates, which the test checks in the plan), and rows carry a 1 KB pad, so a shard's copy
  * spans several VStream packets (~250 KB) and checkpoints fall between them.
  */
-@Timeout(value = 10, unit = TimeUnit.MINUTES)
-class VitessChangelogAggregatesITCase {
+@Timeout(value = TestTimeouts.LONG_IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+class VitessChangelogAggregatesITCase extends VitessITBase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(2)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(2);
 
     private static final int PARALLELISM = 2;
     /** ~2.4 MB per table: ~800 rows per shard, 3-4 VStream copy packets. */
@@ -95,16 +88,14 @@ class VitessChangelogAggregatesITCase {
     private static final int WRITES_AFTER_COPY = 120;
     private static final long SEED = 0x5EED_2026L;
     private static final Duration SETTLE_QUIET = Duration.ofSeconds(15);
-    private static final Duration SETTLE_MAX = Duration.ofSeconds(90);
+    private static final Duration SETTLE_MAX = TestTimeouts.CONVERGE;
     /** Violations shown per table in the failure message. */
     private static final int VIOLATIONS_SHOWN = 5;
 
-    private final String runId = "agg-" + UUID.randomUUID();
     private final StrictTablesWriter writer = new StrictTablesWriter(SEED);
 
-    @BeforeAll
-    static void clusterIsUp() {
-        VitessCluster.requireRunning();
+    VitessChangelogAggregatesITCase() {
+        super("agg");
     }
 
     @AfterEach
@@ -125,7 +116,7 @@ class VitessChangelogAggregatesITCase {
         try {
             writer.start(WRITES_PER_SECOND);
             awaitCopiedRowsCommitted(first);
-            savepoint = Savepoints.stopWithSavepoint(first.client, savepoints);
+            savepoint = stopWithSavepoint(first.client, savepoints);
         } finally {
             first.cancelIfRunning();
         }
@@ -192,9 +183,9 @@ class VitessChangelogAggregatesITCase {
         }
 
         void cancelIfRunning() throws Exception {
-            JobStatus status = client.getJobStatus().get(30, TimeUnit.SECONDS);
+            JobStatus status = client.getJobStatus().get(TestTimeouts.CLUSTER_CALL.toMillis(), TimeUnit.MILLISECONDS);
             if (!status.isGloballyTerminalState()) {
-                client.cancel().get(1, TimeUnit.MINUTES);
+                client.cancel().get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS);
             }
         }
     }
@@ -277,7 +268,7 @@ class VitessChangelogAggregatesITCase {
 
     /** Waits until every table has {@link #INTERRUPT_AFTER_COPIED} copied rows in completed checkpoints. */
     private void awaitCopiedRowsCommitted(Job job) throws Exception {
-        waitUntil(Duration.ofMinutes(2), () -> {
+        waitUntil(TestTimeouts.THROTTLED_COPY_STARTED, () -> {
             assertRunning(job);
             for (StrictTable t : StrictTable.values()) {
                 if (recording(t).snapshotRecords() < INTERRUPT_AFTER_COPIED) {
@@ -311,7 +302,7 @@ class VitessChangelogAggregatesITCase {
      * job: the copy resumed in it) and every shard's copy completed, with the writer running.
      */
     private void awaitCopyCompleted(String writtenBy, Job job) throws Exception {
-        waitUntil(Duration.ofMinutes(3), () -> {
+        waitUntil(TestTimeouts.THROTTLED_COPY_COMPLETED, () -> {
             assertRunning(job);
             for (StrictTable t : StrictTable.values()) {
                 RecordedChangelog r = recording(t);
@@ -327,7 +318,7 @@ class VitessChangelogAggregatesITCase {
     /** Lets the writer run past the copy, stops it, waits until results settle, compares with VTGate. */
     private void finishWritingAndCompare(Job job) throws Exception {
         long opsAtCopyEnd = writer.ops();
-        waitUntil(Duration.ofMinutes(1), () -> writer.ops() >= opsAtCopyEnd + WRITES_AFTER_COPY,
+        waitUntil(TestTimeouts.PROGRESS, () -> writer.ops() >= opsAtCopyEnd + WRITES_AFTER_COPY,
                 () -> WRITES_AFTER_COPY + " writes after the copy (" + writer.summary() + ")");
         writer.stop();
         assertThat(writer.moves()).as("cross-shard key moves by the writer: %s", writer.summary()).isPositive();
@@ -538,7 +529,7 @@ class VitessChangelogAggregatesITCase {
 
     private static JobStatus jobStatus(Job job) {
         try {
-            return job.client.getJobStatus().get(30, TimeUnit.SECONDS);
+            return job.client.getJobStatus().get(TestTimeouts.CLUSTER_CALL.toMillis(), TimeUnit.MILLISECONDS);
         } catch (Exception e) {
             throw new AssertionError("cannot read the job status", e);
         }
@@ -560,14 +551,4 @@ class VitessChangelogAggregatesITCase {
         return runId + "-groups";
     }
 
-    private static void waitUntil(Duration timeout, BooleanSupplier condition, java.util.function.Supplier<String> what)
-            throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what.get());
-            }
-            Thread.sleep(200);
-        }
-    }
 }

@@ -1,12 +1,12 @@
 package io.vitesscdc.table;
 
-import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
@@ -14,7 +14,6 @@ import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -31,6 +30,8 @@ import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 
+import static io.vitesscdc.source.testutils.SqlJobs.tableEnv;
+import static io.vitesscdc.source.testutils.SqlJobs.with;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -42,31 +43,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * planning; in MySQL's default utf8mb4_0900_ai_ci and in utf8mb4_bin the table stays a retract
  * changelog.
  */
-@Timeout(value = 10, unit = TimeUnit.MINUTES)
-class VitessTableChangelogModeITCase {
+@Timeout(value = TestTimeouts.LONG_IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+class VitessTableChangelogModeITCase extends VitessITBase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(4);
 
     private static final String KEYSPACE = "commerce";
     private static final String COLUMNS = "k, v, note";
 
-    private final String runId = "changelog-mode-" + UUID.randomUUID();
     private final List<String> tables = new ArrayList<>();
 
-    @BeforeAll
-    static void clusterIsUp() {
-        VitessCluster.requireRunning();
+    VitessTableChangelogModeITCase() {
+        super("changelog-mode");
     }
 
     @AfterEach
-    void cleanUp() {
-        MaterializedTables.drop(runId);
-        ChangelogRecorder.drop(runId);
+    void dropTables() {
         for (String t : tables) {
             try {
                 VitessCluster.execute(KEYSPACE, "DROP TABLE IF EXISTS " + t);
@@ -85,19 +78,9 @@ class VitessTableChangelogModeITCase {
         return t;
     }
 
-    private static TableEnvironment tableEnv() {
-        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        tEnv.getConfig().set("parallelism.default", "2");
-        tEnv.getConfig().set("execution.checkpointing.interval", "1 s");
-        tEnv.getConfig().set("restart-strategy.type", "none");
-        return tEnv;
-    }
-
     private static void createSource(TableEnvironment tEnv, String name, String table, String extra) {
         tEnv.executeSql("CREATE TABLE " + name + " (k STRING, v INT, note STRING, shard STRING METADATA VIRTUAL, "
-                + "PRIMARY KEY (k) NOT ENFORCED) WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '"
-                + VitessCluster.grpcAddress() + "', 'keyspace' = '" + KEYSPACE + "', 'table-name' = '" + table + "'"
-                + extra + ")");
+                + "PRIMARY KEY (k) NOT ENFORCED)" + with(KEYSPACE, table, extra));
     }
 
     /**
@@ -107,8 +90,7 @@ class VitessTableChangelogModeITCase {
      */
     private void createRetractSink(TableEnvironment tEnv) {
         tEnv.executeSql("CREATE TABLE log (k STRING, v INT, note STRING, shard STRING) WITH ("
-                + "'connector' = 'changelog-recording', 'name' = '" + runId + "', 'key' = 'k', "
-                + "'shard-column' = 'shard')");
+                + "'connector' = 'recorded-changelog', 'recording-id' = '" + runId + "', 'key-columns' = 'k')");
     }
 
     @Test
@@ -116,7 +98,7 @@ class VitessTableChangelogModeITCase {
         String t = createTable("cm_ci", "COLLATE utf8mb4_general_ci");
         KeyedWriter writer = new KeyedWriter(t);
         writer.insert(150);
-        TableEnvironment tEnv = tableEnv();
+        TableEnvironment tEnv = tableEnv(2);
         createSource(tEnv, "src", t, "");
         tEnv.executeSql("CREATE TABLE snk (k STRING, v INT, note STRING, PRIMARY KEY (k) NOT ENFORCED) WITH ("
                 + "'connector' = 'upsert-collecting', 'tables-id' = '" + runId + "')");
@@ -136,18 +118,18 @@ class VitessTableChangelogModeITCase {
             writer.run(200);
             Map<String, Map<String, String>> expected = VitessCluster.query(KEYSPACE,
                     "SELECT " + COLUMNS + " FROM " + t, "k");
-            awaitEqual(expected, Duration.ofSeconds(90));
-            ChangelogRecorder.awaitCheckpointed(runId, Duration.ofSeconds(30));
+            awaitEqual(expected, TestTimeouts.CONVERGE);
+            RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
-        ChangelogRecorder.assertStrict(runId);
+        RecordedChangelog.get(runId).assertStrict();
     }
 
     @Test
     void allIsRefusedAtPlanningNamingTheColumnAndItsCollation() throws Exception {
         String t = createTable("cm_all", "COLLATE utf8mb4_general_ci");
-        TableEnvironment tEnv = tableEnv();
+        TableEnvironment tEnv = tableEnv(2);
         createSource(tEnv, "src", t, ", 'changelog-mode' = 'all'");
         assertThatThrownBy(() -> tEnv.explainSql("SELECT * FROM src"))
                 .isInstanceOf(ValidationException.class)
@@ -161,7 +143,7 @@ class VitessTableChangelogModeITCase {
     @ValueSource(strings = {"COLLATE utf8mb4_bin", "COLLATE utf8mb4_0900_ai_ci", ""})
     void aKeyInAnExactCollationStaysARetractChangelog(String collation) throws Exception {
         String t = createTable("cm_exact", collation);
-        TableEnvironment tEnv = tableEnv();
+        TableEnvironment tEnv = tableEnv(2);
         createSource(tEnv, "src", t, "");
         createRetractSink(tEnv);
         // The same retract sink that needs ChangelogNormalize behind an upsert source (above).
@@ -174,14 +156,8 @@ class VitessTableChangelogModeITCase {
     }
 
     private void awaitEqual(Map<String, Map<String, String>> expected, Duration timeout) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Map<String, Map<String, String>> actual = MaterializedTables.get(runId).rows();
-        while (System.nanoTime() < deadline && !actual.equals(expected)) {
-            Thread.sleep(500);
-            actual = MaterializedTables.get(runId).rows();
-        }
-        assertThat(expected).as("rows written by this test").isNotEmpty();
-        assertThat(actual).as("upsert sink vs SELECT * through VTGate").isEqualTo(expected);
+        awaitEqual(expected, () -> MaterializedTables.get(runId).rows(), timeout,
+                "upsert sink vs SELECT * through VTGate");
     }
 
     /** Inserts, updates (of values and of the key) and deletes in one test table through VTGate. */

@@ -1,14 +1,12 @@
 package io.vitesscdc.table;
 
-import io.vitesscdc.source.testutils.ChangelogRecorder;
-import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.CustomerRangeITBase;
 
 import org.apache.flink.core.execution.JobClient;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.table.api.EnvironmentSettings;
-import org.apache.flink.table.api.StatementSet;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -18,8 +16,6 @@ import org.apache.flink.util.CloseableIterator;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -37,10 +33,13 @@ import java.util.Map;
 import java.util.Random;
 import java.util.Set;
 import java.util.TreeMap;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
+import static io.vitesscdc.source.testutils.SqlJobs.executeAll;
+import static io.vitesscdc.source.testutils.SqlJobs.project;
+import static io.vitesscdc.source.testutils.SqlJobs.tableEnv;
+import static io.vitesscdc.source.testutils.SqlJobs.upsertSink;
+import static io.vitesscdc.source.testutils.SqlJobs.with;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -48,67 +47,29 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * The SQL connector end to end against the real local Vitess: {@code CREATE TABLE ... WITH
  * ('connector' = 'vitess-cdc')}, {@code INSERT INTO} an upsert sink keyed by the primary key,
  * while rows change concurrently; at quiescence the sink equals {@code SELECT *} through VTGate.
- * The same job records the source's raw changelog ({@link ChangelogRecordingSinkFactory}), which
+ * The same job records the source's raw changelog ({@link RecordedChangelogSinkFactory}), which
  * must be a strict changelog.
  */
-@Timeout(value = 10, unit = TimeUnit.MINUTES)
-class VitessTableITCase {
+@Timeout(value = TestTimeouts.LONG_IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+class VitessTableITCase extends CustomerRangeITBase {
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(4)
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(4);
 
-    private final String runId = "sql-" + UUID.randomUUID();
-    private final CustomerWriter writer = new CustomerWriter();
-
-    @BeforeAll
-    static void clusterIsUp() {
-        VitessCluster.requireRunning();
-    }
-
-    @AfterEach
-    void cleanUp() throws Exception {
-        writer.close();
-        MaterializedTables.drop(runId);
-        ChangelogRecorder.drop(runId);
-    }
-
-    private static TableEnvironment tableEnv(int parallelism) {
-        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        tEnv.getConfig().set("parallelism.default", String.valueOf(parallelism));
-        tEnv.getConfig().set("execution.checkpointing.interval", "1 s");
-        tEnv.getConfig().set("restart-strategy.type", "none");
-        return tEnv;
-    }
-
-    private static String with(String table, String extra) {
-        return " WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '" + VitessCluster.grpcAddress()
-                + "', 'keyspace' = 'customer', 'table-name' = '" + table + "'" + extra + ")";
+    VitessTableITCase() {
+        super("sql");
     }
 
     private String sink() {
-        return " WITH ('connector' = 'upsert-collecting', 'tables-id' = '" + runId + "')";
+        return upsertSink(runId);
     }
 
-    /** The raw changelog of a table with a {@code shard} column into the run's strict changelog. */
+    /** The raw changelog of a table with a {@code shard} column into the run's recorded changelog. */
     private String changelogSink(String key) {
-        return " WITH ('connector' = 'changelog-recording', 'name' = '" + runId + "', 'key' = '" + key
-                + "', 'shard-column' = 'shard')";
+        return " WITH ('connector' = 'recorded-changelog', 'recording-id' = '" + runId + "', 'key-columns' = '"
+                + key + "')";
     }
 
-    /** The INSERTs as one job: one scan of the source feeds every sink. */
-    private static JobClient executeAll(TableEnvironment tEnv, String... inserts) {
-        StatementSet set = tEnv.createStatementSet();
-        for (String insert : inserts) {
-            set.addInsertSql(insert);
-        }
-        return set.execute().getJobClient().orElseThrow();
-    }
-
-    private static final Duration CHECKPOINTED = Duration.ofSeconds(30);
 
     @Test
     void customerTableWithMetadataEqualsVitess() throws Exception {
@@ -131,15 +92,15 @@ class VitessTableITCase {
                 "INSERT INTO log SELECT " + physical + ", shard FROM src");
         try {
             writer.start(80);
-            waitUntil(Duration.ofSeconds(60), () -> writer.ops() >= 150, "writer progress");
+            waitUntil(TestTimeouts.PROGRESS, () -> writer.ops() >= 150, "writer progress");
             writer.stop();
             awaitEqual("SELECT " + physical + " FROM customer WHERE " + writer.rangePredicate(),
-                    physical.split(", "), Duration.ofSeconds(90), "customer_id");
-            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
+                    physical.split(", "), TestTimeouts.CONVERGE, "customer_id");
+            RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
-        ChangelogRecorder.assertStrict(runId);
+        RecordedChangelog.get(runId).assertStrict();
         Map<String, Map<String, String>> rows = inRange(MaterializedTables.get(runId).rows());
         Set<String> shards = new HashSet<>();
         boolean sawSnapshot = false;
@@ -185,7 +146,7 @@ class VitessTableITCase {
         JobClient job = executeAll(tEnv, "INSERT INTO snk SELECT " + columns + " FROM src",
                 "INSERT INTO log SELECT " + columns + ", shard FROM src");
         try {
-            waitUntil(Duration.ofSeconds(60), () -> inRange(MaterializedTables.get(runId).rows()).size() >= 50,
+            waitUntil(TestTimeouts.PROGRESS, () -> inRange(MaterializedTables.get(runId).rows()).size() >= 50,
                     "the snapshot of corder");
             for (int i = 50; i < 120; i++) {
                 long cid = base + random.nextInt(10);
@@ -198,12 +159,12 @@ class VitessTableITCase {
                                 + (i - 45));
             }
             awaitEqual("SELECT " + columns + " FROM corder WHERE " + writer.rangePredicate(), columns.split(", "),
-                    Duration.ofSeconds(90), "customer_id", "order_id");
-            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
+                    TestTimeouts.CONVERGE, "customer_id", "order_id");
+            RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
-        ChangelogRecorder.assertStrict(runId);
+        RecordedChangelog.get(runId).assertStrict();
     }
 
     @Test
@@ -224,12 +185,12 @@ class VitessTableITCase {
         try {
             writer.run(60);
             awaitEqual("SELECT customer_id, visits, 'customer' AS tbl FROM customer WHERE " + writer.rangePredicate(),
-                    new String[] {"customer_id", "visits", "tbl"}, Duration.ofSeconds(90), "customer_id");
-            ChangelogRecorder.awaitCheckpointed(runId, CHECKPOINTED);
+                    new String[] {"customer_id", "visits", "tbl"}, TestTimeouts.CONVERGE, "customer_id");
+            RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
-        ChangelogRecorder.assertStrict(runId);
+        RecordedChangelog.get(runId).assertStrict();
     }
 
     @Test
@@ -332,14 +293,6 @@ class VitessTableITCase {
                 .satisfies(e -> assertThat(rootMessages(e)).contains("no_such_keyspace").contains("not found"));
     }
 
-    private static String rootMessages(Throwable e) {
-        StringBuilder sb = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            sb.append(t.getMessage()).append('\n');
-        }
-        return sb.toString();
-    }
-
     private Map<String, Map<String, String>> inRange(Map<String, Map<String, String>> rows) {
         Map<String, Map<String, String>> out = new TreeMap<>();
         rows.forEach((k, v) -> {
@@ -352,36 +305,7 @@ class VitessTableITCase {
     }
 
     private void awaitEqual(String sql, String[] columns, Duration timeout, String... key) throws Exception {
-        Map<String, Map<String, String>> expected = VitessCluster.query("customer", sql, key);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Map<String, Map<String, String>> actual = project(inRange(MaterializedTables.get(runId).rows()), columns);
-        while (System.nanoTime() < deadline && !actual.equals(expected)) {
-            Thread.sleep(500);
-            actual = project(inRange(MaterializedTables.get(runId).rows()), columns);
-        }
-        assertThat(expected).as("rows written by this test").isNotEmpty();
-        assertThat(actual).as("upsert sink vs " + sql).isEqualTo(expected);
-    }
-
-    private static Map<String, Map<String, String>> project(Map<String, Map<String, String>> rows, String[] columns) {
-        Map<String, Map<String, String>> out = new TreeMap<>();
-        rows.forEach((k, row) -> {
-            Map<String, String> p = new java.util.LinkedHashMap<>();
-            for (String c : columns) {
-                p.put(c, row.get(c));
-            }
-            out.put(k, p);
-        });
-        return out;
-    }
-
-    private static void waitUntil(Duration timeout, BooleanSupplier condition, String what) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
+        awaitEqual(VitessCluster.query("customer", sql, key),
+                () -> project(inRange(MaterializedTables.get(runId).rows()), columns), timeout, "upsert sink vs " + sql);
     }
 }

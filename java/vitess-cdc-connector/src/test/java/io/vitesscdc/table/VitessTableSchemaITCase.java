@@ -2,6 +2,8 @@ package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
@@ -10,8 +12,6 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
-import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
-import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
 import org.apache.flink.test.junit5.MiniClusterExtension;
@@ -19,7 +19,6 @@ import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -28,14 +27,15 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
 
+import static io.vitesscdc.source.testutils.SqlJobs.project;
+import static io.vitesscdc.source.testutils.SqlJobs.tableEnv;
+import static io.vitesscdc.source.testutils.SqlJobs.upsertSink;
+import static io.vitesscdc.source.testutils.SqlJobs.with;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -45,30 +45,23 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * added in Vitess while a job runs. Each test works on a table of its own, created through VTGate
  * in the sharded keyspace {@code customer} and dropped afterwards.
  */
-@Timeout(value = 10, unit = TimeUnit.MINUTES)
-class VitessTableSchemaITCase {
+@Timeout(value = TestTimeouts.LONG_IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+class VitessTableSchemaITCase extends VitessITBase {
 
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
-                    .setNumberTaskManagers(1)
-                    .setNumberSlotsPerTaskManager(4)
-                    .setConfiguration(REPORTER.addToConfiguration(new Configuration()))
-                    .build());
+    static final MiniClusterExtension MINI_CLUSTER =
+            miniCluster(4, REPORTER.addToConfiguration(new Configuration()));
 
-    private final String runId = "schema-" + UUID.randomUUID();
     private final List<String> tables = new ArrayList<>();
 
-    @BeforeAll
-    static void clusterIsUp() {
-        VitessCluster.requireRunning();
+    VitessTableSchemaITCase() {
+        super("schema");
     }
 
     @AfterEach
-    void cleanUp() {
-        MaterializedTables.drop(runId);
+    void dropTables() {
         for (String t : tables) {
             try {
                 VitessCluster.execute("customer", "DROP TABLE IF EXISTS " + t);
@@ -92,21 +85,8 @@ class VitessTableSchemaITCase {
         return t;
     }
 
-    private static TableEnvironment tableEnv(int parallelism) {
-        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
-        tEnv.getConfig().set("parallelism.default", String.valueOf(parallelism));
-        tEnv.getConfig().set("execution.checkpointing.interval", "1 s");
-        tEnv.getConfig().set("restart-strategy.type", "none");
-        return tEnv;
-    }
-
-    private static String with(String table, String extra) {
-        return " WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '" + VitessCluster.grpcAddress()
-                + "', 'keyspace' = 'customer', 'table-name' = '" + table + "'" + extra + ")";
-    }
-
     private String sink() {
-        return " WITH ('connector' = 'upsert-collecting', 'tables-id' = '" + runId + "')";
+        return upsertSink(runId);
     }
 
     @Test
@@ -150,7 +130,7 @@ class VitessTableSchemaITCase {
             }
         }
         assertThat(count).as("rows of " + sql).isEqualTo(expectedRows);
-        job.getJobExecutionResult().get(60, TimeUnit.SECONDS);
+        job.getJobExecutionResult().get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS);
         return sourceBytesIn(job.getJobID());
     }
 
@@ -179,7 +159,7 @@ class VitessTableSchemaITCase {
         tEnv.executeSql("CREATE TABLE snk (id BIGINT, email STRING, no_such_col STRING, "
                 + "PRIMARY KEY (id) NOT ENFORCED)" + sink());
         TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
-        assertThatThrownBy(() -> insert.await(120, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> insert.await(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS))
                 .satisfies(e -> {
                     String m = rootMessages(e);
                     System.out.println("missing column -> " + m);
@@ -195,7 +175,7 @@ class VitessTableSchemaITCase {
         tEnv.executeSql("CREATE TABLE src (id BIGINT, email INT, PRIMARY KEY (id) NOT ENFORCED)" + with(t, ""));
         tEnv.executeSql("CREATE TABLE snk (id BIGINT, email INT, PRIMARY KEY (id) NOT ENFORCED)" + sink());
         TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
-        assertThatThrownBy(() -> insert.await(120, TimeUnit.SECONDS))
+        assertThatThrownBy(() -> insert.await(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS))
                 .satisfies(e -> {
                     String m = rootMessages(e);
                     System.out.println("incompatible type -> " + m);
@@ -216,7 +196,7 @@ class VitessTableSchemaITCase {
         tEnv.executeSql("CREATE TABLE snk (id BIGINT, name STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED)" + sink());
         JobClient job = tEnv.executeSql("INSERT INTO snk SELECT * FROM src").getJobClient().orElseThrow();
         try {
-            waitUntil(Duration.ofSeconds(90), () -> MaterializedTables.get(runId).rows().size() >= 20,
+            waitUntil(TestTimeouts.CONVERGE, () -> MaterializedTables.get(runId).rows().size() >= 20,
                     "the snapshot of " + t);
             for (int i = 21; i <= 30; i++) {
                 VitessCluster.execute("customer",
@@ -233,7 +213,7 @@ class VitessTableSchemaITCase {
                         "DELETE FROM " + t + " WHERE id = " + (i - 25) + " AND MOD(id, 7) = 0");
             }
             awaitEqual("SELECT id, name, qty FROM " + t, new String[] {"id", "name", "qty"},
-                    Duration.ofSeconds(90), "id");
+                    TestTimeouts.CONVERGE, "id");
             assertThat(job.getJobStatus().get()).as("the job after ADD COLUMN").isEqualTo(JobStatus.RUNNING);
         } finally {
             job.cancel().get();
@@ -243,7 +223,7 @@ class VitessTableSchemaITCase {
     /** VTGate's schema tracking learns of the new column a moment after the ALTER. */
     private static void executeOnceVtgateKnows(String keyspace, String... sql) throws Exception {
         for (String statement : sql) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+            long deadline = System.nanoTime() + TestTimeouts.PROGRESS.toNanos();
             while (true) {
                 try {
                     VitessCluster.execute(keyspace, statement);
@@ -259,44 +239,7 @@ class VitessTableSchemaITCase {
     }
 
     private void awaitEqual(String sql, String[] columns, Duration timeout, String... key) throws Exception {
-        Map<String, Map<String, String>> expected = VitessCluster.query("customer", sql, key);
-        long deadline = System.nanoTime() + timeout.toNanos();
-        Map<String, Map<String, String>> actual = project(MaterializedTables.get(runId).rows(), columns);
-        while (System.nanoTime() < deadline && !actual.equals(expected)) {
-            Thread.sleep(500);
-            actual = project(MaterializedTables.get(runId).rows(), columns);
-        }
-        assertThat(expected).as("rows written by this test").isNotEmpty();
-        assertThat(actual).as("upsert sink vs " + sql).isEqualTo(expected);
-    }
-
-    private static Map<String, Map<String, String>> project(Map<String, Map<String, String>> rows, String[] columns) {
-        Map<String, Map<String, String>> out = new TreeMap<>();
-        rows.forEach((k, row) -> {
-            Map<String, String> p = new LinkedHashMap<>();
-            for (String c : columns) {
-                p.put(c, row.get(c));
-            }
-            out.put(k, p);
-        });
-        return out;
-    }
-
-    private static String rootMessages(Throwable e) {
-        StringBuilder sb = new StringBuilder();
-        for (Throwable t = e; t != null; t = t.getCause()) {
-            sb.append(t.getMessage()).append('\n');
-        }
-        return sb.toString();
-    }
-
-    private static void waitUntil(Duration timeout, BooleanSupplier condition, String what) throws Exception {
-        long deadline = System.nanoTime() + timeout.toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out after " + timeout + " waiting for " + what);
-            }
-            Thread.sleep(100);
-        }
+        awaitEqual(VitessCluster.query("customer", sql, key), () -> project(MaterializedTables.get(runId).rows(),
+                columns), timeout, "upsert sink vs " + sql);
     }
 }

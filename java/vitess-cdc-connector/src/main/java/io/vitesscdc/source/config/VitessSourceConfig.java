@@ -3,6 +3,7 @@ package io.vitesscdc.source.config;
 import io.vitesscdc.source.StartupMode;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.configuration.MemorySize;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ArrayNode;
@@ -34,10 +35,22 @@ public final class VitessSourceConfig implements Serializable {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     /** Default wait of one native poll before the fetcher thread re-checks for wake-ups. */
-    public static final Duration DEFAULT_POLL_TIMEOUT = Duration.ofMillis(200);
+    public static final Duration DEFAULT_POLL_TIMEOUT = VitessDefaults.POLL_TIMEOUT;
 
-    public static final int DEFAULT_INITIAL_BUFFER_BYTES = 1 << 20;
-    public static final int DEFAULT_MAX_BUFFER_BYTES = 256 << 20;
+    public static final int DEFAULT_INITIAL_BUFFER_BYTES = VitessDefaults.INITIAL_BATCH_BUFFER_BYTES;
+    public static final int DEFAULT_MAX_BUFFER_BYTES = VitessDefaults.MAX_BATCH_BUFFER_BYTES;
+
+    // JSON names of the core's knobs that the builder sets by typed methods (docs/options.md).
+    static final String ALLOW_TABLES_WITHOUT_PRIMARY_KEY = "allow_tables_without_primary_key";
+    static final String CONNECT_TIMEOUT_MS = "connect_timeout_ms";
+    static final String MAX_MESSAGE_BYTES = "max_message_bytes";
+    static final String KEEPALIVE_INTERVAL_MS = "keepalive_interval_ms";
+    static final String TRANSACTION_CHUNK_BYTES = "transaction_chunk_bytes";
+    static final String BUFFER_BYTES = "buffer_bytes";
+    static final String RETRY_INITIAL_BACKOFF_MS = "retry_initial_backoff_ms";
+    static final String RETRY_MAX_BACKOFF_MS = "retry_max_backoff_ms";
+    static final String RETRY_MAX_ATTEMPTS = "retry_max_attempts";
+    static final String IDLE_TIMEOUT_MS = "idle_timeout_ms";
 
     private final String address;
     private final String keyspace;
@@ -296,7 +309,7 @@ public final class VitessSourceConfig implements Serializable {
         private String password;
         private TlsConfig tls;
         private Duration heartbeatInterval;
-        private boolean heartbeatWatermarks = true;
+        private boolean heartbeatWatermarks = VitessDefaults.HEARTBEAT_WATERMARKS;
         private Duration pollTimeout = DEFAULT_POLL_TIMEOUT;
         private int initialBufferBytes = DEFAULT_INITIAL_BUFFER_BYTES;
         private int maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES;
@@ -382,7 +395,71 @@ public final class VitessSourceConfig implements Serializable {
             return this;
         }
 
-        /** A core option by its JSON name (see docs/native-bridge.md), e.g. {@code idle_timeout_ms}. */
+        /** Accept tables without a primary key (their updates and deletes cannot be keyed). */
+        public Builder allowTablesWithoutPrimaryKey(boolean allow) {
+            return nativeOption(ALLOW_TABLES_WITHOUT_PRIMARY_KEY, allow);
+        }
+
+        /** Connecting to VTGate and waiting for its first response. */
+        public Builder connectTimeout(Duration timeout) {
+            return nativeOption(CONNECT_TIMEOUT_MS, millis("connectTimeout", timeout));
+        }
+
+        /** Largest gRPC message accepted; at least VTGate's {@code --grpc-max-message-size}. */
+        public Builder maxMessageSize(MemorySize size) {
+            return nativeOption(MAX_MESSAGE_BYTES, bytes("maxMessageSize", size));
+        }
+
+        /** HTTP/2 keepalive ping interval (VTGate refuses pings more often than every 10 s). */
+        public Builder keepaliveInterval(Duration interval) {
+            return nativeOption(KEEPALIVE_INTERVAL_MS, millis("keepaliveInterval", interval));
+        }
+
+        /** VTGate streams transactions larger than this in chunks (Vitess 24+; zero = off). */
+        public Builder transactionChunkSize(MemorySize size) {
+            return nativeOption(TRANSACTION_CHUNK_BYTES, bytes("transactionChunkSize", size));
+        }
+
+        /** Bytes of decoded events buffered between the gRPC stream and Flink (per reader). */
+        public Builder bufferSize(MemorySize size) {
+            return nativeOption(BUFFER_BYTES, bytes("bufferSize", size));
+        }
+
+        /** First wait before a reconnect (doubles up to {@link #retryMaxBackoff}). */
+        public Builder retryInitialBackoff(Duration backoff) {
+            return nativeOption(RETRY_INITIAL_BACKOFF_MS, millis("retryInitialBackoff", backoff));
+        }
+
+        /** Longest wait between reconnects. */
+        public Builder retryMaxBackoff(Duration backoff) {
+            return nativeOption(RETRY_MAX_BACKOFF_MS, millis("retryMaxBackoff", backoff));
+        }
+
+        /** Consecutive failed reconnects before the source fails (zero = fail at the first error). */
+        public Builder retryMaxAttempts(int attempts) {
+            require(attempts >= 0, "retryMaxAttempts must not be negative, got " + attempts);
+            return nativeOption(RETRY_MAX_ATTEMPTS, attempts);
+        }
+
+        /** No event (not even a heartbeat) for this long means the stream is dead; reconnect. */
+        public Builder idleTimeout(Duration timeout) {
+            return nativeOption(IDLE_TIMEOUT_MS, millis("idleTimeout", timeout));
+        }
+
+        private static long millis(String what, Duration d) {
+            Objects.requireNonNull(d, what);
+            require(!d.isNegative(), what + " must not be negative, got " + d);
+            return d.toMillis();
+        }
+
+        private static long bytes(String what, MemorySize size) {
+            return Objects.requireNonNull(size, what).getBytes();
+        }
+
+        /**
+         * A core option by its JSON name (see docs/native-bridge.md): the escape hatch for a core
+         * option that has no typed method yet; prefer the typed methods.
+         */
         public Builder nativeOption(String name, Object value) {
             this.nativeOptions.put(Objects.requireNonNull(name, "name"), value);
             return this;

@@ -2,7 +2,9 @@ package io.vitesscdc.source.testutils;
 
 import org.apache.flink.types.RowKind;
 
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -10,6 +12,8 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * JVM-wide record of one source table's raw changelog, by id, as a test sink committed it: only
@@ -24,13 +28,17 @@ public final class RecordedChangelog {
 
     private static final Map<String, RecordedChangelog> REGISTRY = new ConcurrentHashMap<>();
 
+    private final String id;
     private final StrictChangelog changelog;
     private final Set<String> committedBatches = new HashSet<>();
     private final Map<String, ShardProgress> shards = new TreeMap<>();
     private final Map<String, Long> snapshotRecordsBy = new TreeMap<>();
     private final AtomicBoolean failNext = new AtomicBoolean();
+    /** The sink's open writers: when the checkpoint of the latest batch committed of each reached it. */
+    private final Map<String, Long> openWriters = new HashMap<>();
 
     private RecordedChangelog(String id) {
+        this.id = id;
         this.changelog = new StrictChangelog(id);
     }
 
@@ -68,10 +76,12 @@ public final class RecordedChangelog {
      * Applies one committed batch, once: a batch recommitted after a restore (Flink retries commits
      * it cannot prove done) is ignored.
      */
-    public synchronized void commit(String batchId, String writtenBy, List<Entry> entries) {
+    public synchronized void commit(String batchId, String writerId, String writtenBy, long preparedAtNanos,
+            List<Entry> entries) {
         if (!committedBatches.add(batchId)) {
             return;
         }
+        openWriters.computeIfPresent(writerId, (w, latest) -> Math.max(latest, preparedAtNanos));
         for (Entry e : entries) {
             if (e.snapshot) {
                 snapshotRecordsBy.merge(writtenBy, 1L, Long::sum);
@@ -89,6 +99,46 @@ public final class RecordedChangelog {
 
     public StrictChangelog changelog() {
         return changelog;
+    }
+
+    /** For the sink: a writer opened (it commits a batch, maybe empty, at every checkpoint). */
+    public synchronized void opened(String writerId) {
+        openWriters.put(writerId, Long.MIN_VALUE);
+    }
+
+    /** For the sink: a writer closed. */
+    public synchronized void closed(String writerId) {
+        openWriters.remove(writerId);
+    }
+
+    /**
+     * Waits until every record the sink received before this call is committed (every open
+     * writer committed a checkpoint that reached it after the call), then returns the changelog.
+     */
+    public StrictChangelog awaitCommitted(Duration timeout) throws InterruptedException {
+        long after = System.nanoTime();
+        long deadline = after + timeout.toNanos();
+        while (true) {
+            synchronized (this) {
+                if (!openWriters.isEmpty() && openWriters.values().stream().allMatch(t -> t > after)) {
+                    return changelog;
+                }
+                if (System.nanoTime() > deadline) {
+                    throw new AssertionError("recorded changelog '" + id + "': no checkpoint after the "
+                            + "call was committed by every writer within " + timeout + " (" + openWriters.size()
+                            + " open writers)");
+                }
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** The test's verdict on the whole changelog as committed (read it after {@link #awaitCommitted}). */
+    public void assertStrict() {
+        System.out.printf("recorded changelog '%s': %d records, %d violations%n", id,
+                changelog.records(), changelog.violations().size());
+        assertThat(changelog.records()).as("records in changelog '%s'", id).isPositive();
+        changelog.assertValid();
     }
 
     /** Copy-phase records committed so far, all shards. */

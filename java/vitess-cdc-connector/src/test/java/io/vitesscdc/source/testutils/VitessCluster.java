@@ -44,7 +44,10 @@ public final class VitessCluster {
         return v == null || v.isEmpty() ? fallback : v;
     }
 
-    /** Fails (never skips) with instructions when VTGate does not answer. */
+    /**
+     * Fails (never skips) with instructions when VTGate does not answer: an integration test that
+     * quietly skips proves nothing.
+     */
     public static void requireRunning() {
         String grpc = grpcAddress();
         int colon = grpc.lastIndexOf(':');
@@ -59,7 +62,8 @@ public final class VitessCluster {
             } catch (IOException e) {
                 fail("The local Vitess is not running: " + target[2] + " at " + target[0] + ":" + target[1]
                         + " refused the connection (" + e.getMessage() + "). Start it with "
-                        + "bash tests/vitess/up.sh (once: tests/vitess/install.sh).");
+                        + "bash tests/vitess/up.sh (once: tests/vitess/install.sh), or point VTGATE_GRPC_ADDR / "
+                        + "VTGATE_MYSQL_PORT at a running one.");
             }
         }
     }
