@@ -1,3 +1,5 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Shared by scripts/*.sh: repo paths, caches, timed steps. Source it.
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=../tests/vitess/env.sh

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Sets up everything on a fresh machine and runs the demo: a local Vitess with a sharded
 # `customer` keyspace, a load generator writing inserts, updates and deletes, and a Flink SQL job
 # ('connector' = 'vitess-cdc') keeping a materialized copy of customer.customer in sync while it

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Sets up everything on a fresh machine and runs every test:
 #   Rust format, lint and unit tests first (fast, no cluster); then install the local Vitess
 #   (MySQL 9.7 + Vitess v0.24.4) and start it, Rust integration tests, the Maven build (Rust
@@ -14,6 +16,8 @@ trap 'stop_cluster_if_started_here; print_step_times' EXIT
 # First tier, before anything is installed or started: a style slip or a broken unit test fails
 # in seconds to minutes, not after the cluster and the Maven build.
 step "cargo fmt --check" cargo fmt --all -- --check
+step "java format (spotless:check; mvn spotless:apply fixes it)" "${MVN[@]}" spotless:check
+step "licence headers" bash scripts/license-headers.sh
 step "cargo clippy" cargo clippy --workspace --all-targets --all-features -- -D warnings
 step "cargo unit tests" cargo test --workspace --all-features --lib
 step "install local Vitess" bash tests/vitess/install.sh

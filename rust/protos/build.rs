@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Generates the Vitess protobuf subset (../../proto) into Rust: prost messages, the tonic client
 //! for `vtgateservice.Vitess` and its server (compiled only with the `server` feature, which the
 //! fake VTGate of rust/testkit enables). protoc comes from `protoc-bin-vendored`, so building

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # End-to-end scenarios of the `vstream` CLI against the running local Vitess.
 # Prints one line per check and a closing "N passed, N failed" line; exits non-zero on a failure.
 set -uo pipefail

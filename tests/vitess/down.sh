@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Stops the local Vitess test cluster started by up.sh: only the processes it started, by pid.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)

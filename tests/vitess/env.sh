@@ -1,3 +1,5 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Shared settings of the local Vitess test cluster. Source it: `source tests/vitess/env.sh`.
 # Everything is overridable from the environment; defaults keep all state out of the repo.
 #

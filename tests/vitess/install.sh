@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Installs everything the local Vitess test cluster needs, from package registries only:
 #   1. MySQL 9.7 from Debian sid, unpacked into a private root (host libc and apt untouched),
 #      with wrappers that make it usable as Vitess's VT_MYSQL_ROOT;

@@ -1,3 +1,5 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Helpers shared by up.sh, down.sh and status.sh. Needs env.sh sourced first.
 
 die() { echo "$(basename "$0" .sh): $*" >&2; exit 1; }

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Writes inserts, updates and deletes into customer.customer through VTGate's MySQL port, at a
 # steady rate, until the duration or count is reached (or forever with --duration 0).
 #

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Tells whether the local Vitess test cluster runs, where, and what it serves.
 # Exit code: 0 running and ready, 1 not running, 2 running but not ready.
 set -euo pipefail

@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Starts the local Vitess test cluster (vttestserver: one mysqld + one vtcombo holding VTGate and
 # all tablets) with keyspaces `commerce` (unsharded), `customer` (2 shards: -80, 80-) and `strict`
 # (3 shards: -55, 55-aa, aa-).

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! JSON-line rendering of stream events for people and scripts.
 //!
 //! Row changes: `{"op":"insert|update|delete","keyspace","shard","table","before","after",

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! `vstream`: tail a Vitess keyspace as JSON lines, snapshot it, or print resumable positions.
 //! Every option maps 1:1 to a field of `vitess_cdc_core::StreamOptions`.
 

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! docs/options.md's table of knobs is checked against the code: every JSON field with its
 //! documented default must be accepted by the native options parser and give the core's default
 //! (`vitess_cdc_core::options::defaults`), and every CLI flag must exist with that default. The

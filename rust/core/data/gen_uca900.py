@@ -1,4 +1,6 @@
 #!/usr/bin/env python3
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 """Generates uca900_primary.bin: the primary weights of DUCET 9.0.0 (allkeys.txt of UCA 9.0.0),
 the table MySQL's utf8mb4_0900_ai_ci collation is built on (accent- and case-insensitive = level 1).
 

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The binary batch format that crosses JNI (documented byte by byte in docs/batch-format.md).
 //!
 //! One batch = a 16-byte header followed by entries. Every entry is framed as

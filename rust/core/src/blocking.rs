@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! A synchronous face for the stream (CLI, JNI): a small private tokio runtime reads VTGate and
 //! hands decoded events over a crossbeam channel bounded in *bytes*.
 //!

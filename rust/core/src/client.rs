@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The gRPC connection to VTGate: channel setup (plaintext, TLS, mTLS), static auth, message
 //! limits, keepalive, and the two RPCs the core uses (`VStream`, and `Execute` for discovery).
 //!

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The exact-changelog rule of the copy phase (DESIGN invariant 9).
 //!
 //! While a shard copies a table, VStream's catchup and fast-forward windows send *every* change

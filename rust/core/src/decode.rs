@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! FIELD events → [`TableSchema`], and `query.Row` (MySQL text values) → typed [`Value`]s.
 //!
 //! VStream values are MySQL *text* representations; the same column can look different in the

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! One error type for the core. Every error carries a kind that tells the caller what to do
 //! (fix the configuration, retry, or give up) and a message that names the cause and the fix.
 

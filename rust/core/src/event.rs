@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! What a consumer of the stream sees.
 
 use crate::position::ShardPosition;

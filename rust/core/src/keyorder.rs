@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! MySQL's primary-key order, reproduced by the core where it can be reproduced exactly.
 //!
 //! While a table is being copied, a change of a row beyond the copy position (the last primary

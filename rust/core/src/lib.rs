@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! vitess-cdc core: a VStream client that copies Vitess tables consistently, then streams every
 //! change after the copy, and knows at every moment an exact position to resume from.
 //!

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The VStream event grammar as a pure state machine: VEvents in, consumer [`Event`]s out.
 //! No I/O here, so every quirk of the grammar is unit-testable.
 //!

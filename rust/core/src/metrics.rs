@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Counters of one stream, updated by the reader task and read by anyone (CLI, JNI, tests).
 //! Plain atomics: a snapshot is not one consistent cut, but each counter is exact.
 

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Every knob of the core, with its default, in one place. Documented in docs/options.md.
 
 use crate::position::ShardPosition;

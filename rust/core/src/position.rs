@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Exact, resumable positions.
 //!
 //! A [`ShardPosition`] is everything needed to restart one shard's stream right after the last

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! What to ask VTGate for: table selection (filter rules), validation against the keyspace's
 //! real tables, start positions, and the `VStreamRequest` built from per-shard positions.
 //!

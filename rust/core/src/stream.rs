@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! One VStream for a keyspace (all or some shards), with reconnects.
 //!
 //! [`EventStream::open`] connects, discovers the keyspace (shards, tables, primary keys, server

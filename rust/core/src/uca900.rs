@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! MySQL's `utf8mb4_0900_ai_ci` order (MySQL's default collation): the Unicode Collation
 //! Algorithm with the DUCET of UCA 9.0.0, compared at the primary level only (accent- and
 //! case-insensitive), without padding. Like MySQL, strings are not normalized first: the DUCET

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Typed column values. Every MySQL type family maps to exactly one variant, so consumers never
 //! parse MySQL text. Temporal values keep MySQL's own ranges (zero dates, TIME beyond 24 h).
 

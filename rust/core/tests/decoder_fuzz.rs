@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Fuzzing of the event decoder: whatever bytes VTGate (or a corrupted connection) sends, decoding
 //! them into `VEvent`s, running them through the state machine, and decoding row values must end
 //! in `Ok` or `Err`, never in a panic (a panic in the core would be a dead Flink task).

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Starting from `current` (latest): `open` returns only once every such shard has its real GTID
 //! set, and each shard's first event is the mark of that position, ahead of any change — so a
 //! position stored right after open resumes exactly there, never at a later "now".

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The core's primary-key order ([`vitess_cdc_core::keyorder`]) checked against MySQL itself.
 //!
 //! The copy filter drops changes of rows beyond the copy position, so its comparison must be

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Every MySQL type family, with edge values, written through VTGate's MySQL port into
 //! `customer.all_types` and read back through both phases of a VStream: the copy phase (MySQL
 //! `SELECT` text) and the streaming phase (binlog, inserts and updates after starting from

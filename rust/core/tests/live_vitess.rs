@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! End-to-end tests against the real local Vitess (`bash tests/vitess/up.sh`, then
 //! `source tests/vitess/env.sh`). Run with
 //! `cargo test -p vitess-cdc-core --features integration --test live_vitess`.

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Resharding through the scripted VTGate (`rust/testkit`): a real local Vitess cannot reshard
 //! (vttestserver's topology is fixed), so the journal grammar is played by script.
 //!

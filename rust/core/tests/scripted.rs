@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Grammar corner cases and faults, played by the scripted VTGate (`rust/testkit`).
 
 mod common;

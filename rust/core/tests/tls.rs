@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! TLS and mTLS against the scripted VTGate serving real certificates: a CA, a server and a
 //! client certificate are generated per test run (rcgen), written to a temporary directory and
 //! handed to the core through `TlsOptions` paths, exactly as a user would.

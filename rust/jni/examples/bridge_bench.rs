@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Throughput of the bridge's hand-off path without a server: scripted events → `StreamHandle::poll`
 //! (batch encoding + copy into the caller's buffer), as the JNI `poll` runs it minus the JNI call.
 //! Prints figures; asserts nothing. Run:

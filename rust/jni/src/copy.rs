@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Copying a batch into the Java buffer.
 //!
 //! Not `copy_from_slice` (glibc `memcpy`) for large copies: on AMD EPYC VMs with FSRM, glibc 2.36

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The natives of `io.vitesscdc.nativeio.NativeDiagnostics`: synthetic streams for the round-trip
 //! tests and entry points for the bridge benchmark. They run no server and change no state of
 //! real streams; a synthetic stream is an ordinary handle in [`STREAMS`], read with the real

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! One error type for the bridge and one policy that turns it into a Java exception.
 //!
 //! | Rust | Java |

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Handles: `Box::into_raw(Box<Arc<T>>)` as a `jlong`, validated through a registry.
 //!
 //! Java holds only the number. Every use looks it up in the registry first, under the registry

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The answer of `NativeStream.nativeKeyOrders`: which selected tables have a primary-key order
 //! the core reproduces exactly (so their changelog stays exact while a copy resumes), and for the
 //! others the column and the reason. Java (`io.vitesscdc.nativeio.KeyOrders`) declares each

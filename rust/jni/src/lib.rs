@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The JNI bridge: everything Java calls lives here, nothing else in the workspace knows JNI.
 //!
 //! Rules (docs/native-bridge.md, anchors §7.9):

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Native `tracing` events into the JVM's SLF4J, without any native thread calling into Java.
 //!
 //! A [`JavaLogLayer`] formats each event that passes the level Java asked for (level, target,

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The native methods of `io.vitesscdc.nativeio.NativeStream` and their registration.
 //!
 //! Each entry point is a two-liner: `with_env` (catches panics) around an `inner_*` function that

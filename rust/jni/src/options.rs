@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Stream options as JSON: what Java passes to `NativeStream.open`.
 //!
 //! Field names are the snake_case names of `vitess_cdc_core::StreamOptions`; durations carry a

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The position natives of `NativeStream`: Rust is the one owner of positions.
 //!
 //! Java holds a position only as the core's versioned binary form ([`ShardPosition::to_bytes`])

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! A stream behind a JNI handle: the core's [`BlockingStream`] plus the batch encoder and the
 //! events that did not fit into the caller's buffer yet.
 

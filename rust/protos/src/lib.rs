@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Generated Vitess v24 protobuf subset (see `proto/` at the repository root): the crate every
 //! other one takes the wire types from (core's client, the testkit's fake VTGate and its event
 //! builders), so they are one set of types wherever they meet.

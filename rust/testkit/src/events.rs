@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Builders for VStream events as VTGate sends them, for scripts. Tables have two columns:
 //! `id BIGINT` (primary key) and `v VARCHAR(64)`.
 

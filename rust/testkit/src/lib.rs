@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! A scripted fake VTGate: a tonic server on 127.0.0.1:0 that answers `Execute` discovery
 //! queries from a fixed keyspace description and plays a script of VStream responses, one
 //! script *session* per VStream call. It produces what a real Vitess cannot on demand: grammar

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! A scripted reshard of keyspace [`KS`]: shards `-80` and `80-` stream row changes, then `-80`
 //! is split into `-40` and `40-80` (one SHARDS journal), and the new shards stream the later
 //! changes of its keys. Every VStream request is answered from the shards and positions it asks

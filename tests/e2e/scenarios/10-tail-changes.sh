@@ -1,3 +1,5 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # The CLI shows an insert, an update and a delete, with their values, in order.
 # Deterministic: take the current positions first, then write, then tail from those positions.
 # Other writers may use the table at the same time, so only rows with our id are checked.

@@ -1,3 +1,5 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # `vstream tail` stops cleanly: after --duration, and on SIGINT/SIGTERM after the batch in hand,
 # with stdout flushed and the final position as the last stderr line. Resuming from that
 # position neither repeats nor loses a printed change.

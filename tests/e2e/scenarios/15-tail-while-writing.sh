@@ -1,3 +1,5 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # The CLI, started at the latest position, shows every insert, update and delete the load
 # generator makes while it runs: per row, the same operations in the same order.
 

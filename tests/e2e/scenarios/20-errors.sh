@@ -1,3 +1,5 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Misconfiguration fails fast (within the connect timeout) with a message naming the cause.
 
 # expect_error NAME MAX_SECONDS PATTERN ARGS...: vstream must fail within MAX_SECONDS, print

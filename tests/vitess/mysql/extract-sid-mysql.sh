@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Faster alternative to option-b-sidroot.sh for the WRAPPER way (not for chroot):
 # fetch the sid packages of mysql-server-core + mysql-client-core and their
 # dependency closure with the host's own apt-get, run against a private,

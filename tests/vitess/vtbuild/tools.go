@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //go:build tools
 
 // Package vtbuild only pins the Vitess commands built by tests/vitess/install.sh.

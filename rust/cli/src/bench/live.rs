@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Live measurements against the local VTGate: a count-only baseline consumer (raw tonic
 //! VStream, counts row changes without decoding them) versus the full core (`BlockingStream` →
 //! typed events → batch encoding), for the copy of a seeded table, for streaming while a writer

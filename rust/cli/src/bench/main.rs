@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! `vitess-cdc-bench`: throughput and CPU cost of the Rust core. Prints a table and writes the
 //! figures as JSON. Not a test: nothing here asserts a speed.
 //!

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Offline measurements, on synthetic rows shaped like `customer.customer` and
 //! `customer.all_types`: decode (`query.Row` text → typed `Value`s), batch encode (the bytes
 //! that cross JNI), and the streaming path of the core (decode + `Machine` + encode) against a

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! What a run reports: CPU and wall time of a measurement, the tables printed, and the JSON
 //! written to `--json`.
 

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! How the client classifies what went wrong: a transport error while connecting, a TLS failure
 //! (during the handshake or only at the first call), or a gRPC status from VTGate, into an
 //! [`Error`] of the right kind (retryable, configuration, fatal) and code, with a message that

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 use super::*;
 
 fn field(name: &str, ty: Type, column_type: &str, charset: u32, flags: u32) -> Field {

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 use super::*;
 use crate::proto::query::Row;
 use crate::value::Value;

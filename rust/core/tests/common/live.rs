@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Where the local Vitess of the live tests is (`bash tests/vitess/up.sh`, then
 //! `source tests/vitess/env.sh`): VTGate's gRPC address and a MySQL connection to VTGate.
 

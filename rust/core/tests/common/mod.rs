@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Helpers shared by the integration tests: a materialized view of the stream (upserts and
 //! deletes keyed by primary key) to compare with the source, which also checks that the stream
 //! is a strict changelog, and a poll loop with a deadline.

@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! The scripted-VTGate harness shared by the tests that play event sequences through
 //! `rust/testkit`: a fake VTGate on its own small runtime, and stream options with fast retries.
 

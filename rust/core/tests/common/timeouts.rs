@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Every wait of the live tests, in one place, by what is waited for; a slow machine scales them
 //! all with `VITESSCDC_TEST_TIMEOUT_FACTOR=2` (the same variable as the Java tests' `TestTimeouts`).
 //! Bounds that are assertions ("fails within 10 s") are not here: scaling them would loosen them.

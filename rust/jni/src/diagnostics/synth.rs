@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! Synthetic streams for tests and benchmarks of the bridge, without a server.
 //!
 //! - [`random_stream`]: events of every column type generated from a seed (extreme integers,

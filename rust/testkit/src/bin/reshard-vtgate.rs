@@ -1,3 +1,6 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
 //! `reshard-vtgate`: serves the scripted reshard scenario of `vitess_cdc_testkit::reshard` on
 //! 127.0.0.1 (a fake VTGate for tests of consumers in other languages, e.g. the Flink ITCase).
 //!

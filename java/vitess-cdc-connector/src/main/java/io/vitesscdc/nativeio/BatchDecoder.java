@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import java.nio.ByteBuffer;
@@ -179,8 +184,8 @@ public final class BatchDecoder {
         int tableId = c.i32();
         TableDescriptor table = table(tableId);
         if (table == null) {
-            throw BatchCursor.corrupt("record of unknown table id " + (tableId & 0xffffffffL)
-                    + " (was a batch of this stream skipped?)");
+            throw BatchCursor.corrupt(
+                    "record of unknown table id " + (tableId & 0xffffffffL) + " (was a batch of this stream skipped?)");
         }
         ChangeKind kind = ChangeKind.fromCode(c.u8());
         int flags = c.u8();
@@ -198,8 +203,8 @@ public final class BatchDecoder {
         String shard = c.str();
         int facts = c.u8();
         // The bytes stay unread: the core owns their meaning, the facts say what Java needs.
-        return new BatchEntry.PositionMark(keyspace, shard, (facts & POSITION_FACT_COPY_COMPLETED) != 0,
-                Position.ofMark(c.bytes(), facts));
+        return new BatchEntry.PositionMark(
+                keyspace, shard, (facts & POSITION_FACT_COPY_COMPLETED) != 0, Position.ofMark(c.bytes(), facts));
     }
 
     private static BatchEntry.Journal decodeJournal(BatchCursor c) {

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import java.util.List;
@@ -38,8 +43,7 @@ public sealed interface BatchEntry
     record CopyCompleted() implements BatchEntry {}
 
     /** A DDL statement applied on a shard. */
-    record Ddl(String keyspace, String shard, long commitTimestampMillis, String statement)
-            implements BatchEntry {}
+    record Ddl(String keyspace, String shard, long commitTimestampMillis, String statement) implements BatchEntry {}
 
     /** A shard named by keyspace and shard range. */
     record ShardRef(String keyspace, String shard) {}
@@ -50,8 +54,7 @@ public sealed interface BatchEntry
      * the new shards with their start positions. {@code shard} is {@code null} and {@code id} 0 for
      * an entry written by a library older than these fields.
      */
-    record Journal(List<ShardRef> ended, List<PositionMark> started, ShardRef shard, long id)
-            implements BatchEntry {}
+    record Journal(List<ShardRef> ended, List<PositionMark> started, ShardRef shard, long id) implements BatchEntry {}
 
     /** Snapshot-only mode: the stream ended; nothing follows. */
     record EndOfStream() implements BatchEntry {}

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -112,7 +117,9 @@ public final class KeyOrders {
             JsonNode entry = table.getValue();
             if (!entry.path("exact").asBoolean(false)) {
                 JsonNode column = entry.get("column");
-                inexact.add(new Inexact(table.getKey(), column == null || column.isNull() ? null : column.asText(),
+                inexact.add(new Inexact(
+                        table.getKey(),
+                        column == null || column.isNull() ? null : column.asText(),
                         entry.path("reason").asText("no reason given")));
             }
         }

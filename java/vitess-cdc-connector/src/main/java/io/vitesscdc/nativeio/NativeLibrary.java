@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import java.io.BufferedReader;
@@ -101,8 +106,8 @@ public final class NativeLibrary {
                 return file.toString();
             } catch (UnsatisfiedLinkError e) {
                 throw new NativeLibraryException(
-                        "Cannot load the native library " + file + " named by -D" + LIBRARY_FILE_PROPERTY
-                                + ": " + e.getMessage(),
+                        "Cannot load the native library " + file + " named by -D" + LIBRARY_FILE_PROPERTY + ": "
+                                + e.getMessage(),
                         e);
             }
         }
@@ -123,8 +128,8 @@ public final class NativeLibrary {
             return bundled.toString();
         } catch (UnsatisfiedLinkError e) {
             throw new NativeLibraryException(
-                    "Cannot load the bundled native library " + bundled + " (extracted to " + file + ") on "
-                            + platform + ": " + e.getMessage(),
+                    "Cannot load the bundled native library " + bundled + " (extracted to " + file + ") on " + platform
+                            + ": " + e.getMessage(),
                     e);
         } finally {
             deleteExtracted(file);
@@ -213,8 +218,8 @@ public final class NativeLibrary {
                 deleteExtracted(file);
             }
             throw new NativeLibraryException(
-                    "Cannot extract the bundled native library " + bundled + " into " + dirName
-                            + " (set -D" + EXTRACT_DIR_PROPERTY + " to a writable directory): " + e,
+                    "Cannot extract the bundled native library " + bundled + " into " + dirName + " (set -D"
+                            + EXTRACT_DIR_PROPERTY + " to a writable directory): " + e,
                     e);
         }
     }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import org.slf4j.Logger;
@@ -146,8 +151,10 @@ public final class NativeLogs {
         int count = buf.getInt(0);
         long dropped = buf.getLong(8);
         if (dropped > 0) {
-            ROOT.warn("{} native log events were dropped: the native log queue was full (it is drained after every "
-                    + "poll; raise the vitesscdc.native level to log less)", dropped);
+            ROOT.warn(
+                    "{} native log events were dropped: the native log queue was full (it is drained after every "
+                            + "poll; raise the vitesscdc.native level to log less)",
+                    dropped);
         }
         int at = HEADER_LENGTH;
         for (int i = 0; i < count && at < length; i++) {

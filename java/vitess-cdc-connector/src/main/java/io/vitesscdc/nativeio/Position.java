@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import java.io.Serializable;
@@ -22,6 +27,7 @@ public final class Position implements Serializable {
     private final byte[] bytes;
     /** Rendering and facts, asked of the core at most once per instance. */
     private transient volatile String json;
+
     private transient volatile int facts = -1;
 
     private Position(byte[] bytes) {

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import java.math.BigDecimal;
@@ -267,7 +272,8 @@ public final class VitessRecord implements BatchEntry {
             if (i > 0) {
                 sb.append(", ");
             }
-            sb.append(i < table.columnCount() ? table.columns().get(i).name() : "#" + i).append('=');
+            sb.append(i < table.columnCount() ? table.columns().get(i).name() : "#" + i)
+                    .append('=');
             if (isAbsent(i)) {
                 sb.append("<absent>");
             } else {
@@ -283,8 +289,8 @@ public final class VitessRecord implements BatchEntry {
     private int index(String column) {
         int i = table.indexOf(column);
         if (i < 0) {
-            throw new IllegalArgumentException("table " + table.keyspace() + "." + table.table()
-                    + " has no column '" + column + "'; columns: " + table.columns());
+            throw new IllegalArgumentException("table " + table.keyspace() + "." + table.table() + " has no column '"
+                    + column + "'; columns: " + table.columns());
         }
         return i;
     }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.config.VitessSourceConfig;
@@ -54,8 +59,8 @@ final class VitessLineage {
         return SCHEME + (slash >= 0 ? hostPort.substring(0, slash) : hostPort);
     }
 
-    private static DefaultLineageDataset dataset(String namespace, String name, VitessSourceConfig config,
-            String selectionKey, String selection) {
+    private static DefaultLineageDataset dataset(
+            String namespace, String name, VitessSourceConfig config, String selectionKey, String selection) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("keyspace", config.keyspace());
         settings.put(selectionKey, selection);

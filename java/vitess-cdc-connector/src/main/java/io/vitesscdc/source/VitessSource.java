@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source;
 
 import io.vitesscdc.nativeio.NativeStream;
@@ -92,8 +97,8 @@ public final class VitessSource<T>
     }
 
     @VisibleForTesting
-    SourceReader<T, VitessSplit> createReader(SourceReaderContext context, BiFunction<String, List<Position>, NativeStream> opener)
-            throws Exception {
+    SourceReader<T, VitessSplit> createReader(
+            SourceReaderContext context, BiFunction<String, List<Position>, NativeStream> opener) throws Exception {
         deserializer.open(new InitContext(context));
         VitessSourceReaderMetrics metrics = new VitessSourceReaderMetrics(context.metricGroup());
         return new VitessSourceReader<>(

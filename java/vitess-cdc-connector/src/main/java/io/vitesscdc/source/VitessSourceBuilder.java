@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.config.VitessDefaults;
@@ -90,8 +95,8 @@ public final class VitessSourceBuilder<T> {
      * TLS to VTGate: the CA that signed VTGate's certificate and, for mTLS, the client
      * certificate and key (PEM files on every TaskManager and the JobManager).
      */
-    public VitessSourceBuilder<T> tls(String caCertPath, String clientCertPath, String clientKeyPath,
-            String serverName) {
+    public VitessSourceBuilder<T> tls(
+            String caCertPath, String clientCertPath, String clientKeyPath, String serverName) {
         config.tls(new VitessSourceConfig.TlsConfig(caCertPath, clientCertPath, clientKeyPath, serverName));
         return this;
     }

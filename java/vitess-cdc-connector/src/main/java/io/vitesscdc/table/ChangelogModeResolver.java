@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.nativeio.KeyOrders;
@@ -72,7 +77,9 @@ final class ChangelogModeResolver {
 
     private boolean decide() {
         if (option == VitessChangelogMode.UPSERT) {
-            LOG.info("vitess-cdc table {} is read as an upsert changelog (+I +U -D): 'changelog-mode' = 'upsert'", table);
+            LOG.info(
+                    "vitess-cdc table {} is read as an upsert changelog (+I +U -D): 'changelog-mode' = 'upsert'",
+                    table);
             return true;
         }
         if (!keyed) {
@@ -82,8 +89,11 @@ final class ChangelogModeResolver {
         }
         KeyOrders orders = read();
         if (orders.allExact()) {
-            LOG.info("vitess-cdc table {} is read as a retract changelog (+I -U +U -D): the connector reproduces "
-                    + "the primary-key order of every selected table {} exactly", table, orders.tables());
+            LOG.info(
+                    "vitess-cdc table {} is read as a retract changelog (+I -U +U -D): the connector reproduces "
+                            + "the primary-key order of every selected table {} exactly",
+                    table,
+                    orders.tables());
             return false;
         }
         if (option == VitessChangelogMode.ALL) {
@@ -95,11 +105,14 @@ final class ChangelogModeResolver {
                     + "where a retract stream is needed)." + others(orders));
         }
         for (KeyOrders.Inexact inexact : orders.inexact()) {
-            LOG.warn("vitess-cdc table {} is read as an upsert changelog (+I +U -D; Flink adds ChangelogNormalize "
-                    + "where a retract stream is needed): the connector cannot reproduce MySQL's primary-key order "
-                    + "of {}, so a resumed copy may repeat a row or retract one it never sent. For a retract "
-                    + "changelog, {}; to accept upsert and silence this warning, set 'changelog-mode' = 'upsert'.",
-                    table, inexact, fix(inexact));
+            LOG.warn(
+                    "vitess-cdc table {} is read as an upsert changelog (+I +U -D; Flink adds ChangelogNormalize "
+                            + "where a retract stream is needed): the connector cannot reproduce MySQL's primary-key order "
+                            + "of {}, so a resumed copy may repeat a row or retract one it never sent. For a retract "
+                            + "changelog, {}; to accept upsert and silence this warning, set 'changelog-mode' = 'upsert'.",
+                    table,
+                    inexact,
+                    fix(inexact));
         }
         return true;
     }
@@ -108,10 +121,12 @@ final class ChangelogModeResolver {
         try {
             return keyOrders.get();
         } catch (VitessCdcException e) {
-            throw new ValidationException("vitess-cdc table " + table + " cannot decide its changelog mode: "
-                    + "'changelog-mode' = '" + option.optionValue() + "' reads the primary keys of the selected "
-                    + "tables from VTGate when the statement is planned, and that failed: " + e.getMessage()
-                    + ". Fix that, or set 'changelog-mode' = 'upsert', which needs no VTGate at planning time.",
+            throw new ValidationException(
+                    "vitess-cdc table " + table + " cannot decide its changelog mode: "
+                            + "'changelog-mode' = '" + option.optionValue()
+                            + "' reads the primary keys of the selected "
+                            + "tables from VTGate when the statement is planned, and that failed: " + e.getMessage()
+                            + ". Fix that, or set 'changelog-mode' = 'upsert', which needs no VTGate at planning time.",
                     e);
         }
     }
@@ -127,7 +142,9 @@ final class ChangelogModeResolver {
     }
 
     private static String others(KeyOrders orders) {
-        return orders.inexact().size() == 1 ? "" : " Not exact either: " + orders.inexact().subList(1,
-                orders.inexact().size()) + ".";
+        return orders.inexact().size() == 1
+                ? ""
+                : " Not exact either: "
+                        + orders.inexact().subList(1, orders.inexact().size()) + ".";
     }
 }

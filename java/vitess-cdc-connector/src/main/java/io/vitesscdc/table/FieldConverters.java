@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.nativeio.ColumnDescriptor;
@@ -117,7 +122,8 @@ final class FieldConverters {
         long v = bigint(r, i);
         if (v < min || v > max) {
             throw new IllegalArgumentException("value " + v + " of column " + describe(r, i) + " does not fit "
-                    + type.asSummaryString() + ": declare it as " + FlinkTypes.suggest(r.table().columns().get(i)));
+                    + type.asSummaryString() + ": declare it as "
+                    + FlinkTypes.suggest(r.table().columns().get(i)));
         }
         return v;
     }
@@ -148,7 +154,8 @@ final class FieldConverters {
         DecimalData data = DecimalData.fromBigDecimal(v, d.getPrecision(), d.getScale());
         if (data == null) {
             throw new IllegalArgumentException("value " + v + " of column " + describe(r, i) + " does not fit "
-                    + d.asSummaryString() + ": declare it as " + FlinkTypes.suggest(r.table().columns().get(i)));
+                    + d.asSummaryString() + ": declare it as "
+                    + FlinkTypes.suggest(r.table().columns().get(i)));
         }
         return data;
     }
@@ -191,13 +198,14 @@ final class FieldConverters {
         String sign = micros < 0 ? "-" : "";
         long abs = Math.abs(micros);
         long seconds = abs / 1_000_000;
-        return String.format("%s%02d:%02d:%02d.%06d", sign, seconds / 3600, (seconds / 60) % 60, seconds % 60,
-                abs % 1_000_000);
+        return String.format(
+                "%s%02d:%02d:%02d.%06d", sign, seconds / 3600, (seconds / 60) % 60, seconds % 60, abs % 1_000_000);
     }
 
     static String describe(VitessRecord r, int i) {
         ColumnDescriptor c = r.table().columns().get(i);
-        return "'" + c.name() + "' (" + c.mysqlType() + ") of table " + r.table().keyspace() + "." + r.table().table();
+        return "'" + c.name() + "' (" + c.mysqlType() + ") of table "
+                + r.table().keyspace() + "." + r.table().table();
     }
 
     private static IllegalArgumentException mismatch(VitessRecord r, int i, String declared, String actual) {

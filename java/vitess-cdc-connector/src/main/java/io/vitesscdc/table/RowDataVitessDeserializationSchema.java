@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.nativeio.ChangeKind;
@@ -53,8 +58,11 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
     }
 
     /** @param upsert an upsert changelog: {@code -U} records are left out */
-    public RowDataVitessDeserializationSchema(RowType physicalType, List<VitessReadableMetadata> metadata,
-            TypeInformation<RowData> producedType, boolean upsert) {
+    public RowDataVitessDeserializationSchema(
+            RowType physicalType,
+            List<VitessReadableMetadata> metadata,
+            TypeInformation<RowData> producedType,
+            boolean upsert) {
         this.upsert = upsert;
         this.physicalType = physicalType;
         this.metadata = new ArrayList<>(metadata);
@@ -64,7 +72,8 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             LogicalType type = physicalType.getTypeAt(i);
             converters[i] = FieldConverters.create(type);
             if (converters[i] == null) {
-                throw new IllegalArgumentException("column '" + physicalType.getFieldNames().get(i) + "' is declared as "
+                throw new IllegalArgumentException("column '"
+                        + physicalType.getFieldNames().get(i) + "' is declared as "
                         + type.asSummaryString() + ", which the vitess-cdc connector cannot produce; see the type "
                         + "mapping in docs/sql-connector.md");
             }
@@ -78,8 +87,8 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         }
         int[] mapping = mapping(record.table());
         int physical = mapping.length;
-        GenericRowData row = new GenericRowData(
-                RowKind.fromByteValue(record.kind().toByteValue()), physical + metadata.size());
+        GenericRowData row =
+                new GenericRowData(RowKind.fromByteValue(record.kind().toByteValue()), physical + metadata.size());
         for (int f = 0; f < physical; f++) {
             int column = mapping[f];
             if (record.isNull(column) || record.isAbsent(column)) {
@@ -90,9 +99,11 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             } catch (IllegalArgumentException | ClassCastException e) {
                 String fix = e.getMessage() != null && e.getMessage().contains("declare")
                         ? ""
-                        : "; declare it as " + FlinkTypes.suggest(record.table().columns().get(column));
-                throw new IllegalArgumentException("cannot read column '" + physicalType.getFieldNames().get(f)
-                        + "' declared as " + physicalType.getTypeAt(f).asSummaryString() + ": " + e.getMessage() + fix,
+                        : "; declare it as "
+                                + FlinkTypes.suggest(record.table().columns().get(column));
+                throw new IllegalArgumentException(
+                        "cannot read column '" + physicalType.getFieldNames().get(f) + "' declared as "
+                                + physicalType.getTypeAt(f).asSummaryString() + ": " + e.getMessage() + fix,
                         e);
             }
         }
@@ -166,8 +177,12 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             case FLOAT:
             case DOUBLE:
             case DECIMAL:
-                return column == ColumnType.INT || column == ColumnType.UINT || column == ColumnType.FLOAT
-                        || column == ColumnType.DOUBLE || column == ColumnType.DECIMAL || column == ColumnType.BIT
+                return column == ColumnType.INT
+                        || column == ColumnType.UINT
+                        || column == ColumnType.FLOAT
+                        || column == ColumnType.DOUBLE
+                        || column == ColumnType.DECIMAL
+                        || column == ColumnType.BIT
                         || column == ColumnType.YEAR;
             case DATE:
             case TIMESTAMP_WITHOUT_TIME_ZONE:

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.config.VitessDefaults;
@@ -35,10 +40,8 @@ public final class VitessConnectorOptions {
             .withDescription("VTGate's gRPC address as host:port (or https://host:port); alternative to "
                     + "'hostname' + 'port'.");
 
-    public static final ConfigOption<String> KEYSPACE = ConfigOptions.key("keyspace")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("The Vitess keyspace to read.");
+    public static final ConfigOption<String> KEYSPACE =
+            ConfigOptions.key("keyspace").stringType().noDefaultValue().withDescription("The Vitess keyspace to read.");
 
     public static final ConfigOption<String> TABLE_NAME = ConfigOptions.key("table-name")
             .stringType()
@@ -52,15 +55,11 @@ public final class VitessConnectorOptions {
             .noDefaultValue()
             .withDescription("Read only these shards, e.g. '-80;80-' (default: every shard).");
 
-    public static final ConfigOption<String> USERNAME = ConfigOptions.key("username")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("VTGate static-auth user.");
+    public static final ConfigOption<String> USERNAME =
+            ConfigOptions.key("username").stringType().noDefaultValue().withDescription("VTGate static-auth user.");
 
-    public static final ConfigOption<String> PASSWORD = ConfigOptions.key("password")
-            .stringType()
-            .noDefaultValue()
-            .withDescription("VTGate static-auth password.");
+    public static final ConfigOption<String> PASSWORD =
+            ConfigOptions.key("password").stringType().noDefaultValue().withDescription("VTGate static-auth password.");
 
     public static final ConfigOption<String> TLS_CA_CERT = ConfigOptions.key("tls.ca-cert")
             .stringType()
@@ -98,8 +97,8 @@ public final class VitessConnectorOptions {
             .withDescription("initial: snapshot (VStream copy) then changes; latest-offset: changes from now on; "
                     + "specific-offset: from 'scan.startup.specific-offset'; snapshot: the snapshot only (bounded).");
 
-    public static final ConfigOption<String> SCAN_STARTUP_SPECIFIC_OFFSET = ConfigOptions
-            .key("scan.startup.specific-offset")
+    public static final ConfigOption<String> SCAN_STARTUP_SPECIFIC_OFFSET = ConfigOptions.key(
+                    "scan.startup.specific-offset")
             .stringType()
             .noDefaultValue()
             .withDescription("Start positions for 'specific-offset' as VGTID JSON with one entry per shard, e.g. "
@@ -112,8 +111,8 @@ public final class VitessConnectorOptions {
             .withDescription("VTGate sends a heartbeat after this much silence (whole seconds; 0 = off). "
                     + "Heartbeats advance watermarks of quiet shards.");
 
-    public static final ConfigOption<Boolean> ALLOW_TABLES_WITHOUT_PRIMARY_KEY = ConfigOptions
-            .key("scan.allow-tables-without-primary-key")
+    public static final ConfigOption<Boolean> ALLOW_TABLES_WITHOUT_PRIMARY_KEY = ConfigOptions.key(
+                    "scan.allow-tables-without-primary-key")
             .booleanType()
             .defaultValue(VitessDefaults.ALLOW_TABLES_WITHOUT_PRIMARY_KEY)
             .withDescription("Accept Vitess tables without a primary key (their updates and deletes cannot be "

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.nativeio.ConfigurationException;
@@ -6,7 +11,6 @@ import io.vitesscdc.nativeio.KeyOrders;
 import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.source.StartupMode;
 import io.vitesscdc.source.config.VitessSourceConfig;
-
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.configuration.ConfigOption;
@@ -77,11 +81,33 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
 
     @Override
     public Set<ConfigOption<?>> optionalOptions() {
-        return Set.of(HOSTNAME, PORT, VTGATE_ADDRESS, SHARDS, USERNAME, PASSWORD, TLS_CA_CERT, TLS_CLIENT_CERT,
-                TLS_CLIENT_KEY, TLS_SERVER_NAME, TABLET_TYPE, CELLS, SCAN_STARTUP_MODE, SCAN_STARTUP_SPECIFIC_OFFSET,
-                HEARTBEAT_INTERVAL, ALLOW_TABLES_WITHOUT_PRIMARY_KEY, CONNECT_TIMEOUT, IDLE_TIMEOUT,
-                RETRY_MAX_ATTEMPTS, RETRY_INITIAL_BACKOFF, RETRY_MAX_BACKOFF, BUFFER_SIZE, TRANSACTION_CHUNK_SIZE,
-                MAX_MESSAGE_SIZE, KEEPALIVE_INTERVAL, CHANGELOG_MODE);
+        return Set.of(
+                HOSTNAME,
+                PORT,
+                VTGATE_ADDRESS,
+                SHARDS,
+                USERNAME,
+                PASSWORD,
+                TLS_CA_CERT,
+                TLS_CLIENT_CERT,
+                TLS_CLIENT_KEY,
+                TLS_SERVER_NAME,
+                TABLET_TYPE,
+                CELLS,
+                SCAN_STARTUP_MODE,
+                SCAN_STARTUP_SPECIFIC_OFFSET,
+                HEARTBEAT_INTERVAL,
+                ALLOW_TABLES_WITHOUT_PRIMARY_KEY,
+                CONNECT_TIMEOUT,
+                IDLE_TIMEOUT,
+                RETRY_MAX_ATTEMPTS,
+                RETRY_INITIAL_BACKOFF,
+                RETRY_MAX_BACKOFF,
+                BUFFER_SIZE,
+                TRANSACTION_CHUNK_SIZE,
+                MAX_MESSAGE_SIZE,
+                KEEPALIVE_INTERVAL,
+                CHANGELOG_MODE);
     }
 
     @Override
@@ -98,14 +124,16 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
         boolean allowNoPk = options.get(ALLOW_TABLES_WITHOUT_PRIMARY_KEY);
         if (schema.getPrimaryKey().isEmpty() && !allowNoPk) {
-            throw invalid(table, "declares no primary key. A vitess-cdc table is a changelog keyed by the Vitess "
-                    + "table's primary key: add PRIMARY KEY (<the table's key columns>) NOT ENFORCED, or set '"
-                    + ALLOW_TABLES_WITHOUT_PRIMARY_KEY.key() + "' = 'true' for tables without one");
+            throw invalid(
+                    table,
+                    "declares no primary key. A vitess-cdc table is a changelog keyed by the Vitess "
+                            + "table's primary key: add PRIMARY KEY (<the table's key columns>) NOT ENFORCED, or set '"
+                            + ALLOW_TABLES_WITHOUT_PRIMARY_KEY.key() + "' = 'true' for tables without one");
         }
-        VitessChangelogMode changelogMode = changelogMode(options, table, schema.getPrimaryKey().isPresent());
-        VitessSourceConfig.Builder config = VitessSourceConfig.builder()
-                .address(address(options, table))
-                .keyspace(options.get(KEYSPACE));
+        VitessChangelogMode changelogMode =
+                changelogMode(options, table, schema.getPrimaryKey().isPresent());
+        VitessSourceConfig.Builder config =
+                VitessSourceConfig.builder().address(address(options, table)).keyspace(options.get(KEYSPACE));
         String tableName = options.get(TABLE_NAME);
         if (PLAIN_TABLE_NAME.matcher(tableName).matches()) {
             config.tables(List.of(tableName));
@@ -113,23 +141,30 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
             try {
                 Pattern.compile(tableName);
             } catch (PatternSyntaxException e) {
-                throw invalid(table, "option '" + TABLE_NAME.key() + "' = '" + tableName + "' is neither a table name "
-                        + "nor a valid regular expression (" + e.getDescription() + "): fix the pattern");
+                throw invalid(
+                        table,
+                        "option '" + TABLE_NAME.key() + "' = '" + tableName + "' is neither a table name "
+                                + "nor a valid regular expression (" + e.getDescription() + "): fix the pattern");
             }
             config.tablePatterns(List.of(tableName));
         }
         options.getOptional(SHARDS).ifPresent(config::shards);
         config.tabletType(tabletType(options.get(TABLET_TYPE), table));
         options.getOptional(CELLS).ifPresent(config::cells);
-        if (options.getOptional(USERNAME).isPresent() || options.getOptional(PASSWORD).isPresent()) {
-            config.credentials(options.getOptional(USERNAME).orElse(null), options.getOptional(PASSWORD).orElse(null));
+        if (options.getOptional(USERNAME).isPresent()
+                || options.getOptional(PASSWORD).isPresent()) {
+            config.credentials(
+                    options.getOptional(USERNAME).orElse(null),
+                    options.getOptional(PASSWORD).orElse(null));
         }
         tls(options, table, config);
         startup(options, table, config);
         Duration heartbeat = options.get(HEARTBEAT_INTERVAL);
         if (heartbeat.isNegative() || heartbeat.toMillis() % 1000 != 0) {
-            throw invalid(table, "option '" + HEARTBEAT_INTERVAL.key() + "' = '" + heartbeat + "' must be whole "
-                    + "seconds (VTGate counts heartbeats in seconds), e.g. '5 s', or '0 s' to turn heartbeats off");
+            throw invalid(
+                    table,
+                    "option '" + HEARTBEAT_INTERVAL.key() + "' = '" + heartbeat + "' must be whole "
+                            + "seconds (VTGate counts heartbeats in seconds), e.g. '5 s', or '0 s' to turn heartbeats off");
         }
         config.heartbeatInterval(heartbeat);
         config.allowTablesWithoutPrimaryKey(allowNoPk)
@@ -148,8 +183,11 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         } catch (IllegalArgumentException e) {
             throw invalid(table, e.getMessage());
         }
-        ChangelogModeResolver changelog = new ChangelogModeResolver(table, changelogMode,
-                schema.getPrimaryKey().isPresent(), () -> KeyOrders.read(built.planningOptionsJson()));
+        ChangelogModeResolver changelog = new ChangelogModeResolver(
+                table,
+                changelogMode,
+                schema.getPrimaryKey().isPresent(),
+                () -> KeyOrders.read(built.planningOptionsJson()));
         return new VitessDynamicTableSource(built, context.getPhysicalRowDataType(), changelog);
     }
 
@@ -157,13 +195,17 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         String value = options.get(CHANGELOG_MODE);
         VitessChangelogMode mode = VitessChangelogMode.parse(value);
         if (mode == null) {
-            throw invalid(table, "option '" + CHANGELOG_MODE.key() + "' = '" + value + "' is unknown: use auto "
-                    + "(retract where the connector keeps it exact, else upsert), all (retract) or upsert");
+            throw invalid(
+                    table,
+                    "option '" + CHANGELOG_MODE.key() + "' = '" + value + "' is unknown: use auto "
+                            + "(retract where the connector keeps it exact, else upsert), all (retract) or upsert");
         }
         if (mode == VitessChangelogMode.UPSERT && !keyed) {
-            throw invalid(table, "sets '" + CHANGELOG_MODE.key() + "' = 'upsert' but declares no primary key: an "
-                    + "upsert changelog is keyed. Add PRIMARY KEY (<the table's key columns>) NOT ENFORCED, or use '"
-                    + CHANGELOG_MODE.key() + "' = 'auto'");
+            throw invalid(
+                    table,
+                    "sets '" + CHANGELOG_MODE.key() + "' = 'upsert' but declares no primary key: an "
+                            + "upsert changelog is keyed. Add PRIMARY KEY (<the table's key columns>) NOT ENFORCED, or use '"
+                            + CHANGELOG_MODE.key() + "' = 'auto'");
         }
         return mode;
     }
@@ -172,10 +214,13 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         boolean hasHost = options.getOptional(HOSTNAME).isPresent();
         boolean hasAddress = options.getOptional(VTGATE_ADDRESS).isPresent();
         if (hasHost == hasAddress) {
-            throw invalid(table, hasHost
-                    ? "sets both '" + HOSTNAME.key() + "' and '" + VTGATE_ADDRESS.key() + "': keep one"
-                    : "does not say where VTGate is: set '" + HOSTNAME.key() + "' (and '" + PORT.key()
-                            + "', default 15991, VTGate's gRPC port) or '" + VTGATE_ADDRESS.key() + "' = 'host:port'");
+            throw invalid(
+                    table,
+                    hasHost
+                            ? "sets both '" + HOSTNAME.key() + "' and '" + VTGATE_ADDRESS.key() + "': keep one"
+                            : "does not say where VTGate is: set '" + HOSTNAME.key() + "' (and '" + PORT.key()
+                                    + "', default 15991, VTGate's gRPC port) or '" + VTGATE_ADDRESS.key()
+                                    + "' = 'host:port'");
         }
         if (hasAddress) {
             return options.get(VTGATE_ADDRESS);
@@ -189,8 +234,10 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
             v = "primary";
         }
         if (!v.equals("primary") && !v.equals("replica") && !v.equals("rdonly")) {
-            throw invalid(table, "option '" + TABLET_TYPE.key() + "' = '" + value + "' is unknown: use primary, "
-                    + "replica or rdonly");
+            throw invalid(
+                    table,
+                    "option '" + TABLET_TYPE.key() + "' = '" + value + "' is unknown: use primary, "
+                            + "replica or rdonly");
         }
         return v;
     }
@@ -201,8 +248,10 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         String key = options.getOptional(TLS_CLIENT_KEY).orElse(null);
         String serverName = options.getOptional(TLS_SERVER_NAME).orElse(null);
         if ((cert == null) != (key == null)) {
-            throw invalid(table, "mutual TLS needs both '" + TLS_CLIENT_CERT.key() + "' and '" + TLS_CLIENT_KEY.key()
-                    + "': set the missing one");
+            throw invalid(
+                    table,
+                    "mutual TLS needs both '" + TLS_CLIENT_CERT.key() + "' and '" + TLS_CLIENT_KEY.key()
+                            + "': set the missing one");
         }
         if (ca != null || cert != null || serverName != null) {
             config.tls(new VitessSourceConfig.TlsConfig(ca, cert, key, serverName));
@@ -227,14 +276,19 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 startupMode = StartupMode.SNAPSHOT;
                 break;
             default:
-                throw invalid(table, "option '" + SCAN_STARTUP_MODE.key() + "' = '" + options.get(SCAN_STARTUP_MODE)
-                        + "' is unknown: use initial, latest-offset, specific-offset or snapshot");
+                throw invalid(
+                        table,
+                        "option '" + SCAN_STARTUP_MODE.key() + "' = '" + options.get(SCAN_STARTUP_MODE)
+                                + "' is unknown: use initial, latest-offset, specific-offset or snapshot");
         }
         if (startupMode == StartupMode.SPECIFIC_OFFSETS) {
             if (offset == null) {
-                throw invalid(table, "'" + SCAN_STARTUP_MODE.key() + "' = 'specific-offset' needs '"
-                        + SCAN_STARTUP_SPECIFIC_OFFSET.key() + "' with a VGTID, e.g. {\"shard_gtids\":[{\"keyspace\":"
-                        + "\"ks\",\"shard\":\"-80\",\"gtid\":\"MySQL56/...\"}]}");
+                throw invalid(
+                        table,
+                        "'" + SCAN_STARTUP_MODE.key() + "' = 'specific-offset' needs '"
+                                + SCAN_STARTUP_SPECIFIC_OFFSET.key()
+                                + "' with a VGTID, e.g. {\"shard_gtids\":[{\"keyspace\":"
+                                + "\"ks\",\"shard\":\"-80\",\"gtid\":\"MySQL56/...\"}]}");
             }
             try {
                 // Read by the core, which owns positions; the same check runs again at discovery.
@@ -247,8 +301,10 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
             }
             config.specificOffsets(offset);
         } else if (offset != null) {
-            throw invalid(table, "sets '" + SCAN_STARTUP_SPECIFIC_OFFSET.key() + "' but '" + SCAN_STARTUP_MODE.key()
-                    + "' is '" + mode + "': set '" + SCAN_STARTUP_MODE.key() + "' = 'specific-offset' or drop the offset");
+            throw invalid(
+                    table,
+                    "sets '" + SCAN_STARTUP_SPECIFIC_OFFSET.key() + "' but '" + SCAN_STARTUP_MODE.key() + "' is '"
+                            + mode + "': set '" + SCAN_STARTUP_MODE.key() + "' = 'specific-offset' or drop the offset");
         }
         config.startupMode(startupMode);
     }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.VitessSource;
@@ -36,6 +41,7 @@ public final class VitessDynamicTableSource
     private final ChangelogModeResolver changelog;
     /** Declared physical columns, narrowed by projection pushdown. */
     private DataType physicalDataType;
+
     private List<String> metadataKeys = new ArrayList<>();
 
     public VitessDynamicTableSource(
@@ -61,17 +67,20 @@ public final class VitessDynamicTableSource
             fields.add(m.dataType());
             names.add("$metadata$" + key);
         }
-        DataType produced = DataTypes.ROW(
-                buildFields(names, fields));
+        DataType produced = DataTypes.ROW(buildFields(names, fields));
         RowDataVitessDeserializationSchema deserializer = new RowDataVitessDeserializationSchema(
-                (RowType) physicalDataType.getLogicalType(), metadata, context.createTypeInformation(produced),
+                (RowType) physicalDataType.getLogicalType(),
+                metadata,
+                context.createTypeInformation(produced),
                 changelog.upsert());
         // Projection pushdown reaches VStream: for named tables the filter selects only the
         // declared (projected) columns, so the rest never leaves the tablet nor crosses JNI, and
         // columns added in Vitess later are not streamed at all.
         VitessSourceConfig streamConfig = config;
         List<String> physicalNames = DataType.getFieldNames(physicalDataType);
-        if (!config.tables().isEmpty() && config.tablePatterns().isEmpty() && !physicalNames.isEmpty()
+        if (!config.tables().isEmpty()
+                && config.tablePatterns().isEmpty()
+                && !physicalNames.isEmpty()
                 && !config.nativeOptions().containsKey("columns")) {
             streamConfig = config.withNativeOption("columns", new ArrayList<>(physicalNames));
         }

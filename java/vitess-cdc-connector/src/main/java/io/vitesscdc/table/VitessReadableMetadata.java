@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.nativeio.VitessRecord;
@@ -17,13 +22,27 @@ import java.io.Serializable;
  */
 @Internal
 public enum VitessReadableMetadata {
-    KEYSPACE("keyspace", DataTypes.STRING().notNull(), (r, c) -> StringData.fromString(r.table().keyspace())),
-    SHARD("shard", DataTypes.STRING().notNull(), (r, c) -> StringData.fromString(r.table().shard())),
-    TABLE_NAME("table_name", DataTypes.STRING().notNull(), (r, c) -> StringData.fromString(r.table().table())),
+    KEYSPACE(
+            "keyspace",
+            DataTypes.STRING().notNull(),
+            (r, c) -> StringData.fromString(r.table().keyspace())),
+    SHARD(
+            "shard",
+            DataTypes.STRING().notNull(),
+            (r, c) -> StringData.fromString(r.table().shard())),
+    TABLE_NAME(
+            "table_name",
+            DataTypes.STRING().notNull(),
+            (r, c) -> StringData.fromString(r.table().table())),
     /** Binlog commit time; epoch 0 for rows read by the snapshot (copy) phase. */
-    OP_TS("op_ts", DataTypes.TIMESTAMP_LTZ(3).notNull(),
+    OP_TS(
+            "op_ts",
+            DataTypes.TIMESTAMP_LTZ(3).notNull(),
             (r, c) -> TimestampData.fromEpochMillis(r.commitTimestampMillis())),
-    ROW_KIND("row_kind", DataTypes.STRING().notNull(), (r, c) -> StringData.fromString(r.kind().shortString())),
+    ROW_KIND(
+            "row_kind",
+            DataTypes.STRING().notNull(),
+            (r, c) -> StringData.fromString(r.kind().shortString())),
     /** The shard position before the record's transaction, as JSON (resuming from it replays it). */
     POSITION("position", DataTypes.STRING().nullable(), (r, c) -> StringData.fromString(c.position())),
     IS_SNAPSHOT("is_snapshot", DataTypes.BOOLEAN().notNull(), (r, c) -> r.isSnapshot());

@@ -1,7 +1,11 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -15,7 +19,9 @@ import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.util.List;
 import java.util.Random;
-import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Decodes {@code batch/golden-v2.bin}, written by the Rust encoder's test
@@ -79,7 +85,8 @@ class BatchDecoderTest {
         BatchEntry.PositionMark mark = (BatchEntry.PositionMark) batch.entries().get(3);
         assertThat(mark.keyspace()).isEqualTo("customer");
         // the fact beside the bytes agrees with what the core reads from them
-        assertThat(mark.copyCompleted()).isEqualTo(Position.of(mark.position().toBytes()).copyCompleted());
+        assertThat(mark.copyCompleted())
+                .isEqualTo(Position.of(mark.position().toBytes()).copyCompleted());
         assertThat(mark.shard()).isEqualTo("-80");
         assertThat(mark.position().toJson()).contains("\"gtid\":\"MySQL56/3e11fa47-71ca-11e1-9e33-c80aa9429562:1-42\"");
 
@@ -98,7 +105,8 @@ class BatchDecoderTest {
     @Test
     void recordValuesHaveTheirJavaTypes() throws IOException {
         byte[] bytes = golden();
-        VitessRecord r = (VitessRecord) new BatchDecoder().decode(direct(bytes), bytes.length).entries().get(1);
+        VitessRecord r = (VitessRecord)
+                new BatchDecoder().decode(direct(bytes), bytes.length).entries().get(1);
 
         assertThat(r.kind()).isEqualTo(ChangeKind.INSERT);
         assertThat(r.isSnapshot()).isFalse();
@@ -119,7 +127,8 @@ class BatchDecoderTest {
         assertThat(r.getDate(6)).isEqualTo(LocalDate.of(2024, 2, 29));
         assertThat(r.getDateTime(7)).isEqualTo(LocalDateTime.of(2025, 1, 2, 3, 4, 5, 678_901_000));
         assertThat(r.getTimeMicros(8)).isEqualTo(-((838L * 60 + 59) * 60 + 59) * 1_000_000L);
-        assertThat(r.getObject(8)).isEqualTo(Duration.ofHours(-838).minusMinutes(59).minusSeconds(59));
+        assertThat(r.getObject(8))
+                .isEqualTo(Duration.ofHours(-838).minusMinutes(59).minusSeconds(59));
         assertThat(r.isNull(9)).isTrue();
         assertThat(r.getObject("note")).isNull();
         assertThat(r.valueType(10)).isEqualTo(ValueType.DATE);
@@ -130,7 +139,8 @@ class BatchDecoderTest {
     @Test
     void nullsAbsentValuesAndUnicode() throws IOException {
         byte[] bytes = golden();
-        VitessRecord r = (VitessRecord) new BatchDecoder().decode(direct(bytes), bytes.length).entries().get(2);
+        VitessRecord r = (VitessRecord)
+                new BatchDecoder().decode(direct(bytes), bytes.length).entries().get(2);
         assertThat(r.kind()).isEqualTo(ChangeKind.UPDATE_BEFORE);
         assertThat(r.isSnapshot()).isTrue();
         assertThat(r.getString(1)).isEqualTo("ünïcödé 😀");
@@ -167,7 +177,8 @@ class BatchDecoderTest {
                 .isInstanceOf(FatalException.class)
                 .hasMessageContaining("unknown table id 1");
         // The decoder that did see it reads the same batch.
-        assertThat(decoder.decode(direct(recordsOnly), recordsOnly.length).entries()).hasSize(9);
+        assertThat(decoder.decode(direct(recordsOnly), recordsOnly.length).entries())
+                .hasSize(9);
     }
 
     @Test
@@ -214,7 +225,8 @@ class BatchDecoderTest {
         ByteBuffer buf = ByteBuffer.allocate(bytes.length + 8).order(ByteOrder.LITTLE_ENDIAN);
         buf.put(bytes).put((byte) 200).putInt(3).put(new byte[] {1, 2, 3});
         buf.putInt(8, buf.getInt(8) + 1).putInt(12, buf.getInt(12) + 8);
-        List<BatchEntry> entries = new BatchDecoder().decode(buf, bytes.length + 8).entries();
+        List<BatchEntry> entries =
+                new BatchDecoder().decode(buf, bytes.length + 8).entries();
         assertThat(entries.get(entries.size() - 1)).isEqualTo(new BatchEntry.Unknown(200, 3));
     }
 
@@ -232,10 +244,11 @@ class BatchDecoderTest {
         buf.put("VCDB".getBytes(StandardCharsets.US_ASCII)).putShort((short) 2).putShort((short) 0);
         buf.putInt(1).putInt(5 + len);
         buf.put((byte) BatchDecoder.TAG_JOURNAL).putInt(len).put(payload.array(), 0, len);
-        List<BatchEntry> entries = new BatchDecoder().decode(buf, buf.capacity()).entries();
+        List<BatchEntry> entries =
+                new BatchDecoder().decode(buf, buf.capacity()).entries();
         assertThat(entries)
-                .containsExactly(new BatchEntry.Journal(
-                        List.of(new BatchEntry.ShardRef("ks", "-80")), List.of(), null, 0));
+                .containsExactly(
+                        new BatchEntry.Journal(List.of(new BatchEntry.ShardRef("ks", "-80")), List.of(), null, 0));
     }
 
     /**

@@ -1,7 +1,12 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.fail;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 
 import java.math.BigDecimal;
 import java.nio.charset.StandardCharsets;
@@ -11,8 +16,9 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Property test of the whole bridge: random events of every column type, generated natively from
@@ -53,7 +59,8 @@ class BatchRoundTripTest {
     private static long roundTrip(long seed, int events, int initialBuffer) {
         Map<String, String> schemas = new HashMap<>();
         List<String> expected = new ArrayList<>();
-        for (String line : NativeDiagnostics.nativeSyntheticExpected(seed, events).split("\n")) {
+        for (String line :
+                NativeDiagnostics.nativeSyntheticExpected(seed, events).split("\n")) {
             if (line.startsWith("SCHEMA ")) {
                 String descriptor = line.substring("SCHEMA ".length());
                 schemas.put(descriptor.substring(0, descriptor.indexOf(' ')), descriptor);
@@ -88,7 +95,9 @@ class BatchRoundTripTest {
                     if (entry instanceof VitessRecord r) {
                         records++;
                         String key = key(r.table());
-                        assertThat(render(r.table())).as("seed %d: descriptor of %s", seed, key).isEqualTo(schemas.get(key));
+                        assertThat(render(r.table()))
+                                .as("seed %d: descriptor of %s", seed, key)
+                                .isEqualTo(schemas.get(key));
                         checkAccessors(r);
                     }
                 }

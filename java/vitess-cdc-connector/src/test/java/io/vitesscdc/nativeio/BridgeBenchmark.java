@@ -1,18 +1,13 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.table.RowDataVitessDeserializationSchema;
-import java.io.IOException;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.nio.file.Paths;
-import java.time.Instant;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.Locale;
+
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
@@ -31,6 +26,18 @@ import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
 import org.apache.flink.table.types.logical.VarCharType;
 import org.apache.flink.util.Collector;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.Paths;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
 
 /**
  * Benchmark of the JNI bridge (a program, not a test: it prints figures and writes them as JSON,
@@ -331,10 +338,19 @@ public final class BridgeBenchmark {
     private void print() {
         System.out.println();
         System.out.println("JNI bridge benchmark: " + environment() + "; load average " + loadAverage());
-        System.out.printf(Locale.ROOT, "%-72s %10s %12s %12s %10s %14s%n", "measurement", "bytes/op", "ns/op best",
-                "ns/op median", "GB/s", "records/s");
+        System.out.printf(
+                Locale.ROOT,
+                "%-72s %10s %12s %12s %10s %14s%n",
+                "measurement",
+                "bytes/op",
+                "ns/op best",
+                "ns/op median",
+                "GB/s",
+                "records/s");
         for (Row r : rows) {
-            System.out.printf(Locale.ROOT, "%-72s %10s %12.1f %12.1f %10s %14s%n",
+            System.out.printf(
+                    Locale.ROOT,
+                    "%-72s %10s %12.1f %12.1f %10s %14s%n",
                     r.name(),
                     r.bytesPerOp() == 0 ? "-" : String.valueOf(r.bytesPerOp()),
                     r.minNs(),
@@ -347,14 +363,24 @@ public final class BridgeBenchmark {
         Row big = find("nativeBenchPoll, 64 KiB");
         Row huge = find("nativeBenchPoll, 1024 KiB");
         System.out.println();
-        System.out.printf(Locale.ROOT, "fixed cost per poll (best): %.0f ns (nativeBenchPoll), %.0f ns "
-                + "(NativeStream.poll path); target <= 1000 ns%n", fixed.minNs(), wrapperFixed.minNs());
-        System.out.printf(Locale.ROOT, "bandwidth (best): %.1f GB/s at 64 KiB, %.1f GB/s at 1 MiB; target >= 1 GB/s%n",
-                big.gbPerSecond(), huge.gbPerSecond());
+        System.out.printf(
+                Locale.ROOT,
+                "fixed cost per poll (best): %.0f ns (nativeBenchPoll), %.0f ns "
+                        + "(NativeStream.poll path); target <= 1000 ns%n",
+                fixed.minNs(),
+                wrapperFixed.minNs());
+        System.out.printf(
+                Locale.ROOT,
+                "bandwidth (best): %.1f GB/s at 64 KiB, %.1f GB/s at 1 MiB; target >= 1 GB/s%n",
+                big.gbPerSecond(),
+                huge.gbPerSecond());
     }
 
     private Row find(String prefix) {
-        return rows.stream().filter(r -> r.name().startsWith(prefix)).findFirst().orElseThrow();
+        return rows.stream()
+                .filter(r -> r.name().startsWith(prefix))
+                .findFirst()
+                .orElseThrow();
     }
 
     private static String environment() {
@@ -368,7 +394,9 @@ public final class BridgeBenchmark {
         } catch (IOException | RuntimeException e) {
             // not Linux
         }
-        return String.format(Locale.ROOT, "%s, %d CPUs, %s %s, JDK %s, native library %s (cargo profile %s)",
+        return String.format(
+                Locale.ROOT,
+                "%s, %d CPUs, %s %s, JDK %s, native library %s (cargo profile %s)",
                 cpu,
                 Runtime.getRuntime().availableProcessors(),
                 System.getProperty("os.name"),
@@ -380,19 +408,35 @@ public final class BridgeBenchmark {
 
     private void writeJson(Path file) throws IOException {
         StringBuilder sb = new StringBuilder();
-        sb.append("{\n  \"benchmark\": \"jni-bridge\",\n  \"time\": \"").append(Instant.now()).append("\",\n")
-                .append("  \"environment\": \"").append(escape(environment())).append("\",\n")
-                .append("  \"load_average\": \"").append(escape(loadAverage())).append("\",\n")
-                .append("  \"samples\": ").append(samples).append(",\n")
+        sb.append("{\n  \"benchmark\": \"jni-bridge\",\n  \"time\": \"")
+                .append(Instant.now())
+                .append("\",\n")
+                .append("  \"environment\": \"")
+                .append(escape(environment()))
+                .append("\",\n")
+                .append("  \"load_average\": \"")
+                .append(escape(loadAverage()))
+                .append("\",\n")
+                .append("  \"samples\": ")
+                .append(samples)
+                .append(",\n")
                 .append("  \"note\": \"gb_per_s and records_per_s from the best sample\",\n  \"results\": [\n");
         for (int i = 0; i < rows.size(); i++) {
             Row r = rows.get(i);
-            sb.append(String.format(Locale.ROOT,
+            sb.append(String.format(
+                    Locale.ROOT,
                     "    {\"group\": \"%s\", \"name\": \"%s\", \"bytes_per_op\": %d, \"records_per_op\": %.0f, "
                             + "\"ns_per_op_median\": %.2f, \"ns_per_op_min\": %.2f, \"gb_per_s\": %.3f, "
                             + "\"records_per_s\": %.0f}%s%n",
-                    r.group(), escape(r.name()), r.bytesPerOp(), r.recordsPerOp(), r.medianNs(), r.minNs(),
-                    r.gbPerSecond(), r.recordsPerSecond(), i + 1 < rows.size() ? "," : ""));
+                    r.group(),
+                    escape(r.name()),
+                    r.bytesPerOp(),
+                    r.recordsPerOp(),
+                    r.medianNs(),
+                    r.minNs(),
+                    r.gbPerSecond(),
+                    r.recordsPerSecond(),
+                    i + 1 < rows.size() ? "," : ""));
         }
         sb.append("  ]\n}\n");
         if (file.getParent() != null) {

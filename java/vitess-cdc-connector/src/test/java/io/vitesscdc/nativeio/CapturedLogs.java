@@ -1,7 +1,10 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
-import java.util.ArrayList;
-import java.util.List;
 import org.apache.logging.log4j.Level;
 import org.apache.logging.log4j.LogManager;
 import org.apache.logging.log4j.core.LogEvent;
@@ -10,6 +13,9 @@ import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.Configuration;
 import org.apache.logging.log4j.core.config.LoggerConfig;
 import org.apache.logging.log4j.core.config.Property;
+
+import java.util.ArrayList;
+import java.util.List;
 
 /**
  * A log4j appender that keeps every event of one logger subtree in memory, installed at a given

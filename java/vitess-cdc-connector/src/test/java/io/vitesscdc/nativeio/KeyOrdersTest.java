@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
+
+import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import org.junit.jupiter.api.Test;
 
 /** The key-order answer without a server: its JSON, and the errors of the native call. */
 class KeyOrdersTest {
@@ -27,7 +32,8 @@ class KeyOrdersTest {
 
     @Test
     void onlyAnExplicitExactCounts() {
-        assertThat(KeyOrders.parse("{\"tables\":{\"a\":{\"exact\":true}}}").allExact()).isTrue();
+        assertThat(KeyOrders.parse("{\"tables\":{\"a\":{\"exact\":true}}}").allExact())
+                .isTrue();
         assertThat(KeyOrders.parse("{\"tables\":{}}").allExact()).isTrue();
         assertThat(KeyOrders.parse("{\"tables\":{\"a\":{}}}").inexact())
                 .singleElement()
@@ -49,8 +55,8 @@ class KeyOrdersTest {
         assertThatThrownBy(() -> KeyOrders.read("{\"address\":\"127.0.0.1:1\",\"keyspace\":\"k\",\"tabels\":[]}"))
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("tabels");
-        assertThatThrownBy(() -> KeyOrders.read(
-                        "{\"address\":\"127.0.0.1:1\",\"keyspace\":\"k\",\"connect_timeout_ms\":2000}"))
+        assertThatThrownBy(() ->
+                        KeyOrders.read("{\"address\":\"127.0.0.1:1\",\"keyspace\":\"k\",\"connect_timeout_ms\":2000}"))
                 .isExactlyInstanceOf(RetryableException.class)
                 .hasMessageContaining("127.0.0.1:1")
                 .hasMessageContaining("connection refused");

@@ -1,6 +1,11 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Method;
@@ -9,7 +14,8 @@ import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.Paths;
-import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Loading the native library the way Flink does: the packaged jar, opened by several class
@@ -47,8 +53,8 @@ class NativeLibraryITCase {
     void everyClassLoaderGetsItsOwnWorkingCopy() throws Exception {
         URL jar = packagedJar();
         for (int i = 0; i < 3; i++) {
-            try (URLClassLoader loader = new URLClassLoader(
-                    "job-" + i, new URL[] {jar}, ClassLoader.getPlatformClassLoader())) {
+            try (URLClassLoader loader =
+                    new URLClassLoader("job-" + i, new URL[] {jar}, ClassLoader.getPlatformClassLoader())) {
                 assertThat(selfTest(loader, 0)).asString().startsWith("vitess-cdc-jni ");
 
                 // Exceptions are this loader's classes, found through the natives' own loader.
@@ -73,9 +79,11 @@ class NativeLibraryITCase {
      */
     @Test
     void relocatedCopyRegistersItsNativesAndThrowsItsOwnExceptions() throws Exception {
-        Path relocated = Paths.get(System.getProperty(
-                "vitesscdc.relocated.jar", "target/relocation-check/connector-relocated.jar"));
-        assertThat(Files.isRegularFile(relocated)).as("relocated jar %s", relocated).isTrue();
+        Path relocated = Paths.get(
+                System.getProperty("vitesscdc.relocated.jar", "target/relocation-check/connector-relocated.jar"));
+        assertThat(Files.isRegularFile(relocated))
+                .as("relocated jar %s", relocated)
+                .isTrue();
         try (URLClassLoader loader = new URLClassLoader(
                 "relocated", new URL[] {relocated.toUri().toURL()}, ClassLoader.getPlatformClassLoader())) {
             String streamClass = "relocated.vitesscdc.nativeio.NativeStream";

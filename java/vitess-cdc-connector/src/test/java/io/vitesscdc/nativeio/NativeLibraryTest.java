@@ -1,7 +1,12 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
 import java.net.URL;
@@ -11,8 +16,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The loader's resource resolution and error text, on a fake jar layout (no native code runs). */
 class NativeLibraryTest {
@@ -44,8 +50,7 @@ class NativeLibraryTest {
         bundle("linux-x86_64");
         bundle("macos-aarch64");
         Files.write(
-                root.resolve("native/platforms.txt"),
-                "linux-x86_64\nmacos-aarch64\n".getBytes(StandardCharsets.UTF_8));
+                root.resolve("native/platforms.txt"), "linux-x86_64\nmacos-aarch64\n".getBytes(StandardCharsets.UTF_8));
         List<String> attempts = List.of("java.library.path: no vitess_cdc_jni in java.library.path");
         try (URLClassLoader loader = loaderOver(root)) {
             assertThatThrownBy(() -> NativeLibrary.findBundled(loader, "sunos-sparcv9", attempts))

@@ -1,8 +1,15 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import io.vitesscdc.source.testutils.VitessCluster;
 
-import static org.assertj.core.api.Assertions.assertThat;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
@@ -14,9 +21,8 @@ import java.nio.file.Paths;
 import java.time.Duration;
 import java.util.List;
 import java.util.stream.Stream;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Many streams opened and closed in one JVM against the real local Vitess leave nothing behind:
@@ -38,8 +44,8 @@ class NativeLifetimeITCase {
     }
 
     private static String options() {
-        return "{\"address\":\"" + VitessCluster.grpcAddress() + "\",\"keyspace\":\"commerce\",\"tables\":[\"product\"],"
-                + "\"connect_timeout_ms\":15000}";
+        return "{\"address\":\"" + VitessCluster.grpcAddress()
+                + "\",\"keyspace\":\"commerce\",\"tables\":[\"product\"]," + "\"connect_timeout_ms\":15000}";
     }
 
     /** Opens a stream, reads until the first batch (the copy of commerce.product), closes it. */
@@ -49,7 +55,9 @@ class NativeLifetimeITCase {
             int n = 0;
             while (n <= 0 && System.nanoTime() < deadline) {
                 n = stream.poll(buffer, 200);
-                assertThat(n).as("no end, no buffer growth for the small product table").isGreaterThanOrEqualTo(0);
+                assertThat(n)
+                        .as("no end, no buffer growth for the small product table")
+                        .isGreaterThanOrEqualTo(0);
             }
             assertThat(n).as("a batch within 30 s").isPositive();
         }

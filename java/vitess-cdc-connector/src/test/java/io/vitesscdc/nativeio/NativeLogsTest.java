@@ -1,11 +1,17 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.util.List;
 import org.apache.logging.log4j.Level;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /** Native tracing events reach SLF4J with their level, target, fields and native thread. */
 class NativeLogsTest {
@@ -31,7 +37,8 @@ class NativeLogsTest {
             assertThat(events).extracting(CapturedLogs.Event::logger).containsOnly(SELF_TEST_LOGGER);
             // Events logged on this Java thread carry its OS-level name; the message follows "] ".
             assertThat(events)
-                    .extracting(e -> e.level() + " " + e.message().substring(e.message().indexOf("] ") + 2))
+                    .extracting(e ->
+                            e.level() + " " + e.message().substring(e.message().indexOf("] ") + 2))
                     .containsExactly(
                             "ERROR self-test error kind=5",
                             "WARN self-test warn kind=5",
@@ -40,7 +47,8 @@ class NativeLogsTest {
                             "INFO self-test info from a native thread");
             assertThat(events.get(4).message()).startsWith("[vitess-cdc-selftest] ");
             assertThat(events.get(0).message()).matches("\\[[^\\]]+\\] .*");
-            assertThat(events).as("TRACE is above the level SLF4J enables, so never formatted natively")
+            assertThat(events)
+                    .as("TRACE is above the level SLF4J enables, so never formatted natively")
                     .noneMatch(e -> e.message().contains("trace"));
         }
     }

@@ -1,11 +1,16 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
 
 import io.vitesscdc.source.testutils.VitessCluster;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatCode;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.catchThrowable;
+import org.apache.logging.log4j.Level;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
 
 import java.io.IOException;
 import java.lang.ref.WeakReference;
@@ -30,10 +35,11 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
-import org.apache.logging.log4j.Level;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.Timeout;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The native bridge end to end against the real local Vitess (tests/vitess/up.sh), with the
@@ -70,6 +76,7 @@ class NativeStreamITCase {
         final List<BatchEntry.PositionMark> marks = new ArrayList<>();
         /** For each mark, how many rows preceded it. */
         final List<Integer> rowsBeforeMark = new ArrayList<>();
+
         int batches;
 
         /** Marks that came after row {@code index}. */
@@ -88,8 +95,8 @@ class NativeStreamITCase {
         for (String table : tables) {
             t.append(t.length() == 0 ? "" : ",").append('"').append(table).append('"');
         }
-        return "{\"address\":\"" + VitessCluster.grpcAddress() + "\",\"keyspace\":\"" + keyspace
-                + "\",\"tables\":[" + t + "],\"connect_timeout_ms\":15000}";
+        return "{\"address\":\"" + VitessCluster.grpcAddress() + "\",\"keyspace\":\"" + keyspace + "\",\"tables\":[" + t
+                + "],\"connect_timeout_ms\":15000}";
     }
 
     /** Polls until {@code done} holds for what was seen, or fails after {@code timeout}. */
@@ -113,20 +120,28 @@ class NativeStreamITCase {
                     seen.rowsBeforeMark.add(seen.rows.size());
                 }
             }
-            assertThat(batch.isEndOfStream()).as("a replicating stream does not end").isFalse();
+            assertThat(batch.isEndOfStream())
+                    .as("a replicating stream does not end")
+                    .isFalse();
         }
         return seen;
     }
 
     private static Predicate<Seen> hasRow(String table, ChangeKind kind, String column, Object value) {
         return s -> s.rows.stream()
-                .anyMatch(r -> r.table().equals(table) && r.kind() == kind && value.equals(r.values().get(column)));
+                .anyMatch(r -> r.table().equals(table)
+                        && r.kind() == kind
+                        && value.equals(r.values().get(column)));
     }
 
     @Test
     void nativeLibraryComesFromThePackagedJar() {
         assertThat(NativeStream.nativeVersion()).startsWith("vitess-cdc-jni ");
-        String classes = NativeStream.class.getProtectionDomain().getCodeSource().getLocation().toString();
+        String classes = NativeStream.class
+                .getProtectionDomain()
+                .getCodeSource()
+                .getLocation()
+                .toString();
         assertThat(classes).as("connector classes come from the built jar").endsWith(".jar");
         String expected = System.getProperty("vitesscdc.expected.platform", Platform.current());
         assertThat(NativeLibrary.loadedFrom())
@@ -138,11 +153,10 @@ class NativeStreamITCase {
     @Test
     void receivesRowChangesWrittenThroughVtgateWithTheirValues() throws Exception {
         String sku = "it-" + UUID.randomUUID().toString().substring(0, 8);
-        try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(options("commerce", "product")),
-                4096, 64 << 20)) {
+        try (NativeStreamReader reader =
+                new NativeStreamReader(NativeStream.open(options("commerce", "product")), 4096, 64 << 20)) {
             VitessCluster.execute(
-                    "commerce",
-                    "insert into product (sku, description, price) values ('" + sku + "', 'café ☕', 42)");
+                    "commerce", "insert into product (sku, description, price) values ('" + sku + "', 'café ☕', 42)");
             Seen seen = pollUntil(
                     reader, new Seen(), hasRow("product", ChangeKind.INSERT, "sku", sku), Duration.ofSeconds(90));
 
@@ -172,7 +186,8 @@ class NativeStreamITCase {
             assertThat(changes).containsExactly("+I 42", "-U 42", "+U 43", "-D 43");
 
             assertThat(seen.marks).as("position marks between records").isNotEmpty();
-            assertThat(seen.marks.get(seen.marks.size() - 1).position().toJson()).contains("\"gtid\":\"MySQL56/");
+            assertThat(seen.marks.get(seen.marks.size() - 1).position().toJson())
+                    .contains("\"gtid\":\"MySQL56/");
             assertThat(reader.stream().positionsJson())
                     .contains("\"keyspace\":\"commerce\"")
                     .contains("\"shard\":\"0\"");
@@ -201,8 +216,10 @@ class NativeStreamITCase {
                     reader,
                     new Seen(),
                     s -> s.rows.stream()
-                                    .filter(r -> Long.valueOf(orderId).equals(r.values().get("order_id")))
-                                    .count() == 4,
+                                    .filter(r -> Long.valueOf(orderId)
+                                            .equals(r.values().get("order_id")))
+                                    .count()
+                            == 4,
                     Duration.ofSeconds(90));
             List<Row> ours = seen.rows.stream()
                     .filter(r -> Long.valueOf(orderId).equals(r.values().get("order_id")))
@@ -210,9 +227,12 @@ class NativeStreamITCase {
             assertThat(ours).extracting(Row::shard).containsExactlyInAnyOrder("-80", "-80", "-80", "80-");
             assertThat(ours).allMatch(r -> r.kind() == ChangeKind.INSERT);
             assertThat(ours)
-                    .extracting(r -> r.values().get("customer_id") + ":" + r.values().get("price"))
+                    .extracting(r ->
+                            r.values().get("customer_id") + ":" + r.values().get("price"))
                     .containsExactlyInAnyOrder("1:1.01", "2:2.01", "3:3.01", "4:4.01");
-            assertThat(reader.stream().positionsJson()).contains("\"shard\":\"-80\"").contains("\"shard\":\"80-\"");
+            assertThat(reader.stream().positionsJson())
+                    .contains("\"shard\":\"-80\"")
+                    .contains("\"shard\":\"80-\"");
         } finally {
             VitessCluster.execute("customer", "delete from corder where order_id = " + orderId);
         }
@@ -222,8 +242,8 @@ class NativeStreamITCase {
     void typedValuesOfEveryFamilyAndABufferThatMustGrow() throws Exception {
         long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
         // Starts with a 1 KiB buffer: the 100 KB blob forces NativeStreamReader to grow it.
-        try (NativeStreamReader reader = new NativeStreamReader(
-                NativeStream.open(options("customer", "all_types")), 1024, 8 << 20)) {
+        try (NativeStreamReader reader =
+                new NativeStreamReader(NativeStream.open(options("customer", "all_types")), 1024, 8 << 20)) {
             VitessCluster.execute(
                     "customer",
                     "insert into all_types (id, c_tinyint, c_tinyint_u, c_int, c_bigint, c_bigint_u, c_decimal,"
@@ -252,7 +272,8 @@ class NativeStreamITCase {
             assertThat((byte[]) v.get("c_bit64")).endsWith(5);
             assertThat(v.get("c_date")).isEqualTo(LocalDate.of(2024, 2, 29));
             assertThat(v.get("c_datetime6")).isEqualTo(LocalDateTime.of(2025, 1, 2, 3, 4, 5, 678_901_000));
-            assertThat(v.get("c_time")).isEqualTo(Duration.ofHours(-838).minusMinutes(59).minusSeconds(59));
+            assertThat(v.get("c_time"))
+                    .isEqualTo(Duration.ofHours(-838).minusMinutes(59).minusSeconds(59));
             assertThat(String.valueOf(v.get("c_year"))).isEqualTo("2024");
             assertThat(v.get("c_varchar")).isEqualTo("héllo ☕");
             assertThat((byte[]) v.get("c_varbinary")).containsExactly(0x00, 0xff, 0x10);
@@ -271,7 +292,9 @@ class NativeStreamITCase {
     /** Native threads of the core's runtimes (named vitess-cdc-worker; Linux shows 15 chars). */
     private static long coreThreads() throws IOException {
         Path tasks = Paths.get("/proc/self/task");
-        assertThat(tasks).as("thread names come from /proc; the connector ships for Linux only").isDirectory();
+        assertThat(tasks)
+                .as("thread names come from /proc; the connector ships for Linux only")
+                .isDirectory();
         try (Stream<Path> all = Files.list(tasks)) {
             return all.filter(t -> {
                         try {
@@ -313,7 +336,8 @@ class NativeStreamITCase {
     @Test
     void snapshotOnlyStreamCopiesThenEnds() throws Exception {
         String sku = "it-snap-" + UUID.randomUUID().toString().substring(0, 8);
-        VitessCluster.execute("commerce", "insert into product (sku, description, price) values ('" + sku + "', 'x', 7)");
+        VitessCluster.execute(
+                "commerce", "insert into product (sku, description, price) values ('" + sku + "', 'x', 7)");
         String opts = options("commerce", "product").replaceFirst("}$", ",\"start_mode\":\"snapshot_only\"}");
         try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(opts))) {
             List<BatchEntry> entries = new ArrayList<>();
@@ -333,8 +357,11 @@ class NativeStreamITCase {
                 }
             } while (batch == null || !batch.isEndOfStream());
 
-            assertThat(rows).anyMatch(r -> sku.equals(r.values().get("sku")) && r.snapshot()
-                    && r.kind() == ChangeKind.INSERT && Long.valueOf(7).equals(r.values().get("price")));
+            assertThat(rows)
+                    .anyMatch(r -> sku.equals(r.values().get("sku"))
+                            && r.snapshot()
+                            && r.kind() == ChangeKind.INSERT
+                            && Long.valueOf(7).equals(r.values().get("price")));
             assertThat(entries).anyMatch(e -> e instanceof BatchEntry.CopyCompleted);
             assertThat(entries.get(entries.size() - 1)).isInstanceOf(BatchEntry.EndOfStream.class);
             // After the end: the reader keeps answering "ended", the raw stream says -1.
@@ -377,9 +404,12 @@ class NativeStreamITCase {
             VitessCluster.execute(
                     "commerce", "insert into product (sku, description, price) values ('" + second + "', 'b', 2)");
             String opts = options("commerce", "product");
-            try (NativeStreamReader reader = new NativeStreamReader(
-                    NativeStream.open(opts, List.of(resumeFrom.position())))) {
-                Seen seen = pollUntil(reader, new Seen(), hasRow("product", ChangeKind.INSERT, "sku", second),
+            try (NativeStreamReader reader =
+                    new NativeStreamReader(NativeStream.open(opts, List.of(resumeFrom.position())))) {
+                Seen seen = pollUntil(
+                        reader,
+                        new Seen(),
+                        hasRow("product", ChangeKind.INSERT, "sku", second),
                         Duration.ofSeconds(90));
                 assertThat(seen.rows)
                         .as("nothing at or before the mark comes again")
@@ -431,7 +461,8 @@ class NativeStreamITCase {
                             assertThat(e.level()).isEqualTo(Level.INFO);
                             assertThat(e.message()).contains("VTGate version").contains("major=");
                         })
-                        .anySatisfy(e -> assertThat(e.message()).contains("stream plan").contains("product"));
+                        .anySatisfy(e ->
+                                assertThat(e.message()).contains("stream plan").contains("product"));
                 stream.poll(ByteBuffer.allocateDirect(1 << 20), 100);
             }
             assertThat(logs.events())
@@ -451,7 +482,9 @@ class NativeStreamITCase {
                 .isInstanceOfAny(RetryableException.class, ConfigurationException.class)
                 .hasMessageContaining(address);
         assertThat(ErrorCode.of(t)).isEqualTo(ErrorCode.UNREACHABLE);
-        assertThat(took).as("fails within the connect timeout, not a retry budget").isLessThan(Duration.ofSeconds(20));
+        assertThat(took)
+                .as("fails within the connect timeout, not a retry budget")
+                .isLessThan(Duration.ofSeconds(20));
     }
 
     @Test

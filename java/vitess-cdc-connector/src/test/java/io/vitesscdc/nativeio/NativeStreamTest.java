@@ -1,13 +1,19 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.nativeio;
+
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Field;
+import java.nio.ByteBuffer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
-import java.lang.reflect.Field;
-import java.nio.ByteBuffer;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.Test;
 
 /**
  * The native bridge without a server: error mapping, panics, bad handles, bad options. Every
@@ -72,8 +78,7 @@ class NativeStreamTest {
                     .hasMessageContaining("closed or was never opened");
             assertThatThrownBy(() -> NativeStream.nativePositionsJson(handle))
                     .isInstanceOf(IllegalStateException.class);
-            assertThatThrownBy(() -> NativeStream.nativeMetricsJson(handle))
-                    .isInstanceOf(IllegalStateException.class);
+            assertThatThrownBy(() -> NativeStream.nativeMetricsJson(handle)).isInstanceOf(IllegalStateException.class);
             assertThatCode(() -> NativeStream.nativeWake(handle))
                     .as("waking an unknown (e.g. just closed) handle is a no-op")
                     .doesNotThrowAnyException();
@@ -91,8 +96,8 @@ class NativeStreamTest {
         assertThatThrownBy(() -> NativeStream.open("{\"address\":\"a:1\",\"keyspace\":\"k\",\"keyspaces\":[]}"))
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("keyspaces");
-        assertThatThrownBy(() -> NativeStream.open(
-                        "{\"address\":\"a:1\",\"keyspace\":\"k\",\"connect_timeout_ms\":\"soon\"}"))
+        assertThatThrownBy(() ->
+                        NativeStream.open("{\"address\":\"a:1\",\"keyspace\":\"k\",\"connect_timeout_ms\":\"soon\"}"))
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("connect_timeout_ms")
                 .extracting(e -> ((VitessCdcException) e).code())

@@ -1,10 +1,15 @@
-package io.vitesscdc.nativeio;
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
 
-import static org.assertj.core.api.Assertions.assertThat;
+package io.vitesscdc.nativeio;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 class PlatformTest {
 

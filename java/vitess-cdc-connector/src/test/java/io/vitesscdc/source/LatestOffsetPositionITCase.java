@@ -1,14 +1,19 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source;
 
 import io.vitesscdc.nativeio.NativeStream;
-import io.vitesscdc.source.enumerator.NativeShardDiscovery;
 import io.vitesscdc.nativeio.Position;
-import io.vitesscdc.source.testutils.RenderedPositions;
+import io.vitesscdc.source.enumerator.NativeShardDiscovery;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
+import io.vitesscdc.source.testutils.CustomerRangeITBase;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
+import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.testutils.TestTimeouts;
-import io.vitesscdc.source.testutils.CustomerRangeITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
@@ -16,13 +21,13 @@ import org.apache.flink.streaming.api.datastream.DataStream;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -55,13 +60,17 @@ class LatestOffsetPositionITCase extends CustomerRangeITBase {
 
     @Test
     void nativeStreamPositionsRightAfterOpenAreGtidSets() throws Exception {
-        String options = builder().startupMode(StartupMode.LATEST_OFFSET).build().config()
+        String options = builder()
+                .startupMode(StartupMode.LATEST_OFFSET)
+                .build()
+                .config()
                 .toNativeOptionsJson(List.of(), "latest");
         try (NativeStream stream = NativeStream.open(options)) {
             JsonNode shards = JSON.readTree(stream.positionsJson()).path("shards");
             assertThat(shards.size()).isEqualTo(2);
             for (JsonNode shard : shards) {
-                assertThat(shard.path("gtid").asText()).as("shard %s", shard.path("shard").asText())
+                assertThat(shard.path("gtid").asText())
+                        .as("shard %s", shard.path("shard").asText())
                         .startsWith("MySQL56/");
             }
         }
@@ -70,17 +79,20 @@ class LatestOffsetPositionITCase extends CustomerRangeITBase {
     @Test
     void discoveryResolvesLatestAndCurrentOffsetsToGtidSets() throws Exception {
         Map<String, Position> latest = new NativeShardDiscovery(
-                builder().startupMode(StartupMode.LATEST_OFFSET).build().config()).discover();
+                        builder().startupMode(StartupMode.LATEST_OFFSET).build().config())
+                .discover();
         assertThat(latest).containsOnlyKeys("-80", "80-");
-        latest.forEach((shard, position) ->
-                assertThat(RenderedPositions.gtid(position)).as("split position of %s", shard).startsWith("MySQL56/"));
+        latest.forEach((shard, position) -> assertThat(RenderedPositions.gtid(position))
+                .as("split position of %s", shard)
+                .startsWith("MySQL56/"));
 
         // Specific offsets: "current" entries are resolved, a given GTID set is kept as given.
         Position given80 = latest.get("80-");
         String offsets = "{\"shard_gtids\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"current\"},"
                 + "{\"shard\":\"80-\",\"gtid\":" + JSON.writeValueAsString(RenderedPositions.gtid(given80)) + "}]}";
         Map<String, Position> specific = new NativeShardDiscovery(
-                builder().specificOffsets(offsets).build().config()).discover();
+                        builder().specificOffsets(offsets).build().config())
+                .discover();
         assertThat(RenderedPositions.gtid(specific.get("-80"))).startsWith("MySQL56/");
         assertThat(RenderedPositions.gtid(specific.get("80-"))).isEqualTo(RenderedPositions.gtid(given80));
     }
@@ -117,12 +129,16 @@ class LatestOffsetPositionITCase extends CustomerRangeITBase {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(500);
-        VitessSource<String> source = builder().startupMode(StartupMode.LATEST_OFFSET).build();
+        VitessSource<String> source =
+                builder().startupMode(StartupMode.LATEST_OFFSET).build();
         DataStream<String> events = env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source");
         long base = writer.base();
-        recordAndMaterialize(events, DebeziumJson.changes("customer_id")
-                .where(c -> CustomerWriter.inRange(base, Long.parseLong((String) c.key().get(0)))));
+        recordAndMaterialize(
+                events,
+                DebeziumJson.changes("customer_id")
+                        .where(c -> CustomerWriter.inRange(
+                                base, Long.parseLong((String) c.key().get(0)))));
         return env;
     }
 }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
@@ -39,13 +44,15 @@ class VitessLineageTest {
         SourceLineageVertex vertex = source.getLineageVertex();
 
         assertThat(vertex.boundedness()).isEqualTo(Boundedness.CONTINUOUS_UNBOUNDED);
-        assertThat(VitessLineage.qualifiedNames(vertex)).containsExactly(
-                "vitess://127.0.0.1:15991/customer.customer", "vitess://127.0.0.1:15991/customer.corder");
+        assertThat(VitessLineage.qualifiedNames(vertex))
+                .containsExactly(
+                        "vitess://127.0.0.1:15991/customer.customer", "vitess://127.0.0.1:15991/customer.corder");
         LineageDataset customer = vertex.datasets().get(0);
         assertThat(customer.namespace()).isEqualTo("vitess://127.0.0.1:15991");
         assertThat(customer.name()).isEqualTo("customer.customer");
         Map<String, String> config = ((DatasetConfigFacet) customer.facets().get("config")).config();
-        assertThat(config).containsEntry("keyspace", "customer")
+        assertThat(config)
+                .containsEntry("keyspace", "customer")
                 .containsEntry("table", "customer")
                 .containsEntry("shards", "-80")
                 .containsEntry("tablet-type", "primary")
@@ -74,7 +81,9 @@ class VitessLineageTest {
     @Test
     void flinkFindsTheSourceInTheJobsLineageGraph() {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.fromSource(builder("127.0.0.1:15991").tables("customer").build(), WatermarkStrategy.noWatermarks(),
+        env.fromSource(
+                        builder("127.0.0.1:15991").tables("customer").build(),
+                        WatermarkStrategy.noWatermarks(),
                         "vitess")
                 .sinkTo(new DiscardingSink<>());
         LineageGraph graph = LineageGraphUtils.convertToLineageGraph(env.getTransformations());

@@ -1,11 +1,16 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.testutils.ChangelogRecorder;
+import io.vitesscdc.source.testutils.CustomerRangeITBase;
 import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
-import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
-import io.vitesscdc.source.testutils.CustomerRangeITBase;
+import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -91,8 +96,10 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
             at += 60 + random.nextInt(240); // in-range streamed records between failures
             thresholds[i] = at;
         }
-        System.out.printf("VitessSourceFailoverITCase: seed %d (-Dfailover.seed=%d), failures after %s "
-                + "in-range streamed records%n", seed, seed, java.util.Arrays.toString(thresholds));
+        System.out.printf(
+                "VitessSourceFailoverITCase: seed %d (-Dfailover.seed=%d), failures after %s "
+                        + "in-range streamed records%n",
+                seed, seed, java.util.Arrays.toString(thresholds));
         Plan plan = new Plan(thresholds);
         Injector.PLANS.put(runId, plan);
 
@@ -106,8 +113,10 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
                 if (System.nanoTime() > deadline) {
                     throw new AssertionError("no streamed probe from both shards, saw " + plan.streamingShards);
                 }
-                VitessCluster.execute("customer", "INSERT INTO customer (customer_id, email, name, balance, visits)"
-                        + " VALUES (" + probe + ", 'p" + probe + "@example.com', 'probe', 0.5, 0)");
+                VitessCluster.execute(
+                        "customer",
+                        "INSERT INTO customer (customer_id, email, name, balance, visits)" + " VALUES (" + probe
+                                + ", 'p" + probe + "@example.com', 'probe', 0.5, 0)");
                 probe++;
                 Thread.sleep(300);
             }
@@ -118,10 +127,17 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
             long firstWriterId = writer.base();
             writer.start(100);
             plan.armAfterCheckpoint.set(plan.lastCompletedCheckpoint.get() + 2);
-            waitUntil(TestTimeouts.CONVERGE_AFTER_RESTORE, () -> plan.failures.get() >= FAILURES, "the injected failures", plan);
+            waitUntil(
+                    TestTimeouts.CONVERGE_AFTER_RESTORE,
+                    () -> plan.failures.get() >= FAILURES,
+                    "the injected failures",
+                    plan);
             long opsAtLastFailure = writer.ops();
-            waitUntil(TestTimeouts.PROGRESS, () -> writer.ops() >= opsAtLastFailure + 100,
-                    "writes after the last failure", plan);
+            waitUntil(
+                    TestTimeouts.PROGRESS,
+                    () -> writer.ops() >= opsAtLastFailure + 100,
+                    "writes after the last failure",
+                    plan);
             writer.stop();
             long writerIdsEnd = writer.nextId();
 
@@ -129,8 +145,11 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
             awaitEqualToVitess(TestTimeouts.CONVERGE);
             // ... and the counts as of a checkpoint taken after that are published by every subtask.
             long after = plan.lastCompletedCheckpoint.get() + 2;
-            waitUntil(TestTimeouts.CHECKPOINT,
-                    () -> InsertCounter.published(runId).checkpointId >= after, "a checkpoint after quiescence", plan);
+            waitUntil(
+                    TestTimeouts.CHECKPOINT,
+                    () -> InsertCounter.published(runId).checkpointId >= after,
+                    "a checkpoint after quiescence",
+                    plan);
 
             Published counts = InsertCounter.published(runId);
             List<String> problems = new ArrayList<>();
@@ -147,12 +166,17 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
                     problems.add(id + " counted " + n + "x but not inserted by the writer");
                 }
             });
-            System.out.printf("VitessSourceFailoverITCase: seed %d, %d failures, %d writer inserts, "
-                    + "%d ops, counts as of checkpoint %d%n", seed, plan.failures.get(),
-                    writerIdsEnd - firstWriterId, writer.ops(), counts.checkpointId);
+            System.out.printf(
+                    "VitessSourceFailoverITCase: seed %d, %d failures, %d writer inserts, "
+                            + "%d ops, counts as of checkpoint %d%n",
+                    seed, plan.failures.get(), writerIdsEnd - firstWriterId, writer.ops(), counts.checkpointId);
             assertThat(plan.failures.get()).as("injected failures").isEqualTo(FAILURES);
-            assertThat(writerIdsEnd - firstWriterId).as("inserts made while streaming").isGreaterThan(100);
-            assertThat(problems).as("append-only insert counts from checkpointed state (seed %d)", seed).isEmpty();
+            assertThat(writerIdsEnd - firstWriterId)
+                    .as("inserts made while streaming")
+                    .isGreaterThan(100);
+            assertThat(problems)
+                    .as("append-only insert counts from checkpointed state (seed %d)", seed)
+                    .isEmpty();
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
             ChangelogRecorder.assertStrict(runId);
         } finally {
@@ -183,9 +207,13 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
 
     private static void waitUntil(Duration timeout, BooleanSupplier condition, String what, Plan plan)
             throws Exception {
-        VitessITBase.waitUntil(timeout, condition, () -> what + " (failures " + plan.failures.get()
-                + ", in-range records " + plan.seen.get() + ", last checkpoint " + plan.lastCompletedCheckpoint.get()
-                + ")");
+        VitessITBase.waitUntil(
+                timeout,
+                condition,
+                () -> what + " (failures " + plan.failures.get()
+                        + ", in-range records " + plan.seen.get() + ", last checkpoint "
+                        + plan.lastCompletedCheckpoint.get()
+                        + ")");
     }
 
     private static long idOf(String json) {
@@ -247,12 +275,15 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
             }
             synchronized (plan) {
                 int next = plan.failures.get();
-                if (next < plan.thresholds.length && seen >= plan.thresholds[next]
+                if (next < plan.thresholds.length
+                        && seen >= plan.thresholds[next]
                         && checkpoint > plan.checkpointAtLastFailure) {
                     plan.failures.incrementAndGet();
                     plan.checkpointAtLastFailure = checkpoint;
-                    System.out.printf("VitessSourceFailoverITCase: injected failure %d after %d in-range records "
-                            + "(last completed checkpoint %d)%n", next + 1, seen, checkpoint);
+                    System.out.printf(
+                            "VitessSourceFailoverITCase: injected failure %d after %d in-range records "
+                                    + "(last completed checkpoint %d)%n",
+                            next + 1, seen, checkpoint);
                     throw new IllegalStateException("injected failure " + (next + 1) + " (test)");
                 }
             }
@@ -284,8 +315,8 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
      * operator state (parallelism 1). The full counts of each snapshot are published when Flink
      * confirms that checkpoint complete, so the test reads only checkpointed state.
      */
-    private static final class InsertCounter implements MapFunction<String, String>, CheckpointedFunction,
-            CheckpointListener {
+    private static final class InsertCounter
+            implements MapFunction<String, String>, CheckpointedFunction, CheckpointListener {
         static final Map<String, Published> PUBLISHED = new ConcurrentHashMap<>();
         private final String runId;
         private final long base;
@@ -315,8 +346,8 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
 
         @Override
         public void initializeState(FunctionInitializationContext context) throws Exception {
-            state = context.getOperatorStateStore().getListState(
-                    new ListStateDescriptor<>("insert-counts", Types.TUPLE(Types.LONG, Types.INT)));
+            state = context.getOperatorStateStore()
+                    .getListState(new ListStateDescriptor<>("insert-counts", Types.TUPLE(Types.LONG, Types.INT)));
             counts = new HashMap<>();
             snapshots = new TreeMap<>();
             if (context.isRestored()) {
@@ -338,7 +369,9 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
         public void notifyCheckpointComplete(long checkpointId) {
             Map.Entry<Long, Map<Long, Integer>> confirmed = snapshots.floorEntry(checkpointId);
             if (confirmed != null) {
-                PUBLISHED.merge(runId, new Published(confirmed.getKey(), Map.copyOf(confirmed.getValue())),
+                PUBLISHED.merge(
+                        runId,
+                        new Published(confirmed.getKey(), Map.copyOf(confirmed.getValue())),
                         (old, fresh) -> fresh.checkpointId > old.checkpointId ? fresh : old);
                 snapshots.headMap(confirmed.getKey(), true).clear();
             }

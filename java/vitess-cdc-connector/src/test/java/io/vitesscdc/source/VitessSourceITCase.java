@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.testutils.ChangelogRecorder;
@@ -120,7 +125,9 @@ class VitessSourceITCase extends CustomerRangeITBase {
         waitUntil(TestTimeouts.CONVERGE, () -> updatedRows() >= 200, "the start of the large transactions");
         String inside = stopWithSavepoint(first, savepoints);
         long applied = updatedRows();
-        assertThat(applied).as("the savepoint must fall inside the transactions").isBetween(1L, 2999L);
+        assertThat(applied)
+                .as("the savepoint must fall inside the transactions")
+                .isBetween(1L, 2999L);
 
         JobClient resumed = executeRestored(buildJob(2, 0), inside, "vitess-restored");
         try {
@@ -135,7 +142,9 @@ class VitessSourceITCase extends CustomerRangeITBase {
     }
 
     private long updatedRows() {
-        return materializedInRange().values().stream().filter(r -> "424242".equals(r.get("visits"))).count();
+        return materializedInRange().values().stream()
+                .filter(r -> "424242".equals(r.get("visits")))
+                .count();
     }
 
     @Test
@@ -180,7 +189,8 @@ class VitessSourceITCase extends CustomerRangeITBase {
             for (long id = writer.base(); id < writer.base() + 20; id++) {
                 assertThat(seen.get(String.valueOf(id)))
                         .as("row %s was inserted before the start position and never updated", id)
-                        .satisfiesAnyOf(row -> assertThat(row).isNull(),
+                        .satisfiesAnyOf(
+                                row -> assertThat(row).isNull(),
                                 row -> assertThat(row.get("visits")).isNotEqualTo("0"));
             }
         } finally {
@@ -196,7 +206,8 @@ class VitessSourceITCase extends CustomerRangeITBase {
         noRestart.set(RestartStrategyOptions.RESTART_STRATEGY, "none");
         env.configure(noRestart);
         JobClient job = env.executeAsync("vitess-bad-offsets");
-        assertThatThrownBy(() -> job.getJobExecutionResult().get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS))
+        assertThatThrownBy(
+                        () -> job.getJobExecutionResult().get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS))
                 .satisfies(e -> assertThat(rootMessages(e)).contains("missing: [80-]"));
     }
 
@@ -208,7 +219,9 @@ class VitessSourceITCase extends CustomerRangeITBase {
         return buildJob(parallelism, sleepMillisPerRecord, b -> b);
     }
 
-    private StreamExecutionEnvironment buildJob(int parallelism, long sleepMillisPerRecord,
+    private StreamExecutionEnvironment buildJob(
+            int parallelism,
+            long sleepMillisPerRecord,
             java.util.function.UnaryOperator<VitessSourceBuilder<String>> customize) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(parallelism);
@@ -268,7 +281,9 @@ class VitessSourceITCase extends CustomerRangeITBase {
         @Override
         public String map(String value) {
             Long armedAt = ARMED.get(runId);
-            if (armedAt != null && !FAILED.contains(runId) && System.currentTimeMillis() - armedAt > 3000
+            if (armedAt != null
+                    && !FAILED.contains(runId)
+                    && System.currentTimeMillis() - armedAt > 3000
                     && value.contains("\"snapshot\":false")) {
                 FAILED.add(runId);
                 throw new IllegalStateException("injected failure (test)");

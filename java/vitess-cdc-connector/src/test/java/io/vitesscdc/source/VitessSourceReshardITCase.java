@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
@@ -24,9 +29,6 @@ import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.Collector;
 
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -34,6 +36,9 @@ import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.BufferedReader;
 import java.io.File;
@@ -76,8 +81,8 @@ class VitessSourceReshardITCase {
     private static final int AFTER = 10;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
                     .setNumberTaskManagers(1)
                     .setNumberSlotsPerTaskManager(2)
                     .build());
@@ -94,8 +99,18 @@ class VitessSourceReshardITCase {
                         + "cargo build -p vitess-cdc-testkit --bin reshard-vtgate)")
                 .isNotEmpty();
         assertThat(new File(bin)).as("the reshard-vtgate binary").exists();
-        vtgate = new ProcessBuilder(bin, "--keys", String.valueOf(KEYS), "--before", String.valueOf(BEFORE),
-                "--after", String.valueOf(AFTER), "--batch", "4", "--pace-ms", "40")
+        vtgate = new ProcessBuilder(
+                        bin,
+                        "--keys",
+                        String.valueOf(KEYS),
+                        "--before",
+                        String.valueOf(BEFORE),
+                        "--after",
+                        String.valueOf(AFTER),
+                        "--batch",
+                        "4",
+                        "--pace-ms",
+                        "40")
                 .redirectError(ProcessBuilder.Redirect.INHERIT)
                 .start();
         BufferedReader out = new BufferedReader(new InputStreamReader(vtgate.getInputStream(), StandardCharsets.UTF_8));
@@ -163,7 +178,8 @@ class VitessSourceReshardITCase {
         assertThat(versionsByKey).as("keys").hasSize(KEYS);
         for (Map.Entry<Long, List<Integer>> e : versionsByKey.entrySet()) {
             assertThat(e.getValue())
-                    .as("versions of key %s in arrival order (lost, repeated or reordered across the reshard?)",
+                    .as(
+                            "versions of key %s in arrival order (lost, repeated or reordered across the reshard?)",
                             e.getKey())
                     .isEqualTo(all);
         }
@@ -187,8 +203,7 @@ class VitessSourceReshardITCase {
         Configuration restart = new Configuration();
         restart.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
         restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
-        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY,
-                Duration.ofMillis(200));
+        restart.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofMillis(200));
         env.configure(restart);
         VitessSource<String> source = VitessSource.<String>builder()
                 .address(address)
@@ -225,7 +240,9 @@ class VitessSourceReshardITCase {
         assertThat(ConsecutiveVersions.VIOLATIONS.getOrDefault(runId, List.of()))
                 .as("keys whose versions were not consecutive")
                 .isEmpty();
-        assertThat(new TreeSet<>(received())).as("keys that reached their last version").hasSize(KEYS);
+        assertThat(new TreeSet<>(received()))
+                .as("keys that reached their last version")
+                .hasSize(KEYS);
         ChangelogRecorder.assertStrict(runId);
         ConsecutiveVersions.VIOLATIONS.remove(runId);
         FailOnce.FAILED.remove(runId);
@@ -269,8 +286,8 @@ class VitessSourceReshardITCase {
                     ? shard.equals("-80") && version == BEFORE && id == KEYS - 2
                     : shard.equals("-40") || shard.equals("40-80");
             if (here && FAILED.add(runId)) {
-                throw new IllegalStateException("injected failure at " + failAt + " (" + shard + ", key " + id
-                        + ", v" + version + ")");
+                throw new IllegalStateException(
+                        "injected failure at " + failAt + " (" + shard + ", key " + id + ", v" + version + ")");
             }
             return event;
         }
@@ -280,8 +297,7 @@ class VitessSourceReshardITCase {
      * Keyed, checkpointed: the last version of each key; records a violation when a version is not
      * the next one, emits the key when it reaches its last version.
      */
-    private static final class ConsecutiveVersions
-            extends KeyedProcessFunction<Long, String, String> {
+    private static final class ConsecutiveVersions extends KeyedProcessFunction<Long, String, String> {
         static final Map<String, List<String>> VIOLATIONS = new ConcurrentHashMap<>();
         private final String runId;
         private final int last;
@@ -294,17 +310,17 @@ class VitessSourceReshardITCase {
 
         @Override
         public void open(OpenContext context) {
-            seen = getRuntimeContext().getState(
-                    new ValueStateDescriptor<>("version", Integer.class));
+            seen = getRuntimeContext().getState(new ValueStateDescriptor<>("version", Integer.class));
         }
 
         @Override
-        public void processElement(String event, Context ctx, Collector<String> out)
-                throws Exception {
-            int version = Integer.parseInt(parse(event).path("after").path("v").asText().substring(1));
+        public void processElement(String event, Context ctx, Collector<String> out) throws Exception {
+            int version = Integer.parseInt(
+                    parse(event).path("after").path("v").asText().substring(1));
             int previous = seen.value() == null ? 0 : seen.value();
             if (version != previous + 1) {
-                VIOLATIONS.computeIfAbsent(runId, k -> Collections.synchronizedList(new ArrayList<>()))
+                VIOLATIONS
+                        .computeIfAbsent(runId, k -> Collections.synchronizedList(new ArrayList<>()))
                         .add("key " + ctx.getCurrentKey() + ": v" + version + " after v" + previous);
             }
             seen.update(Math.max(previous, version));

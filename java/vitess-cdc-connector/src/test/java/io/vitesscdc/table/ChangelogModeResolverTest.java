@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.nativeio.KeyOrders;
@@ -49,7 +54,9 @@ class ChangelogModeResolverTest {
         ChangelogModeResolver r = resolver(VitessChangelogMode.AUTO, true, answering(INEXACT));
         ChangelogMode mode = r.changelogMode();
         assertThat(mode.contains(RowKind.UPDATE_BEFORE)).isFalse();
-        assertThat(mode.contains(RowKind.INSERT) && mode.contains(RowKind.UPDATE_AFTER) && mode.contains(RowKind.DELETE))
+        assertThat(mode.contains(RowKind.INSERT)
+                        && mode.contains(RowKind.UPDATE_AFTER)
+                        && mode.contains(RowKind.DELETE))
                 .isTrue();
         assertThat(mode.keyOnlyDeletes()).as("-D carries the whole row").isFalse();
         assertThat(r.upsert()).isTrue();

@@ -1,7 +1,12 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
-import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.testutils.RecordedChangelog;
+import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.testutils.StrictTable;
 
 import org.apache.flink.api.connector.sink2.Committer;
@@ -57,11 +62,14 @@ import java.util.concurrent.TimeUnit;
  */
 public final class RecordedChangelogSinkFactory implements DynamicTableSinkFactory {
 
-    static final ConfigOption<String> RECORDING_ID = ConfigOptions.key("recording-id").stringType().noDefaultValue();
-    static final ConfigOption<String> KEY_COLUMNS = ConfigOptions.key("key-columns").stringType().noDefaultValue();
-    static final ConfigOption<Integer> ROWS_PER_SECOND = ConfigOptions.key("rows-per-second").intType()
-            .defaultValue(0);
-    static final ConfigOption<String> JOB_LABEL = ConfigOptions.key("job-label").stringType().defaultValue("job");
+    static final ConfigOption<String> RECORDING_ID =
+            ConfigOptions.key("recording-id").stringType().noDefaultValue();
+    static final ConfigOption<String> KEY_COLUMNS =
+            ConfigOptions.key("key-columns").stringType().noDefaultValue();
+    static final ConfigOption<Integer> ROWS_PER_SECOND =
+            ConfigOptions.key("rows-per-second").intType().defaultValue(0);
+    static final ConfigOption<String> JOB_LABEL =
+            ConfigOptions.key("job-label").stringType().defaultValue("job");
 
     private static final String SHARD = "shard";
     private static final String POSITION = "pos";
@@ -98,8 +106,14 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         if (!names.containsAll(key)) {
             throw new IllegalArgumentException("key columns " + key + " are not all in " + names);
         }
-        return new RecordingTableSink(new Settings(helper.getOptions().get(RECORDING_ID), names, key,
-                helper.getOptions().get(ROWS_PER_SECOND), helper.getOptions().get(JOB_LABEL)), rowType);
+        return new RecordingTableSink(
+                new Settings(
+                        helper.getOptions().get(RECORDING_ID),
+                        names,
+                        key,
+                        helper.getOptions().get(ROWS_PER_SECOND),
+                        helper.getOptions().get(JOB_LABEL)),
+                rowType);
     }
 
     /** Everything a writer needs, serializable. */
@@ -109,6 +123,7 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         final List<String> names;
         /** Indexes of the physical columns (all but the metadata columns), in table order. */
         final List<Integer> physical = new ArrayList<>();
+
         final int shard;
         final int position;
         final int snapshot;
@@ -175,7 +190,11 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         final long preparedAtNanos;
         final List<RecordedChangelog.Entry> entries;
 
-        Batch(String id, String writerId, String writtenBy, long preparedAtNanos,
+        Batch(
+                String id,
+                String writerId,
+                String writtenBy,
+                long preparedAtNanos,
                 List<RecordedChangelog.Entry> entries) {
             this.id = id;
             this.writerId = writerId;
@@ -197,8 +216,11 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
 
         @Override
         public SinkWriter<RowData> createWriter(WriterInitContext context) {
-            converter.open(RuntimeConverter.Context.create(Thread.currentThread().getContextClassLoader()));
-            return new RecordingWriter(settings, converter,
+            converter.open(
+                    RuntimeConverter.Context.create(Thread.currentThread().getContextClassLoader()));
+            return new RecordingWriter(
+                    settings,
+                    converter,
                     settings.jobLabel + "/attempt " + context.getTaskInfo().getAttemptNumber());
         }
 
@@ -263,7 +285,12 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
             String shard = (String) row.getField(settings.shard);
             String position = settings.position < 0 ? null : (String) row.getField(settings.position);
             boolean snapshot = settings.snapshot >= 0 && (Boolean) row.getField(settings.snapshot);
-            pending.add(new RecordedChangelog.Entry(element.getRowKind(), key, values, shard, snapshot,
+            pending.add(new RecordedChangelog.Entry(
+                    element.getRowKind(),
+                    key,
+                    values,
+                    shard,
+                    snapshot,
                     position != null && RenderedPositions.copyCompleted(position)));
         }
 
@@ -339,8 +366,8 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
                 String shard = readNullable(in);
                 boolean snapshot = in.readBoolean();
                 boolean afterCopy = in.readBoolean();
-                entries.add(new RecordedChangelog.Entry(kind, readValues(in), readValues(in), shard, snapshot,
-                        afterCopy));
+                entries.add(
+                        new RecordedChangelog.Entry(kind, readValues(in), readValues(in), shard, snapshot, afterCopy));
             }
             return new Batch(id, writerId, writtenBy, preparedAtNanos, entries);
         }

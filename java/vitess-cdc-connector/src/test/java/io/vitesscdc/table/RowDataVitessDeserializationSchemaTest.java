@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.nativeio.Batch;
@@ -44,15 +49,25 @@ class RowDataVitessDeserializationSchemaTest {
     };
 
     private static VitessRecord record(long commitTs, int kind, Object... values) {
-        Batch batch = new NativeBatches().table(1, "-80", "things", COLUMNS)
-                .row(1, kind, commitTs == 0, commitTs, values).build();
+        Batch batch = new NativeBatches()
+                .table(1, "-80", "things", COLUMNS)
+                .row(1, kind, commitTs == 0, commitTs, values)
+                .build();
         return (VitessRecord) batch.entries().get(1);
     }
 
     private static VitessRecord sample(int kind) {
-        return record(1_700_000_000_123L, kind, 7L, new BigDecimal("123.45"), new BigInteger("18446744073709551615"),
-                Duration.ofMillis(3_723_456), LocalDateTime.of(2024, 2, 29, 13, 14, 15, 123_000_000), "héllo",
-                new byte[] {1}, LocalDate.of(2024, 2, 29));
+        return record(
+                1_700_000_000_123L,
+                kind,
+                7L,
+                new BigDecimal("123.45"),
+                new BigInteger("18446744073709551615"),
+                Duration.ofMillis(3_723_456),
+                LocalDateTime.of(2024, 2, 29, 13, 14, 15, 123_000_000),
+                "héllo",
+                new byte[] {1},
+                LocalDate.of(2024, 2, 29));
     }
 
     private static List<RowData> deserialize(DataType physical, List<VitessReadableMetadata> metadata, VitessRecord r) {
@@ -88,9 +103,16 @@ class RowDataVitessDeserializationSchemaTest {
                 DataTypes.FIELD("ts", DataTypes.TIMESTAMP_LTZ(3)),
                 DataTypes.FIELD("flag", DataTypes.BOOLEAN()),
                 DataTypes.FIELD("D", DataTypes.DATE()));
-        List<RowData> rows = deserialize(physical, List.of(VitessReadableMetadata.SHARD, VitessReadableMetadata.OP_TS,
-                VitessReadableMetadata.ROW_KIND, VitessReadableMetadata.POSITION, VitessReadableMetadata.IS_SNAPSHOT,
-                VitessReadableMetadata.TABLE_NAME), sample(2));
+        List<RowData> rows = deserialize(
+                physical,
+                List.of(
+                        VitessReadableMetadata.SHARD,
+                        VitessReadableMetadata.OP_TS,
+                        VitessReadableMetadata.ROW_KIND,
+                        VitessReadableMetadata.POSITION,
+                        VitessReadableMetadata.IS_SNAPSHOT,
+                        VitessReadableMetadata.TABLE_NAME),
+                sample(2));
         assertThat(rows).hasSize(1);
         RowData row = rows.get(0);
         assertThat(row.getRowKind()).isEqualTo(RowKind.UPDATE_AFTER);
@@ -113,14 +135,16 @@ class RowDataVitessDeserializationSchemaTest {
 
     @Test
     void anUpsertChangelogHasNoUpdateBeforeAndKeepsWholeRowsInDeletes() {
-        DataType physical = DataTypes.ROW(DataTypes.FIELD("id", DataTypes.BIGINT()),
-                DataTypes.FIELD("name", DataTypes.STRING()));
+        DataType physical =
+                DataTypes.ROW(DataTypes.FIELD("id", DataTypes.BIGINT()), DataTypes.FIELD("name", DataTypes.STRING()));
         // Wire kinds: 0 +I, 1 -U, 2 +U, 3 -D.
         RowKind[] retract = {RowKind.INSERT, RowKind.UPDATE_BEFORE, RowKind.UPDATE_AFTER, RowKind.DELETE};
         // -U is left out: the core sends a key change as -D + +I, so -U is followed by +U of its key.
         RowKind[] upsert = {RowKind.INSERT, null, RowKind.UPDATE_AFTER, RowKind.DELETE};
         for (int kind = 0; kind < 4; kind++) {
-            assertThat(deserialize(physical, List.of(), sample(kind), false).get(0).getRowKind())
+            assertThat(deserialize(physical, List.of(), sample(kind), false)
+                            .get(0)
+                            .getRowKind())
                     .isEqualTo(retract[kind]);
             List<RowData> rows = deserialize(physical, List.of(VitessReadableMetadata.ROW_KIND), sample(kind), true);
             if (upsert[kind] == null) {
@@ -128,9 +152,14 @@ class RowDataVitessDeserializationSchemaTest {
                 continue;
             }
             assertThat(rows).hasSize(1);
-            assertThat(rows.get(0).getRowKind()).as("upsert, wire kind %d", kind).isEqualTo(upsert[kind]);
-            assertThat(rows.get(0).getString(1)).as("the whole row, also in -D").isEqualTo(StringData.fromString("héllo"));
-            assertThat(rows.get(0).getString(2).toString()).as("row_kind metadata: Vitess's change")
+            assertThat(rows.get(0).getRowKind())
+                    .as("upsert, wire kind %d", kind)
+                    .isEqualTo(upsert[kind]);
+            assertThat(rows.get(0).getString(1))
+                    .as("the whole row, also in -D")
+                    .isEqualTo(StringData.fromString("héllo"));
+            assertThat(rows.get(0).getString(2).toString())
+                    .as("row_kind metadata: Vitess's change")
                     .isEqualTo(retract[kind].shortString());
         }
     }
@@ -138,8 +167,12 @@ class RowDataVitessDeserializationSchemaTest {
     @Test
     void nullsStayNull() {
         VitessRecord r = record(0, 0, 1L, null, null, null, null, null, null, null);
-        List<RowData> rows = deserialize(DataTypes.ROW(DataTypes.FIELD("amount", DataTypes.DECIMAL(5, 2)),
-                DataTypes.FIELD("name", DataTypes.STRING())), List.of(VitessReadableMetadata.IS_SNAPSHOT), r);
+        List<RowData> rows = deserialize(
+                DataTypes.ROW(
+                        DataTypes.FIELD("amount", DataTypes.DECIMAL(5, 2)),
+                        DataTypes.FIELD("name", DataTypes.STRING())),
+                List.of(VitessReadableMetadata.IS_SNAPSHOT),
+                r);
         assertThat(rows.get(0).isNullAt(0)).isTrue();
         assertThat(rows.get(0).isNullAt(1)).isTrue();
         assertThat(rows.get(0).getBoolean(2)).isTrue();
@@ -150,24 +183,29 @@ class RowDataVitessDeserializationSchemaTest {
     void mistakesNameTheColumnAndTheDeclarationThatWorks() {
         assertThatThrownBy(() -> deserialize(
                         DataTypes.ROW(DataTypes.FIELD("amount", DataTypes.DECIMAL(3, 2))), List.of(), sample(0)))
-                .hasMessageContaining("'amount'").hasMessageContaining("does not fit DECIMAL(3, 2)")
+                .hasMessageContaining("'amount'")
+                .hasMessageContaining("does not fit DECIMAL(3, 2)")
                 .hasMessageContaining("declare it as DECIMAL(5, 2)");
-        assertThatThrownBy(() -> deserialize(
-                        DataTypes.ROW(DataTypes.FIELD("big", DataTypes.BIGINT())), List.of(), sample(0)))
+        assertThatThrownBy(() ->
+                        deserialize(DataTypes.ROW(DataTypes.FIELD("big", DataTypes.BIGINT())), List.of(), sample(0)))
                 .hasMessageContaining("declare the column as DECIMAL(20, 0)");
-        assertThatThrownBy(() -> deserialize(
-                        DataTypes.ROW(DataTypes.FIELD("nope", DataTypes.INT())), List.of(), sample(0)))
-                .hasMessageContaining("'nope'").hasMessageContaining("has no such column")
+        assertThatThrownBy(() ->
+                        deserialize(DataTypes.ROW(DataTypes.FIELD("nope", DataTypes.INT())), List.of(), sample(0)))
+                .hasMessageContaining("'nope'")
+                .hasMessageContaining("has no such column")
                 .hasMessageContaining("ks.things");
         VitessRecord longTime = record(5, 0, 1L, null, null, Duration.ofHours(-838), null, null, null, null);
-        assertThatThrownBy(() -> deserialize(
-                        DataTypes.ROW(DataTypes.FIELD("t", DataTypes.TIME(0))), List.of(), longTime))
-                .hasMessageContaining("-838:00:00.000000").hasMessageContaining("STRING");
+        assertThatThrownBy(
+                        () -> deserialize(DataTypes.ROW(DataTypes.FIELD("t", DataTypes.TIME(0))), List.of(), longTime))
+                .hasMessageContaining("-838:00:00.000000")
+                .hasMessageContaining("STRING");
         assertThat(deserialize(DataTypes.ROW(DataTypes.FIELD("t", DataTypes.STRING())), List.of(), longTime)
-                        .get(0).getString(0))
+                        .get(0)
+                        .getString(0))
                 .isEqualTo(StringData.fromString("-838:00:00.000000"));
-        assertThatThrownBy(() -> deserialize(
-                        DataTypes.ROW(DataTypes.FIELD("name", DataTypes.INT())), List.of(), sample(0)))
-                .hasMessageContaining("'name'").hasMessageContaining("declare it as STRING");
+        assertThatThrownBy(() ->
+                        deserialize(DataTypes.ROW(DataTypes.FIELD("name", DataTypes.INT())), List.of(), sample(0)))
+                .hasMessageContaining("'name'")
+                .hasMessageContaining("declare it as STRING");
     }
 }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
@@ -31,7 +36,8 @@ import java.util.Set;
  */
 public final class UpsertCollectingSinkFactory implements DynamicTableSinkFactory {
 
-    static final ConfigOption<String> TABLES_ID = ConfigOptions.key("tables-id").stringType().noDefaultValue();
+    static final ConfigOption<String> TABLES_ID =
+            ConfigOptions.key("tables-id").stringType().noDefaultValue();
 
     @Override
     public String factoryIdentifier() {
@@ -98,7 +104,10 @@ public final class UpsertCollectingSinkFactory implements DynamicTableSinkFactor
         private final List<String> names;
         private final List<String> key;
 
-        RowSink(String tablesId, DynamicTableSink.DataStructureConverter converter, List<String> names,
+        RowSink(
+                String tablesId,
+                DynamicTableSink.DataStructureConverter converter,
+                List<String> names,
                 List<String> key) {
             this.tablesId = tablesId;
             this.converter = converter;

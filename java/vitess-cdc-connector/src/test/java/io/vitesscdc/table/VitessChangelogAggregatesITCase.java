@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
@@ -5,8 +10,8 @@ import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.StrictChangelog;
 import io.vitesscdc.source.testutils.StrictTable;
 import io.vitesscdc.source.testutils.StrictTablesWriter;
-import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.JobStatus;
@@ -83,9 +88,11 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
     private static final int COPY_ROWS_PER_SECOND = 150;
     /** Interrupt once every table has this many copied rows committed (a checkpoint inside the copy). */
     private static final int INTERRUPT_AFTER_COPIED = ROWS_PER_TABLE / 8;
+
     private static final int WRITES_PER_SECOND = 40;
     /** Writes after every shard's copy completed, before the writer stops. */
     private static final int WRITES_AFTER_COPY = 120;
+
     private static final long SEED = 0x5EED_2026L;
     private static final Duration SETTLE_QUIET = Duration.ofSeconds(15);
     private static final Duration SETTLE_MAX = TestTimeouts.CONVERGE;
@@ -224,13 +231,15 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
                     + writer.runPredicate());
         }
         tEnv.executeSql("CREATE TEMPORARY VIEW run_rows AS " + String.join(" UNION ALL ", runRows));
-        tEnv.executeSql("CREATE TABLE table_totals (tbl STRING, cnt BIGINT, total BIGINT, PRIMARY KEY (tbl) NOT ENFORCED) "
-                + "WITH ('connector' = 'upsert-collecting', 'tables-id' = '" + totalsId() + "')");
+        tEnv.executeSql(
+                "CREATE TABLE table_totals (tbl STRING, cnt BIGINT, total BIGINT, PRIMARY KEY (tbl) NOT ENFORCED) "
+                        + "WITH ('connector' = 'upsert-collecting', 'tables-id' = '" + totalsId() + "')");
         tEnv.executeSql("CREATE TABLE group_totals (tbl STRING, grp STRING, cnt BIGINT, total BIGINT, "
                 + "PRIMARY KEY (tbl, grp) NOT ENFORCED) "
                 + "WITH ('connector' = 'upsert-collecting', 'tables-id' = '" + groupsId() + "')");
         set.addInsertSql("INSERT INTO table_totals SELECT tbl, COUNT(*), SUM(amount) FROM run_rows GROUP BY tbl");
-        set.addInsertSql("INSERT INTO group_totals SELECT tbl, grp, COUNT(*), SUM(amount) FROM run_rows GROUP BY tbl, grp");
+        set.addInsertSql(
+                "INSERT INTO group_totals SELECT tbl, grp, COUNT(*), SUM(amount) FROM run_rows GROUP BY tbl, grp");
 
         String plan = set.explain(ExplainDetail.CHANGELOG_MODE);
         List<StrictTable> retract = new ArrayList<>();
@@ -238,7 +247,9 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
             List<String> modes = scanChangelogModes(plan, t);
             // One scan per table: the recording sink (which throttles the copy) sees exactly the
             // stream the aggregates consume, not a second VStream of its own.
-            assertThat(modes).as("scans of src_%s in the optimized plan (one, shared):%n%s", t.table, plan).hasSize(1);
+            assertThat(modes)
+                    .as("scans of src_%s in the optimized plan (one, shared):%n%s", t.table, plan)
+                    .hasSize(1);
             if (modes.get(0).contains("UB")) {
                 retract.add(t);
             }
@@ -268,16 +279,19 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
 
     /** Waits until every table has {@link #INTERRUPT_AFTER_COPIED} copied rows in completed checkpoints. */
     private void awaitCopiedRowsCommitted(Job job) throws Exception {
-        waitUntil(TestTimeouts.THROTTLED_COPY_STARTED, () -> {
-            assertRunning(job);
-            for (StrictTable t : StrictTable.values()) {
-                if (recording(t).snapshotRecords() < INTERRUPT_AFTER_COPIED) {
-                    return false;
-                }
-            }
-            return true;
-        }, () -> "every table to have " + INTERRUPT_AFTER_COPIED + " copied rows in completed checkpoints: "
-                + progress());
+        waitUntil(
+                TestTimeouts.THROTTLED_COPY_STARTED,
+                () -> {
+                    assertRunning(job);
+                    for (StrictTable t : StrictTable.values()) {
+                        if (recording(t).snapshotRecords() < INTERRUPT_AFTER_COPIED) {
+                            return false;
+                        }
+                    }
+                    return true;
+                },
+                () -> "every table to have " + INTERRUPT_AFTER_COPIED + " copied rows in completed checkpoints: "
+                        + progress());
     }
 
     /**
@@ -288,8 +302,10 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
         for (StrictTable t : StrictTable.values()) {
             RecordedChangelog r = recording(t);
             assertThat(r.snapshotRecords())
-                    .as("%s must fall inside the copy of %s (else slow the copy down: COPY_ROWS_PER_SECOND, "
-                            + "ROWS_PER_TABLE); %s", what, t.table, progress())
+                    .as(
+                            "%s must fall inside the copy of %s (else slow the copy down: COPY_ROWS_PER_SECOND, "
+                                    + "ROWS_PER_TABLE); %s",
+                            what, t.table, progress())
                     .isLessThan(ROWS_PER_TABLE);
             assertThat(r.copiedShards())
                     .as("%s must fall inside the copy of %s: some shard still copying; %s", what, t.table, progress())
@@ -302,26 +318,34 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
      * job: the copy resumed in it) and every shard's copy completed, with the writer running.
      */
     private void awaitCopyCompleted(String writtenBy, Job job) throws Exception {
-        waitUntil(TestTimeouts.THROTTLED_COPY_COMPLETED, () -> {
-            assertRunning(job);
-            for (StrictTable t : StrictTable.values()) {
-                RecordedChangelog r = recording(t);
-                if (r.snapshotRecordsBy(writtenBy) == 0 || r.copiedShards().size() < StrictTable.SHARDS.size()) {
-                    return false;
-                }
-            }
-            return true;
-        }, () -> "copied rows of every table from '" + writtenBy + "' and complete on every shard (job "
-                + jobStatus(job) + "): " + progress());
+        waitUntil(
+                TestTimeouts.THROTTLED_COPY_COMPLETED,
+                () -> {
+                    assertRunning(job);
+                    for (StrictTable t : StrictTable.values()) {
+                        RecordedChangelog r = recording(t);
+                        if (r.snapshotRecordsBy(writtenBy) == 0
+                                || r.copiedShards().size() < StrictTable.SHARDS.size()) {
+                            return false;
+                        }
+                    }
+                    return true;
+                },
+                () -> "copied rows of every table from '" + writtenBy + "' and complete on every shard (job "
+                        + jobStatus(job) + "): " + progress());
     }
 
     /** Lets the writer run past the copy, stops it, waits until results settle, compares with VTGate. */
     private void finishWritingAndCompare(Job job) throws Exception {
         long opsAtCopyEnd = writer.ops();
-        waitUntil(TestTimeouts.PROGRESS, () -> writer.ops() >= opsAtCopyEnd + WRITES_AFTER_COPY,
+        waitUntil(
+                TestTimeouts.PROGRESS,
+                () -> writer.ops() >= opsAtCopyEnd + WRITES_AFTER_COPY,
                 () -> WRITES_AFTER_COPY + " writes after the copy (" + writer.summary() + ")");
         writer.stop();
-        assertThat(writer.moves()).as("cross-shard key moves by the writer: %s", writer.summary()).isPositive();
+        assertThat(writer.moves())
+                .as("cross-shard key moves by the writer: %s", writer.summary())
+                .isPositive();
 
         Map<String, Map<String, String>> totals = expectedTotals();
         Map<String, Map<String, String>> groups = expectedGroups();
@@ -332,14 +356,23 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
         for (Map<String, String> total : totals.values()) {
             // COUNT(*) answers a row even for no rows: the comparison is only worth something if the
             // run's rows are there.
-            assertThat(Long.parseLong(total.get("cnt"))).as("rows of this run in %s", total.get("tbl"))
+            assertThat(Long.parseLong(total.get("cnt")))
+                    .as("rows of this run in %s", total.get("tbl"))
                     .isGreaterThan(ROWS_PER_TABLE / 2);
         }
         awaitSettled(job, totals, groups, rows);
 
         List<String> failures = new ArrayList<>();
-        diff("COUNT(*), SUM(amount) per table", totals, MaterializedTables.get(totalsId()).rows(), failures);
-        diff("GROUP BY grp: COUNT(*), SUM(amount)", groups, MaterializedTables.get(groupsId()).rows(), failures);
+        diff(
+                "COUNT(*), SUM(amount) per table",
+                totals,
+                MaterializedTables.get(totalsId()).rows(),
+                failures);
+        diff(
+                "GROUP BY grp: COUNT(*), SUM(amount)",
+                groups,
+                MaterializedTables.get(groupsId()).rows(),
+                failures);
         for (StrictTable t : job.retract) {
             StrictChangelog changelog = recording(t).changelog();
             try {
@@ -362,22 +395,28 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
         if (lines.length <= n) {
             return message;
         }
-        return String.join("\n", java.util.Arrays.copyOf(lines, n)) + "\n  ... (" + (lines.length - n) + " more shown by "
-                + "StrictChangelog.assertValid)";
+        return String.join("\n", java.util.Arrays.copyOf(lines, n)) + "\n  ... (" + (lines.length - n)
+                + " more shown by " + "StrictChangelog.assertValid)";
     }
 
     /**
      * Waits until Flink's results equal VTGate's, or stop changing for {@link #SETTLE_QUIET} (the
      * source has delivered everything: a wrong result stays wrong), at most {@link #SETTLE_MAX}.
      */
-    private void awaitSettled(Job job, Map<String, Map<String, String>> totals, Map<String, Map<String, String>> groups,
-            Map<StrictTable, Map<List<Object>, List<Object>>> rows) throws Exception {
+    private void awaitSettled(
+            Job job,
+            Map<String, Map<String, String>> totals,
+            Map<String, Map<String, String>> groups,
+            Map<StrictTable, Map<List<Object>, List<Object>>> rows)
+            throws Exception {
         long deadline = System.nanoTime() + SETTLE_MAX.toNanos();
         long quietSince = System.nanoTime();
         Object last = null;
         while (System.nanoTime() < deadline) {
-            Map<String, Map<String, String>> actualTotals = MaterializedTables.get(totalsId()).rows();
-            Map<String, Map<String, String>> actualGroups = MaterializedTables.get(groupsId()).rows();
+            Map<String, Map<String, String>> actualTotals =
+                    MaterializedTables.get(totalsId()).rows();
+            Map<String, Map<String, String>> actualGroups =
+                    MaterializedTables.get(groupsId()).rows();
             if (actualTotals.equals(totals) && actualGroups.equals(groups) && liveRowsEqual(rows)) {
                 return;
             }
@@ -415,8 +454,11 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
     private Map<String, Map<String, String>> expectedTotals() throws Exception {
         Map<String, Map<String, String>> out = new TreeMap<>();
         for (StrictTable t : StrictTable.values()) {
-            out.putAll(VitessCluster.query(StrictTable.KEYSPACE, "SELECT '" + t.table + "' AS tbl, COUNT(*) AS cnt, "
-                    + "SUM(amount) AS total FROM " + t.table + " WHERE " + writer.runPredicate(), "tbl"));
+            out.putAll(VitessCluster.query(
+                    StrictTable.KEYSPACE,
+                    "SELECT '" + t.table + "' AS tbl, COUNT(*) AS cnt, " + "SUM(amount) AS total FROM " + t.table
+                            + " WHERE " + writer.runPredicate(),
+                    "tbl"));
         }
         return out;
     }
@@ -424,9 +466,14 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
     private Map<String, Map<String, String>> expectedGroups() throws Exception {
         Map<String, Map<String, String>> out = new TreeMap<>();
         for (StrictTable t : StrictTable.values()) {
-            out.putAll(VitessCluster.query(StrictTable.KEYSPACE, "SELECT '" + t.table + "' AS tbl, grp, "
-                    + "COUNT(*) AS cnt, SUM(amount) AS total FROM " + t.table + " WHERE " + writer.runPredicate()
-                    + " GROUP BY grp", "tbl", "grp"));
+            out.putAll(VitessCluster.query(
+                    StrictTable.KEYSPACE,
+                    "SELECT '" + t.table + "' AS tbl, grp, "
+                            + "COUNT(*) AS cnt, SUM(amount) AS total FROM " + t.table + " WHERE "
+                            + writer.runPredicate()
+                            + " GROUP BY grp",
+                    "tbl",
+                    "grp"));
         }
         return out;
     }
@@ -452,8 +499,11 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
     // ---------------------------------------------------------------------------------------------
     // Reporting
 
-    private static void diff(String what, Map<String, Map<String, String>> expected,
-            Map<String, Map<String, String>> actual, List<String> failures) {
+    private static void diff(
+            String what,
+            Map<String, Map<String, String>> expected,
+            Map<String, Map<String, String>> actual,
+            List<String> failures) {
         if (expected.equals(actual)) {
             return;
         }
@@ -462,7 +512,11 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
         keys.addAll(actual.keySet());
         for (String k : keys) {
             if (!Objects.equals(expected.get(k), actual.get(k))) {
-                sb.append("\n  ").append(k).append(": Flink ").append(actual.get(k)).append(", VTGate ")
+                sb.append("\n  ")
+                        .append(k)
+                        .append(": Flink ")
+                        .append(actual.get(k))
+                        .append(", VTGate ")
                         .append(expected.get(k));
             }
         }
@@ -522,8 +576,8 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
     private void assertRunning(Job job) {
         JobStatus status = jobStatus(job);
         if (status.isGloballyTerminalState()) {
-            throw new AssertionError("the job is " + status + " (expected it to run); " + progress()
-                    + "; see target/test.log");
+            throw new AssertionError(
+                    "the job is " + status + " (expected it to run); " + progress() + "; see target/test.log");
         }
     }
 
@@ -550,5 +604,4 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
     private String groupsId() {
         return runId + "-groups";
     }
-
 }

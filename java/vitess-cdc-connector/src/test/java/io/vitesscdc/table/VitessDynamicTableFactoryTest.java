@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.StartupMode;
@@ -40,41 +45,54 @@ class VitessDynamicTableFactoryTest {
     }
 
     private static void assertInvalid(String columns, String options, String... needles) {
-        assertThatThrownBy(() -> plan(columns, options))
-                .satisfies(e -> {
-                    StringBuilder all = new StringBuilder();
-                    for (Throwable t = e; t != null; t = t.getCause()) {
-                        all.append(t.getMessage()).append('\n');
-                    }
-                    for (String needle : needles) {
-                        assertThat(all.toString()).contains(needle);
-                    }
-                });
+        assertThatThrownBy(() -> plan(columns, options)).satisfies(e -> {
+            StringBuilder all = new StringBuilder();
+            for (Throwable t = e; t != null; t = t.getCause()) {
+                all.append(t.getMessage()).append('\n');
+            }
+            for (String needle : needles) {
+                assertThat(all.toString()).contains(needle);
+            }
+        });
     }
 
     @Test
     void validTablePlansAsAnUpsertChangelogSourceWithoutAServer() {
         // 'upsert' reads nothing from VTGate at planning ('auto' and 'all' do: ChangelogModeResolverTest).
         String plan = plan(COLUMNS, BASE + ", 'hostname' = 'vtgate', 'port' = '15999', 'changelog-mode' = 'upsert'");
-        assertThat(plan).contains("TableSourceScan(table=[[default_catalog, default_database, src]]")
+        assertThat(plan)
+                .contains("TableSourceScan(table=[[default_catalog, default_database, src]]")
                 .contains("changelogMode=[I,UA,D]");
     }
 
     @Test
     void changelogModeMistakes() {
-        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'changelog-mode' = 'retract'",
-                "'changelog-mode' = 'retract' is unknown", "auto", "all", "upsert");
-        assertInvalid("(id BIGINT)", BASE + ", 'hostname' = 'h', 'scan.allow-tables-without-primary-key' = 'true', "
-                + "'changelog-mode' = 'upsert'", "'changelog-mode' = 'upsert' but declares no primary key",
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'changelog-mode' = 'retract'",
+                "'changelog-mode' = 'retract' is unknown",
+                "auto",
+                "all",
+                "upsert");
+        assertInvalid(
+                "(id BIGINT)",
+                BASE + ", 'hostname' = 'h', 'scan.allow-tables-without-primary-key' = 'true', "
+                        + "'changelog-mode' = 'upsert'",
+                "'changelog-mode' = 'upsert' but declares no primary key",
                 "PRIMARY KEY");
     }
 
     @Test
     void autoAndAllNeedVtgateAtPlanningAndSayHowToDoWithout() {
         for (String mode : new String[] {"auto", "all"}) {
-            assertInvalid(COLUMNS, BASE + ", 'vtgate.address' = '127.0.0.1:1', 'connect.timeout' = '2 s', "
-                    + "'changelog-mode' = '" + mode + "'", "cannot decide its changelog mode", "127.0.0.1:1",
-                    "connection refused", "'changelog-mode' = 'upsert'");
+            assertInvalid(
+                    COLUMNS,
+                    BASE + ", 'vtgate.address' = '127.0.0.1:1', 'connect.timeout' = '2 s', " + "'changelog-mode' = '"
+                            + mode + "'",
+                    "cannot decide its changelog mode",
+                    "127.0.0.1:1",
+                    "connection refused",
+                    "'changelog-mode' = 'upsert'");
         }
     }
 
@@ -90,29 +108,46 @@ class VitessDynamicTableFactoryTest {
 
     @Test
     void missingPrimaryKeyExplainsTheKeyOrTheOptOut() {
-        assertInvalid("(id BIGINT)", BASE + ", 'hostname' = 'h'", "no primary key",
-                "PRIMARY KEY", "scan.allow-tables-without-primary-key");
+        assertInvalid(
+                "(id BIGINT)",
+                BASE + ", 'hostname' = 'h'",
+                "no primary key",
+                "PRIMARY KEY",
+                "scan.allow-tables-without-primary-key");
         assertThat(plan("(id BIGINT)", BASE + ", 'hostname' = 'h', 'scan.allow-tables-without-primary-key' = 'true'"))
                 .as("no declared key: retract as it comes, without asking VTGate")
-                .contains("TableSourceScan").contains("changelogMode=[I,UB,UA,D]");
+                .contains("TableSourceScan")
+                .contains("changelogMode=[I,UB,UA,D]");
     }
 
     @Test
     void startupModeMistakes() {
-        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'earliest'",
-                "'scan.startup.mode' = 'earliest' is unknown", "latest-offset");
-        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'specific-offset'",
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'earliest'",
+                "'scan.startup.mode' = 'earliest' is unknown",
+                "latest-offset");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'specific-offset'",
                 "needs 'scan.startup.specific-offset'");
-        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'specific-offset', "
-                + "'scan.startup.specific-offset' = '{broken'", "not valid JSON");
-        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'scan.startup.specific-offset' = '[]'",
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.startup.mode' = 'specific-offset', "
+                        + "'scan.startup.specific-offset' = '{broken'",
+                "not valid JSON");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.startup.specific-offset' = '[]'",
                 "set 'scan.startup.mode' = 'specific-offset'");
     }
 
     @Test
     void otherMistakes() {
-        assertInvalid(COLUMNS, "'connector' = 'vitess-cdc', 'keyspace' = 'ks', 'table-name' = 'cust[', "
-                + "'hostname' = 'h'", "nor a valid regular expression");
+        assertInvalid(
+                COLUMNS,
+                "'connector' = 'vitess-cdc', 'keyspace' = 'ks', 'table-name' = 'cust[', " + "'hostname' = 'h'",
+                "nor a valid regular expression");
         assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'tablet-type' = 'leader'", "primary, replica or rdonly");
         assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'tls.client-cert' = '/c.pem'", "'tls.client-key'");
         assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'heartbeat.interval' = '1500 ms'", "whole seconds");
@@ -138,7 +173,9 @@ class VitessDynamicTableFactoryTest {
         options.put("retry.max-attempts", "3");
         options.put("changelog-mode", "UPSERT");
         ResolvedSchema schema = new ResolvedSchema(
-                List.of(Column.physical("id", DataTypes.BIGINT().notNull()), Column.physical("name", DataTypes.STRING())),
+                List.of(
+                        Column.physical("id", DataTypes.BIGINT().notNull()),
+                        Column.physical("name", DataTypes.STRING())),
                 List.of(),
                 UniqueConstraint.primaryKey("pk", List.of("id")),
                 List.of());
@@ -147,8 +184,13 @@ class VitessDynamicTableFactoryTest {
                 .options(options)
                 .build();
         VitessDynamicTableSource source = (VitessDynamicTableSource) FactoryUtil.createDynamicTableSource(
-                null, ObjectIdentifier.of("c", "d", "src"), new ResolvedCatalogTable(table, schema), Map.of(),
-                new Configuration(), getClass().getClassLoader(), false);
+                null,
+                ObjectIdentifier.of("c", "d", "src"),
+                new ResolvedCatalogTable(table, schema),
+                Map.of(),
+                new Configuration(),
+                getClass().getClassLoader(),
+                false);
         VitessSourceConfig config = source.config();
         assertThat(config.startupMode()).isEqualTo(StartupMode.SNAPSHOT);
         assertThat(config.shards()).containsExactly("-80", "80-");
@@ -164,7 +206,7 @@ class VitessDynamicTableFactoryTest {
                 .contains("\"retry_max_attempts\":3");
         assertThat(source.getChangelogMode()).isEqualTo(ChangelogModeResolver.UPSERT);
         assertThat(source.copy()).as("copies keep the mode").isEqualTo(source);
-        assertThat(source.listReadableMetadata()).containsOnlyKeys(
-                "keyspace", "shard", "table_name", "op_ts", "row_kind", "position", "is_snapshot");
+        assertThat(source.listReadableMetadata())
+                .containsOnlyKeys("keyspace", "shard", "table_name", "op_ts", "row_kind", "position", "is_snapshot");
     }
 }

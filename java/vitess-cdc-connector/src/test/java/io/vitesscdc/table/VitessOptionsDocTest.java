@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.VitessSource;
@@ -8,10 +13,11 @@ import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.MemorySize;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import org.junit.jupiter.api.Test;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
 import java.lang.reflect.Method;
@@ -61,7 +67,9 @@ class VitessOptionsDocTest {
         Map<String, List<Row>> rowsByKey = new HashMap<>();
         for (Row row : table(MAIN_HEADER)) {
             for (String key : leadingCodeSpans(row.get("SQL option"))) {
-                assertThat(options).as("docs/options.md names the SQL option '%s'", key).containsKey(key);
+                assertThat(options)
+                        .as("docs/options.md names the SQL option '%s'", key)
+                        .containsKey(key);
                 rowsByKey.computeIfAbsent(key, k -> new ArrayList<>()).add(row);
             }
         }
@@ -76,11 +84,13 @@ class VitessOptionsDocTest {
                 String documented = defaultOf(row.get("default"));
                 if (documented == null) {
                     assertThat(option.hasDefaultValue())
-                            .as("'%s' has no documented default but defaults to %s", option.key(),
-                                    option.hasDefaultValue() ? option.defaultValue() : null)
+                            .as(
+                                    "'%s' has no documented default but defaults to %s",
+                                    option.key(), option.hasDefaultValue() ? option.defaultValue() : null)
                             .isFalse();
                 } else {
-                    assertThat(option.hasDefaultValue()).as("'%s' is documented as %s", option.key(), documented)
+                    assertThat(option.hasDefaultValue())
+                            .as("'%s' is documented as %s", option.key(), documented)
                             .isTrue();
                     assertThat(parse(documented, option.defaultValue().getClass()))
                             .as("the default of '%s' (docs/options.md says %s)", option.key(), documented)
@@ -90,7 +100,9 @@ class VitessOptionsDocTest {
             }
         }
         assertThat(checked).isGreaterThanOrEqualTo(15);
-        assertThat(rowsByKey.keySet()).as("SQL options missing from docs/options.md").containsAll(options.keySet());
+        assertThat(rowsByKey.keySet())
+                .as("SQL options missing from docs/options.md")
+                .containsAll(options.keySet());
     }
 
     /** docs/sql-connector.md repeats the SQL options for SQL users; its defaults must be these too. */
@@ -107,22 +119,28 @@ class VitessOptionsDocTest {
                     continue;
                 }
                 ConfigOption<?> option = options.get(key);
-                assertThat(option).as("docs/sql-connector.md names the SQL option '%s'", key).isNotNull();
+                assertThat(option)
+                        .as("docs/sql-connector.md names the SQL option '%s'", key)
+                        .isNotNull();
                 documented.add(key);
                 String value = defaultOf(defaults[defaults.length == keys.length ? i : 0]);
                 if (value == null) {
-                    assertThat(option.hasDefaultValue()).as("'%s' has no default in docs/sql-connector.md", key)
+                    assertThat(option.hasDefaultValue())
+                            .as("'%s' has no default in docs/sql-connector.md", key)
                             .isFalse();
                 } else {
                     Object expected = option.defaultValue() instanceof MemorySize
                             ? MemorySize.parse(value)
                             : parse(value, option.defaultValue().getClass());
-                    assertThat(expected).as("the default of '%s' (docs/sql-connector.md says %s)", key, value)
+                    assertThat(expected)
+                            .as("the default of '%s' (docs/sql-connector.md says %s)", key, value)
                             .isEqualTo(option.defaultValue());
                 }
             }
         }
-        assertThat(documented).as("SQL options missing from docs/sql-connector.md").containsAll(options.keySet());
+        assertThat(documented)
+                .as("SQL options missing from docs/sql-connector.md")
+                .containsAll(options.keySet());
     }
 
     @Test
@@ -144,9 +162,11 @@ class VitessOptionsDocTest {
             VitessSourceBuilder<String> builder = minimalBuilder();
             m.invoke(builder, parse(value, m.getParameterTypes()[0]));
             JsonNode json = nativeJson(builder.build().config());
-            assertThat(json.has(field)).as("%s(%s) sets the JSON field %s: %s", m.getName(), value, field, json)
+            assertThat(json.has(field))
+                    .as("%s(%s) sets the JSON field %s: %s", m.getName(), value, field, json)
                     .isTrue();
-            assertThat(json.get(field).asText()).as("%s(%s) renders %s", m.getName(), value, field)
+            assertThat(json.get(field).asText())
+                    .as("%s(%s) renders %s", m.getName(), value, field)
                     .isEqualTo(inUnitOf(field, value));
             rendered++;
         }
@@ -162,25 +182,32 @@ class VitessOptionsDocTest {
         }
         public_.removeAll(Set.of("build", "deserializer", "nativeOption"));
         assertThat(documented).as("builder methods of docs/options.md").isSubsetOf(public_);
-        assertThat(documented).as("builder methods missing from docs/options.md").containsAll(public_);
+        assertThat(documented)
+                .as("builder methods missing from docs/options.md")
+                .containsAll(public_);
     }
 
     @Test
     void aBuilderLeftAloneSendsNoCoreKnobAndHasTheDocumentedJavaDefaults() throws Exception {
         VitessSourceConfig config = minimalBuilder().build().config();
-        assertThat(nativeJson(config).fieldNames()).toIterable()
+        assertThat(nativeJson(config).fieldNames())
+                .toIterable()
                 .containsExactlyInAnyOrder("address", "keyspace", "shards", "start_mode");
         Map<String, List<Object>> actual = Map.of(
                 "heartbeatWatermarks", List.of(config.heartbeatWatermarks()),
                 "pollTimeout", List.of(config.pollTimeout()),
-                "batchBufferBytes", List.of(MemorySize.parse(config.initialBufferBytes() + "b"),
-                        MemorySize.parse(config.maxBufferBytes() + "b")));
+                "batchBufferBytes",
+                        List.of(
+                                MemorySize.parse(config.initialBufferBytes() + "b"),
+                                MemorySize.parse(config.maxBufferBytes() + "b")));
         List<Row> rows = table(JAVA_ONLY_HEADER);
         assertThat(rows).hasSize(actual.size());
         for (Row row : rows) {
             String method = methods(row.get("builder")).get(0);
             List<Object> values = actual.get(method);
-            assertThat(values).as("a Java-only setting this test does not know: %s", method).isNotNull();
+            assertThat(values)
+                    .as("a Java-only setting this test does not know: %s", method)
+                    .isNotNull();
             List<String> documented = codeSpans(row.get("default"));
             assertThat(documented).hasSize(values.size());
             for (int i = 0; i < values.size(); i++) {
@@ -227,12 +254,16 @@ class VitessOptionsDocTest {
         Matcher q = QUANTITY.matcher(value);
         boolean quantity = q.matches();
         if (type == Duration.class) {
-            assertThat(quantity && !q.group(2).equals("MiB")).as("%s is a duration", value).isTrue();
+            assertThat(quantity && !q.group(2).equals("MiB"))
+                    .as("%s is a duration", value)
+                    .isTrue();
             long n = Long.parseLong(q.group(1));
             return q.group(2).equals("ms") ? Duration.ofMillis(n) : Duration.ofSeconds(n);
         }
         if (type == MemorySize.class) {
-            assertThat(quantity && q.group(2).equals("MiB")).as("%s is a size", value).isTrue();
+            assertThat(quantity && q.group(2).equals("MiB"))
+                    .as("%s is a size", value)
+                    .isTrue();
             return MemorySize.ofMebiBytes(Long.parseLong(q.group(1)));
         }
         assertThat(quantity).as("%s is a plain %s", value, type.getSimpleName()).isFalse();

@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RecordedChangelog;
-import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.core.execution.JobClient;
@@ -15,10 +20,10 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.ParameterizedTest;
-import org.junit.jupiter.params.provider.ValueSource;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -73,8 +78,10 @@ class VitessTableChangelogModeITCase extends VitessITBase {
     private String createTable(String prefix, String collation) throws Exception {
         String t = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         tables.add(t);
-        VitessCluster.execute(KEYSPACE, "CREATE TABLE " + t + " (k VARCHAR(64) " + collation + " NOT NULL, "
-                + "v INT NOT NULL, note VARCHAR(64), PRIMARY KEY (k))");
+        VitessCluster.execute(
+                KEYSPACE,
+                "CREATE TABLE " + t + " (k VARCHAR(64) " + collation + " NOT NULL, "
+                        + "v INT NOT NULL, note VARCHAR(64), PRIMARY KEY (k))");
         return t;
     }
 
@@ -105,7 +112,8 @@ class VitessTableChangelogModeITCase extends VitessITBase {
         createRetractSink(tEnv);
         String toLog = "INSERT INTO log SELECT " + COLUMNS + ", shard FROM src";
         String plan = tEnv.explainSql(toLog, ExplainDetail.CHANGELOG_MODE);
-        assertThat(plan).as("the source is declared upsert with full deletes")
+        assertThat(plan)
+                .as("the source is declared upsert with full deletes")
                 .contains("TableSourceScan(table=[[default_catalog, default_database, src")
                 .contains("changelogMode=[I,UA,D]")
                 .contains("ChangelogNormalize");
@@ -116,8 +124,8 @@ class VitessTableChangelogModeITCase extends VitessITBase {
         try {
             // Writes while the copy runs and after it: updates, deletes, inserts, and updates of the key.
             writer.run(200);
-            Map<String, Map<String, String>> expected = VitessCluster.query(KEYSPACE,
-                    "SELECT " + COLUMNS + " FROM " + t, "k");
+            Map<String, Map<String, String>> expected =
+                    VitessCluster.query(KEYSPACE, "SELECT " + COLUMNS + " FROM " + t, "k");
             awaitEqual(expected, TestTimeouts.CONVERGE);
             RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
@@ -147,16 +155,20 @@ class VitessTableChangelogModeITCase extends VitessITBase {
         createSource(tEnv, "src", t, "");
         createRetractSink(tEnv);
         // The same retract sink that needs ChangelogNormalize behind an upsert source (above).
-        String plan = tEnv.explainSql("INSERT INTO log SELECT " + COLUMNS + ", shard FROM src",
-                ExplainDetail.CHANGELOG_MODE);
+        String plan =
+                tEnv.explainSql("INSERT INTO log SELECT " + COLUMNS + ", shard FROM src", ExplainDetail.CHANGELOG_MODE);
         assertThat(plan).contains("changelogMode=[I,UB,UA,D]").doesNotContain("ChangelogNormalize");
         createSource(tEnv, "src_all", t, ", 'changelog-mode' = 'all'");
         assertThat(tEnv.explainSql("SELECT " + COLUMNS + " FROM src_all", ExplainDetail.CHANGELOG_MODE))
-                .as("'all' accepts an exact key order").contains("changelogMode=[I,UB,UA,D]");
+                .as("'all' accepts an exact key order")
+                .contains("changelogMode=[I,UB,UA,D]");
     }
 
     private void awaitEqual(Map<String, Map<String, String>> expected, Duration timeout) throws Exception {
-        awaitEqual(expected, () -> MaterializedTables.get(runId).rows(), timeout,
+        awaitEqual(
+                expected,
+                () -> MaterializedTables.get(runId).rows(),
+                timeout,
                 "upsert sink vs SELECT * through VTGate");
     }
 
@@ -179,7 +191,8 @@ class VitessTableChangelogModeITCase extends VitessITBase {
 
         void insert(int rows) throws Exception {
             try (Connection c = VitessCluster.connect(KEYSPACE);
-                    PreparedStatement ps = c.prepareStatement("INSERT INTO " + table + " (k, v, note) VALUES (?, ?, ?)")) {
+                    PreparedStatement ps =
+                            c.prepareStatement("INSERT INTO " + table + " (k, v, note) VALUES (?, ?, ?)")) {
                 for (int i = 0; i < rows; i++) {
                     String k = newKey();
                     ps.setString(1, k);

@@ -1,10 +1,15 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
+import io.vitesscdc.source.testutils.CustomerRangeITBase;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RecordedChangelog;
-import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
-import io.vitesscdc.source.testutils.CustomerRangeITBase;
+import io.vitesscdc.source.testutils.VitessCluster;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableEnvironment;
@@ -13,12 +18,11 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
 
-
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.math.BigDecimal;
 import java.sql.Connection;
@@ -66,10 +70,9 @@ class VitessTableITCase extends CustomerRangeITBase {
 
     /** The raw changelog of a table with a {@code shard} column into the run's recorded changelog. */
     private String changelogSink(String key) {
-        return " WITH ('connector' = 'recorded-changelog', 'recording-id' = '" + runId + "', 'key-columns' = '"
-                + key + "')";
+        return " WITH ('connector' = 'recorded-changelog', 'recording-id' = '" + runId + "', 'key-columns' = '" + key
+                + "')";
     }
-
 
     @Test
     void customerTableWithMetadataEqualsVitess() throws Exception {
@@ -88,20 +91,24 @@ class VitessTableITCase extends CustomerRangeITBase {
         tEnv.executeSql("CREATE TABLE log (customer_id BIGINT, email STRING, name STRING, balance DECIMAL(12, 2), "
                 + "visits INT, updated_at TIMESTAMP(6), shard STRING)" + changelogSink("customer_id"));
         String physical = "customer_id, email, name, balance, visits, updated_at";
-        JobClient job = executeAll(tEnv, "INSERT INTO snk SELECT * FROM src",
-                "INSERT INTO log SELECT " + physical + ", shard FROM src");
+        JobClient job = executeAll(
+                tEnv, "INSERT INTO snk SELECT * FROM src", "INSERT INTO log SELECT " + physical + ", shard FROM src");
         try {
             writer.start(80);
             waitUntil(TestTimeouts.PROGRESS, () -> writer.ops() >= 150, "writer progress");
             writer.stop();
-            awaitEqual("SELECT " + physical + " FROM customer WHERE " + writer.rangePredicate(),
-                    physical.split(", "), TestTimeouts.CONVERGE, "customer_id");
+            awaitEqual(
+                    "SELECT " + physical + " FROM customer WHERE " + writer.rangePredicate(),
+                    physical.split(", "),
+                    TestTimeouts.CONVERGE,
+                    "customer_id");
             RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
         }
         RecordedChangelog.get(runId).assertStrict();
-        Map<String, Map<String, String>> rows = inRange(MaterializedTables.get(runId).rows());
+        Map<String, Map<String, String>> rows =
+                inRange(MaterializedTables.get(runId).rows());
         Set<String> shards = new HashSet<>();
         boolean sawSnapshot = false;
         boolean sawStreamed = false;
@@ -118,7 +125,8 @@ class VitessTableITCase extends CustomerRangeITBase {
             } else {
                 sawStreamed = true;
                 assertThat(row.get("kind")).isIn("+I", "+U");
-                assertThat(Instant.parse(row.get("op_ts"))).isAfter(Instant.now().minus(Duration.ofHours(1)));
+                assertThat(Instant.parse(row.get("op_ts")))
+                        .isAfter(Instant.now().minus(Duration.ofHours(1)));
             }
         }
         assertThat(shards).containsExactlyInAnyOrder("-80", "80-");
@@ -131,8 +139,10 @@ class VitessTableITCase extends CustomerRangeITBase {
         long base = writer.base();
         Random random = new Random();
         for (int i = 0; i < 50; i++) {
-            VitessCluster.execute("customer", "INSERT INTO corder (customer_id, order_id, sku, quantity, price) VALUES ("
-                    + (base + i % 10) + ", " + i + ", 'sku" + i + "', " + i + ", " + i + ".25)");
+            VitessCluster.execute(
+                    "customer",
+                    "INSERT INTO corder (customer_id, order_id, sku, quantity, price) VALUES (" + (base + i % 10) + ", "
+                            + i + ", 'sku" + i + "', " + i + ", " + i + ".25)");
         }
         TableEnvironment tEnv = tableEnv(4);
         tEnv.executeSql("CREATE TABLE src (customer_id BIGINT, order_id BIGINT, sku STRING, quantity INT, "
@@ -143,14 +153,19 @@ class VitessTableITCase extends CustomerRangeITBase {
         tEnv.executeSql("CREATE TABLE log (customer_id BIGINT, order_id BIGINT, sku STRING, quantity INT, "
                 + "price DECIMAL(10, 2), shard STRING)" + changelogSink("customer_id, order_id"));
         String columns = "customer_id, order_id, sku, quantity, price";
-        JobClient job = executeAll(tEnv, "INSERT INTO snk SELECT " + columns + " FROM src",
+        JobClient job = executeAll(
+                tEnv,
+                "INSERT INTO snk SELECT " + columns + " FROM src",
                 "INSERT INTO log SELECT " + columns + ", shard FROM src");
         try {
-            waitUntil(TestTimeouts.PROGRESS, () -> inRange(MaterializedTables.get(runId).rows()).size() >= 50,
+            waitUntil(
+                    TestTimeouts.PROGRESS,
+                    () -> inRange(MaterializedTables.get(runId).rows()).size() >= 50,
                     "the snapshot of corder");
             for (int i = 50; i < 120; i++) {
                 long cid = base + random.nextInt(10);
-                VitessCluster.execute("customer",
+                VitessCluster.execute(
+                        "customer",
                         "INSERT INTO corder (customer_id, order_id, sku, quantity, price) VALUES (" + cid + ", " + i
                                 + ", 'new', 1, 9.99)",
                         "UPDATE corder SET quantity = quantity + 7, sku = 'upd' WHERE customer_id = " + (base + i % 10)
@@ -158,8 +173,12 @@ class VitessTableITCase extends CustomerRangeITBase {
                         "DELETE FROM corder WHERE customer_id = " + (base + (i + 3) % 10) + " AND order_id = "
                                 + (i - 45));
             }
-            awaitEqual("SELECT " + columns + " FROM corder WHERE " + writer.rangePredicate(), columns.split(", "),
-                    TestTimeouts.CONVERGE, "customer_id", "order_id");
+            awaitEqual(
+                    "SELECT " + columns + " FROM corder WHERE " + writer.rangePredicate(),
+                    columns.split(", "),
+                    TestTimeouts.CONVERGE,
+                    "customer_id",
+                    "order_id");
             RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
@@ -180,12 +199,17 @@ class VitessTableITCase extends CustomerRangeITBase {
                 + changelogSink("tbl, customer_id"));
         String plan = tEnv.explainSql("INSERT INTO snk SELECT customer_id, visits, tbl FROM src");
         assertThat(plan).as("projection pushed into the source").contains("project=[customer_id, visits]");
-        JobClient job = executeAll(tEnv, "INSERT INTO snk SELECT customer_id, visits, tbl FROM src",
+        JobClient job = executeAll(
+                tEnv,
+                "INSERT INTO snk SELECT customer_id, visits, tbl FROM src",
                 "INSERT INTO log SELECT customer_id, visits, tbl, shard FROM src");
         try {
             writer.run(60);
-            awaitEqual("SELECT customer_id, visits, 'customer' AS tbl FROM customer WHERE " + writer.rangePredicate(),
-                    new String[] {"customer_id", "visits", "tbl"}, TestTimeouts.CONVERGE, "customer_id");
+            awaitEqual(
+                    "SELECT customer_id, visits, 'customer' AS tbl FROM customer WHERE " + writer.rangePredicate(),
+                    new String[] {"customer_id", "visits", "tbl"},
+                    TestTimeouts.CONVERGE,
+                    "customer_id");
             RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
@@ -196,20 +220,24 @@ class VitessTableITCase extends CustomerRangeITBase {
     @Test
     void snapshotModeIsBoundedAndMapsEveryType() throws Exception {
         long id = writer.base();
-        VitessCluster.execute("customer", "INSERT INTO all_types (id, c_tinyint, c_tinyint_u, c_smallint, "
-                + "c_smallint_u, c_mediumint, c_mediumint_u, c_int, c_int_u, c_bigint, c_bigint_u, c_bool, c_decimal, "
-                + "c_decimal0, c_float, c_double, c_bit1, c_bit64, c_date, c_datetime, c_datetime6, c_timestamp, "
-                + "c_time, c_time6, c_year, c_char, c_varchar, c_varchar_bin, c_text, c_latin1, c_binary, c_varbinary, "
-                + "c_blob, c_enum, c_set, c_json) VALUES (" + id + ", -128, 255, -32768, 65535, -8388608, 16777215, "
-                + "-2147483648, 4294967295, -9223372036854775808, 18446744073709551615, 1, "
-                + "'12345678901234567890.0123456789', 99999999999999999999, 1.5, -2.25, b'1', x'8000000000000001', "
-                + "'2024-02-29', '2024-02-29 13:14:15', '2024-02-29 13:14:15.123456', '2024-02-29 13:14:15.123', "
-                + "'23:59:58', '-838:59:59.000000', 2024, 'abc', 'héllo ✓', x'00ff', 'text', 'café', x'0102', "
-                + "x'abcd', x'01', 'medium', 'a,c', '{\"k\": [1, 2]}')");
+        VitessCluster.execute(
+                "customer",
+                "INSERT INTO all_types (id, c_tinyint, c_tinyint_u, c_smallint, "
+                        + "c_smallint_u, c_mediumint, c_mediumint_u, c_int, c_int_u, c_bigint, c_bigint_u, c_bool, c_decimal, "
+                        + "c_decimal0, c_float, c_double, c_bit1, c_bit64, c_date, c_datetime, c_datetime6, c_timestamp, "
+                        + "c_time, c_time6, c_year, c_char, c_varchar, c_varchar_bin, c_text, c_latin1, c_binary, c_varbinary, "
+                        + "c_blob, c_enum, c_set, c_json) VALUES (" + id
+                        + ", -128, 255, -32768, 65535, -8388608, 16777215, "
+                        + "-2147483648, 4294967295, -9223372036854775808, 18446744073709551615, 1, "
+                        + "'12345678901234567890.0123456789', 99999999999999999999, 1.5, -2.25, b'1', x'8000000000000001', "
+                        + "'2024-02-29', '2024-02-29 13:14:15', '2024-02-29 13:14:15.123456', '2024-02-29 13:14:15.123', "
+                        + "'23:59:58', '-838:59:59.000000', 2024, 'abc', 'héllo ✓', x'00ff', 'text', 'café', x'0102', "
+                        + "x'abcd', x'01', 'medium', 'a,c', '{\"k\": [1, 2]}')");
         long timestampMillis;
         try (Connection c = VitessCluster.connect("customer");
                 Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery("SELECT UNIX_TIMESTAMP(c_timestamp) * 1000 FROM all_types WHERE id = " + id)) {
+                ResultSet rs =
+                        s.executeQuery("SELECT UNIX_TIMESTAMP(c_timestamp) * 1000 FROM all_types WHERE id = " + id)) {
             rs.next();
             timestampMillis = rs.getBigDecimal(1).longValueExact();
         }
@@ -285,12 +313,14 @@ class VitessTableITCase extends CustomerRangeITBase {
         tEnv.executeSql("CREATE TABLE snk (customer_id BIGINT, PRIMARY KEY (customer_id) NOT ENFORCED)" + sink());
         // 'auto' reads the key orders from VTGate when the statement is planned.
         assertThatThrownBy(() -> tEnv.executeSql("INSERT INTO snk SELECT * FROM src_auto"))
-                .satisfies(e -> assertThat(rootMessages(e)).contains("no_such_keyspace").contains("not found"));
+                .satisfies(e ->
+                        assertThat(rootMessages(e)).contains("no_such_keyspace").contains("not found"));
         // 'upsert' asks VTGate nothing at planning: the job fails when it starts.
         // Not collect(): Flink's collect sink throws in close() when the job fails before it opened.
         TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src_upsert");
         assertThatThrownBy(insert::await)
-                .satisfies(e -> assertThat(rootMessages(e)).contains("no_such_keyspace").contains("not found"));
+                .satisfies(e ->
+                        assertThat(rootMessages(e)).contains("no_such_keyspace").contains("not found"));
     }
 
     private Map<String, Map<String, String>> inRange(Map<String, Map<String, String>> rows) {
@@ -305,7 +335,10 @@ class VitessTableITCase extends CustomerRangeITBase {
     }
 
     private void awaitEqual(String sql, String[] columns, Duration timeout, String... key) throws Exception {
-        awaitEqual(VitessCluster.query("customer", sql, key),
-                () -> project(inRange(MaterializedTables.get(runId).rows()), columns), timeout, "upsert sink vs " + sql);
+        awaitEqual(
+                VitessCluster.query("customer", sql, key),
+                () -> project(inRange(MaterializedTables.get(runId).rows()), columns),
+                timeout,
+                "upsert sink vs " + sql);
     }
 }

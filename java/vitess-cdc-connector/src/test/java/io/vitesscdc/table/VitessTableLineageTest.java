@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
@@ -33,7 +38,8 @@ class VitessTableLineageTest {
 
         LineageGraph graph = LineageGraphUtils.convertToLineageGraph(env.getTransformations());
 
-        List<LineageDataset> datasets = graph.sources().stream().flatMap(v -> v.datasets().stream()).toList();
+        List<LineageDataset> datasets =
+                graph.sources().stream().flatMap(v -> v.datasets().stream()).toList();
         assertThat(datasets).hasSize(1);
         LineageDataset dataset = datasets.get(0);
         assertThat(dataset.namespace()).isEqualTo("vitess://127.0.0.1:15991");

@@ -1,8 +1,13 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
-import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.JobID;
@@ -51,8 +56,7 @@ class VitessTableSchemaITCase extends VitessITBase {
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER =
-            miniCluster(4, REPORTER.addToConfiguration(new Configuration()));
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(4, REPORTER.addToConfiguration(new Configuration()));
 
     private final List<String> tables = new ArrayList<>();
 
@@ -80,7 +84,9 @@ class VitessTableSchemaITCase extends VitessITBase {
     private String createTable(String prefix, String columns) throws Exception {
         String t = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         tables.add(t);
-        VitessCluster.execute("customer", "CREATE TABLE " + t + " (" + columns + ")",
+        VitessCluster.execute(
+                "customer",
+                "CREATE TABLE " + t + " (" + columns + ")",
                 "ALTER VSCHEMA ON customer." + t + " ADD VINDEX hash(id) USING hash");
         return t;
     }
@@ -91,13 +97,13 @@ class VitessTableSchemaITCase extends VitessITBase {
 
     @Test
     void projectedQueryMovesOnlyItsColumns() throws Exception {
-        String t = createTable("bytes", "id BIGINT NOT NULL PRIMARY KEY, small INT, "
-                + "name VARCHAR(64), payload VARCHAR(2000)");
+        String t = createTable(
+                "bytes", "id BIGINT NOT NULL PRIMARY KEY, small INT, " + "name VARCHAR(64), payload VARCHAR(2000)");
         int rows = 400;
         String filler = "x".repeat(600);
         try (Connection c = VitessCluster.connect("customer");
-                PreparedStatement ps = c.prepareStatement(
-                        "INSERT INTO " + t + " (id, small, name, payload) VALUES (?, ?, ?, ?)")) {
+                PreparedStatement ps =
+                        c.prepareStatement("INSERT INTO " + t + " (id, small, name, payload) VALUES (?, ?, ?, ?)")) {
             for (int i = 1; i <= rows; i++) {
                 ps.setLong(1, i);
                 ps.setInt(2, i % 100);
@@ -112,10 +118,13 @@ class VitessTableSchemaITCase extends VitessITBase {
         String range = " WHERE id BETWEEN 1 AND " + rows;
         long all = bytesOfBoundedQuery(tEnv, "SELECT * FROM src" + range, rows);
         long projected = bytesOfBoundedQuery(tEnv, "SELECT id, small FROM src" + range, rows);
-        System.out.printf("numBytesIn of the source: SELECT * = %d bytes, SELECT id, small = %d bytes (%.1f%%)%n",
+        System.out.printf(
+                "numBytesIn of the source: SELECT * = %d bytes, SELECT id, small = %d bytes (%.1f%%)%n",
                 all, projected, 100.0 * projected / all);
         assertThat(all).as("bytes of SELECT *").isGreaterThan((long) rows * filler.length());
-        assertThat(projected).as("bytes of the projection vs SELECT * (" + all + ")").isLessThan(all * 6 / 10);
+        assertThat(projected)
+                .as("bytes of the projection vs SELECT * (" + all + ")")
+                .isLessThan(all * 6 / 10);
     }
 
     /** Runs a bounded query to its end and returns the source's numBytesIn. */
@@ -140,12 +149,15 @@ class VitessTableSchemaITCase extends VitessITBase {
         for (Map.Entry<String, Metric> e : metrics.entrySet()) {
             // The operator-level counter of the source (the chained task's own numBytesIn counts
             // network input, none here).
-            if (e.getKey().contains("Source") && e.getKey().endsWith(".numBytesIn")
+            if (e.getKey().contains("Source")
+                    && e.getKey().endsWith(".numBytesIn")
                     && e.getValue() instanceof Counter) {
                 sum += ((Counter) e.getValue()).getCount();
             }
         }
-        assertThat(sum).as("numBytesIn of job " + jobId + " in " + metrics.keySet()).isPositive();
+        assertThat(sum)
+                .as("numBytesIn of job " + jobId + " in " + metrics.keySet())
+                .isPositive();
         return sum;
     }
 
@@ -187,33 +199,39 @@ class VitessTableSchemaITCase extends VitessITBase {
     void columnAddedInVitessDoesNotBreakTheJob() throws Exception {
         String t = createTable("evolve", "id BIGINT NOT NULL PRIMARY KEY, name VARCHAR(64), qty INT");
         for (int i = 1; i <= 20; i++) {
-            VitessCluster.execute("customer",
-                    "INSERT INTO " + t + " (id, name, qty) VALUES (" + i + ", 'n" + i + "', " + i + ")");
+            VitessCluster.execute(
+                    "customer", "INSERT INTO " + t + " (id, name, qty) VALUES (" + i + ", 'n" + i + "', " + i + ")");
         }
         TableEnvironment tEnv = tableEnv(2);
-        tEnv.executeSql("CREATE TABLE src (id BIGINT, name STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED)"
-                + with(t, ""));
+        tEnv.executeSql(
+                "CREATE TABLE src (id BIGINT, name STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED)" + with(t, ""));
         tEnv.executeSql("CREATE TABLE snk (id BIGINT, name STRING, qty INT, PRIMARY KEY (id) NOT ENFORCED)" + sink());
-        JobClient job = tEnv.executeSql("INSERT INTO snk SELECT * FROM src").getJobClient().orElseThrow();
+        JobClient job = tEnv.executeSql("INSERT INTO snk SELECT * FROM src")
+                .getJobClient()
+                .orElseThrow();
         try {
-            waitUntil(TestTimeouts.CONVERGE, () -> MaterializedTables.get(runId).rows().size() >= 20,
+            waitUntil(
+                    TestTimeouts.CONVERGE,
+                    () -> MaterializedTables.get(runId).rows().size() >= 20,
                     "the snapshot of " + t);
             for (int i = 21; i <= 30; i++) {
-                VitessCluster.execute("customer",
+                VitessCluster.execute(
+                        "customer",
                         "INSERT INTO " + t + " (id, name, qty) VALUES (" + i + ", 'n" + i + "', " + i + ")");
             }
             // A new column in the middle of the table: the declared columns move, by name they stay.
-            VitessCluster.execute("customer",
-                    "ALTER TABLE " + t + " ADD COLUMN note VARCHAR(32) DEFAULT 'new' AFTER id");
+            VitessCluster.execute(
+                    "customer", "ALTER TABLE " + t + " ADD COLUMN note VARCHAR(32) DEFAULT 'new' AFTER id");
             for (int i = 31; i <= 60; i++) {
-                executeOnceVtgateKnows("customer",
+                executeOnceVtgateKnows(
+                        "customer",
                         "INSERT INTO " + t + " (id, note, name, qty) VALUES (" + i + ", 'x" + i + "', 'n" + i + "', "
                                 + i + ")",
                         "UPDATE " + t + " SET qty = qty + 100, note = 'u' WHERE id = " + (i - 30),
                         "DELETE FROM " + t + " WHERE id = " + (i - 25) + " AND MOD(id, 7) = 0");
             }
-            awaitEqual("SELECT id, name, qty FROM " + t, new String[] {"id", "name", "qty"},
-                    TestTimeouts.CONVERGE, "id");
+            awaitEqual(
+                    "SELECT id, name, qty FROM " + t, new String[] {"id", "name", "qty"}, TestTimeouts.CONVERGE, "id");
             assertThat(job.getJobStatus().get()).as("the job after ADD COLUMN").isEqualTo(JobStatus.RUNNING);
         } finally {
             job.cancel().get();
@@ -239,7 +257,10 @@ class VitessTableSchemaITCase extends VitessITBase {
     }
 
     private void awaitEqual(String sql, String[] columns, Duration timeout, String... key) throws Exception {
-        awaitEqual(VitessCluster.query("customer", sql, key), () -> project(MaterializedTables.get(runId).rows(),
-                columns), timeout, "upsert sink vs " + sql);
+        awaitEqual(
+                VitessCluster.query("customer", sql, key),
+                () -> project(MaterializedTables.get(runId).rows(), columns),
+                timeout,
+                "upsert sink vs " + sql);
     }
 }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.demo;
 
 import org.apache.flink.api.connector.sink2.Sink;
@@ -107,7 +112,8 @@ public final class MaterializedTableSinkFactory implements DynamicTableSinkFacto
 
         @Override
         public SinkWriter<RowData> createWriter(WriterInitContext context) {
-            converter.open(RuntimeConverter.Context.create(Thread.currentThread().getContextClassLoader()));
+            converter.open(
+                    RuntimeConverter.Context.create(Thread.currentThread().getContextClassLoader()));
             MaterializedTable table = MaterializedTable.named(name);
             return new SinkWriter<>() {
                 @Override

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.demo;
 
 import org.apache.flink.core.execution.JobClient;
@@ -99,13 +104,14 @@ public final class SqlSyncDemo {
         long inVitess = count(vitess);
         List<List<String>> recent = new ArrayList<>(rows.values());
         recent.sort(Comparator.comparing((List<String> r) -> r.get(5)).reversed());
-        System.out.printf("%s  materialized copy: %d rows (Vitess: %d) | applied %d upserts, %d deletes%n",
+        System.out.printf(
+                "%s  materialized copy: %d rows (Vitess: %d) | applied %d upserts, %d deletes%n",
                 LocalDateTime.now().withNano(0), rows.size(), inVitess, copy.upserts(), copy.deletes());
-        System.out.printf("  %-18s %-36s %-9s %10s %6s  %s%n", "customer_id", "email", "name", "balance",
-                "visits", "updated_at");
+        System.out.printf(
+                "  %-18s %-36s %-9s %10s %6s  %s%n", "customer_id", "email", "name", "balance", "visits", "updated_at");
         for (List<String> r : recent.subList(0, Math.min(SHOWN_ROWS, recent.size()))) {
-            System.out.printf("  %-18s %-36s %-9s %10s %6s  %s%n", r.get(0), r.get(1), r.get(2), r.get(3),
-                    r.get(4), r.get(5));
+            System.out.printf(
+                    "  %-18s %-36s %-9s %10s %6s  %s%n", r.get(0), r.get(1), r.get(2), r.get(3), r.get(4), r.get(5));
         }
         System.out.println();
     }
@@ -117,8 +123,10 @@ public final class SqlSyncDemo {
             Map<String, List<String>> expected = selectAll(vitess);
             Map<String, List<String>> actual = copy.snapshot();
             if (expected.equals(actual)) {
-                System.out.printf("IN SYNC: the materialized copy equals customer.customer in Vitess "
-                        + "(%d rows, every column compared)%n", expected.size());
+                System.out.printf(
+                        "IN SYNC: the materialized copy equals customer.customer in Vitess "
+                                + "(%d rows, every column compared)%n",
+                        expected.size());
                 return true;
             }
             if (System.nanoTime() > end) {
@@ -146,7 +154,8 @@ public final class SqlSyncDemo {
     }
 
     private static long count(Connection vitess) throws Exception {
-        try (Statement s = vitess.createStatement(); ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM customer")) {
+        try (Statement s = vitess.createStatement();
+                ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM customer")) {
             rs.next();
             return rs.getLong(1);
         }
@@ -157,8 +166,13 @@ public final class SqlSyncDemo {
         try (Statement s = vitess.createStatement();
                 ResultSet rs = s.executeQuery("SELECT " + COLUMNS + " FROM customer")) {
             while (rs.next()) {
-                List<String> row = MaterializedTable.row(rs.getLong(1), rs.getString(2), rs.getString(3),
-                        rs.getBigDecimal(4), rs.getInt(5), rs.getObject(6, LocalDateTime.class));
+                List<String> row = MaterializedTable.row(
+                        rs.getLong(1),
+                        rs.getString(2),
+                        rs.getString(3),
+                        rs.getBigDecimal(4),
+                        rs.getInt(5),
+                        rs.getObject(6, LocalDateTime.class));
                 rows.put(row.get(0), row);
             }
         }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.sql;
 
 import java.io.IOException;
@@ -51,7 +56,8 @@ final class FlinkSessionCluster implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private final List<String> names = new ArrayList<>();
     private final Thread shutdownHook = new Thread(this::killAll, "flink-session-cluster-kill");
-    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http =
+            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
 
     private FlinkSessionCluster(Path dir, int restPort) {
         this.dir = dir;
@@ -72,7 +78,8 @@ final class FlinkSessionCluster implements AutoCloseable {
         Path tmp = Files.createDirectories(dir.resolve("tmp"));
         int rpcPort = freePort();
         int restPort = freePort();
-        String config = String.join("\n",
+        String config = String.join(
+                "\n",
                 "jobmanager.rpc.address: 127.0.0.1",
                 "jobmanager.rpc.port: " + rpcPort,
                 "jobmanager.bind-host: 127.0.0.1",
@@ -96,25 +103,36 @@ final class FlinkSessionCluster implements AutoCloseable {
                 "restart-strategy.type: none",
                 "");
         Files.writeString(conf.resolve("config.yaml"), config);
-        Files.writeString(conf.resolve("log4j.properties"), String.join("\n",
-                "rootLogger.level = INFO",
-                "rootLogger.appenderRef.file.ref = MainAppender",
-                "logger.pekko.name = org.apache.pekko",
-                "logger.pekko.level = WARN",
-                "appender.main.name = MainAppender",
-                "appender.main.type = File",
-                "appender.main.fileName = ${sys:log.file}",
-                "appender.main.append = true",
-                "appender.main.layout.type = PatternLayout",
-                "appender.main.layout.pattern = %d{HH:mm:ss,SSS} %-5p %-60c [%t] %m%n",
-                ""));
+        Files.writeString(
+                conf.resolve("log4j.properties"),
+                String.join(
+                        "\n",
+                        "rootLogger.level = INFO",
+                        "rootLogger.appenderRef.file.ref = MainAppender",
+                        "logger.pekko.name = org.apache.pekko",
+                        "logger.pekko.level = WARN",
+                        "appender.main.name = MainAppender",
+                        "appender.main.type = File",
+                        "appender.main.fileName = ${sys:log.file}",
+                        "appender.main.append = true",
+                        "appender.main.layout.type = PatternLayout",
+                        "appender.main.layout.pattern = %d{HH:mm:ss,SSS} %-5p %-60c [%t] %m%n",
+                        ""));
 
         FlinkSessionCluster cluster = new FlinkSessionCluster(dir, restPort);
         Runtime.getRuntime().addShutdownHook(cluster.shutdownHook);
         try {
-            cluster.launch("jobmanager", "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
-                    classpath, conf, resourceParams("GET_JM_RESOURCE_PARAMS", classpath, conf));
-            cluster.launch("taskmanager", "org.apache.flink.runtime.taskexecutor.TaskManagerRunner", classpath, conf,
+            cluster.launch(
+                    "jobmanager",
+                    "org.apache.flink.runtime.entrypoint.StandaloneSessionClusterEntrypoint",
+                    classpath,
+                    conf,
+                    resourceParams("GET_JM_RESOURCE_PARAMS", classpath, conf));
+            cluster.launch(
+                    "taskmanager",
+                    "org.apache.flink.runtime.taskexecutor.TaskManagerRunner",
+                    classpath,
+                    conf,
                     resourceParams("GET_TM_RESOURCE_PARAMS", classpath, conf));
             cluster.awaitSlots(slots, timeout);
         } catch (Throwable t) {
@@ -153,8 +171,14 @@ final class FlinkSessionCluster implements AutoCloseable {
      */
     private static List<List<String>> resourceParams(String command, String classpath, Path conf)
             throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(java(), "-classpath", classpath,
-                "org.apache.flink.runtime.util.bash.BashJavaUtils", command, "--configDir", conf.toString())
+        Process p = new ProcessBuilder(
+                        java(),
+                        "-classpath",
+                        classpath,
+                        "org.apache.flink.runtime.util.bash.BashJavaUtils",
+                        command,
+                        "--configDir",
+                        conf.toString())
                 .redirectErrorStream(true)
                 .start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
@@ -164,7 +188,8 @@ final class FlinkSessionCluster implements AutoCloseable {
         List<List<String>> results = new ArrayList<>();
         for (String line : output.split("\\R")) {
             if (line.startsWith("BASH_JAVA_UTILS_EXEC_RESULT:")) {
-                String value = line.substring("BASH_JAVA_UTILS_EXEC_RESULT:".length()).strip();
+                String value =
+                        line.substring("BASH_JAVA_UTILS_EXEC_RESULT:".length()).strip();
                 results.add(value.isEmpty() ? List.of() : List.of(value.split("\\s+")));
             }
         }
@@ -185,7 +210,8 @@ final class FlinkSessionCluster implements AutoCloseable {
         command.addAll(params.get(0));
         command.addAll(JAVA_17_OPTS);
         command.add("-Dlog.file=" + dir.resolve(name + ".log"));
-        command.add("-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
+        command.add(
+                "-Dlog4j.configurationFile=" + conf.resolve("log4j.properties").toUri());
         command.add("-classpath");
         command.add(classpath);
         command.add(mainClass);
@@ -215,7 +241,9 @@ final class FlinkSessionCluster implements AutoCloseable {
                 last = rest("/overview");
                 Matcher tms = TASK_MANAGERS.matcher(last);
                 Matcher total = SLOTS.matcher(last);
-                if (tms.find() && total.find() && Integer.parseInt(tms.group(1)) >= 1
+                if (tms.find()
+                        && total.find()
+                        && Integer.parseInt(tms.group(1)) >= 1
                         && Integer.parseInt(total.group(1)) >= slots) {
                     return;
                 }
@@ -233,7 +261,9 @@ final class FlinkSessionCluster implements AutoCloseable {
         StringBuilder out = new StringBuilder();
         for (String name : names) {
             for (String file : List.of(name + ".log", name + ".out")) {
-                out.append("---- ").append(dir.resolve(file)).append(" (tail) ----\n")
+                out.append("---- ")
+                        .append(dir.resolve(file))
+                        .append(" (tail) ----\n")
                         .append(tail(dir.resolve(file), 40));
             }
         }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.sql;
 
 import org.junit.jupiter.api.Test;
@@ -22,7 +27,9 @@ class ShadedJarContentsITCase {
 
     static Path sqlJar() {
         String path = System.getProperty("vitesscdc.sql.jar");
-        assertThat(path).as("system property vitesscdc.sql.jar (set by the pom)").isNotBlank();
+        assertThat(path)
+                .as("system property vitesscdc.sql.jar (set by the pom)")
+                .isNotBlank();
         Path jar = Path.of(path);
         assertThat(jar).as("the shaded jar; build it with mvn package").exists();
         return jar;
@@ -34,15 +41,16 @@ class ShadedJarContentsITCase {
             List<String> names = new ArrayList<>();
             Collections.list(jar.entries()).forEach(e -> names.add(e.getName()));
 
-            assertThat(names).contains(
-                    "io/vitesscdc/table/VitessDynamicTableFactory.class",
-                    "io/vitesscdc/source/VitessSource.class",
-                    "io/vitesscdc/nativeio/NativeStream.class",
-                    // flink-connector-base, not relocated
-                    "org/apache/flink/connector/base/source/reader/SingleThreadMultiplexSourceReaderBase.class",
-                    "native/platforms.txt");
-            String platforms = new String(jar.getInputStream(jar.getEntry("native/platforms.txt")).readAllBytes(),
-                    StandardCharsets.UTF_8);
+            assertThat(names)
+                    .contains(
+                            "io/vitesscdc/table/VitessDynamicTableFactory.class",
+                            "io/vitesscdc/source/VitessSource.class",
+                            "io/vitesscdc/nativeio/NativeStream.class",
+                            // flink-connector-base, not relocated
+                            "org/apache/flink/connector/base/source/reader/SingleThreadMultiplexSourceReaderBase.class",
+                            "native/platforms.txt");
+            String platforms = new String(
+                    jar.getInputStream(jar.getEntry("native/platforms.txt")).readAllBytes(), StandardCharsets.UTF_8);
             for (String platform : platforms.strip().split("\\R")) {
                 assertThat(names).anyMatch(n -> n.startsWith("native/" + platform + "/") && !n.endsWith("/"));
             }
@@ -56,7 +64,8 @@ class ShadedJarContentsITCase {
                     .filter(n -> n.endsWith(".class"))
                     .filter(n -> !n.startsWith("io/vitesscdc/") && !n.startsWith("org/apache/flink/connector/base/"))
                     .toList();
-            assertThat(foreign).as("classes Flink's distribution provides, or unrelocated third-party classes")
+            assertThat(foreign)
+                    .as("classes Flink's distribution provides, or unrelocated third-party classes")
                     .isEmpty();
         }
         long size = Files.size(sqlJar());

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.sql;
 
 import org.apache.flink.configuration.Configuration;
@@ -68,13 +73,16 @@ class SqlConnectorJarClusterITCase {
         started = Instant.now();
         requireVitess();
         base = 6_000_000_000_000_000L + (System.currentTimeMillis() % 900_000_000L) * RANGE;
-        String classpath = Files.readString(Path.of(property("vitesscdc.flink.cluster.classpath"))).strip();
-        assertThat(classpath).as("the cluster classpath holds Flink's jars")
+        String classpath = Files.readString(Path.of(property("vitesscdc.flink.cluster.classpath")))
+                .strip();
+        assertThat(classpath)
+                .as("the cluster classpath holds Flink's jars")
                 .contains("flink-runtime-", "flink-table-runtime-")
                 .doesNotContain("vitess-cdc", "flink-connector-base");
-        cluster = FlinkSessionCluster.start(Path.of(property("vitesscdc.flink.cluster.dir")), classpath, 2,
-                Duration.ofSeconds(90));
-        System.out.printf("Flink session cluster (2 processes) up in %d ms, REST port %d%n",
+        cluster = FlinkSessionCluster.start(
+                Path.of(property("vitesscdc.flink.cluster.dir")), classpath, 2, Duration.ofSeconds(90));
+        System.out.printf(
+                "Flink session cluster (2 processes) up in %d ms, REST port %d%n",
                 Duration.between(started, Instant.now()).toMillis(), cluster.restPort());
     }
 
@@ -84,14 +92,17 @@ class SqlConnectorJarClusterITCase {
             if (cluster != null) {
                 cluster.close();
                 for (Process p : cluster.processes()) {
-                    assertThat(p.isAlive()).as("cluster process %d still alive", p.pid()).isFalse();
+                    assertThat(p.isAlive())
+                            .as("cluster process %d still alive", p.pid())
+                            .isFalse();
                 }
             }
         } finally {
             if (base != 0) {
                 execute("DELETE FROM customer WHERE " + range());
             }
-            System.out.printf("SqlConnectorJarClusterITCase took %d ms%n",
+            System.out.printf(
+                    "SqlConnectorJarClusterITCase took %d ms%n",
                     Duration.between(started, Instant.now()).toMillis());
         }
     }
@@ -138,21 +149,23 @@ class SqlConnectorJarClusterITCase {
         Map<Long, String> materialized = new ConcurrentHashMap<>();
         AtomicReference<Throwable> failure = new AtomicReference<>();
         CloseableIterator<Row> it = result.collect();
-        Thread reader = new Thread(() -> {
-            try {
-                while (it.hasNext()) {
-                    Row row = it.next();
-                    long id = (Long) row.getField(0);
-                    switch (row.getKind()) {
-                        case INSERT, UPDATE_AFTER -> materialized.put(id, text(row));
-                        case DELETE -> materialized.remove(id);
-                        default -> { } // UPDATE_BEFORE: the UPDATE_AFTER follows
+        Thread reader = new Thread(
+                () -> {
+                    try {
+                        while (it.hasNext()) {
+                            Row row = it.next();
+                            long id = (Long) row.getField(0);
+                            switch (row.getKind()) {
+                                case INSERT, UPDATE_AFTER -> materialized.put(id, text(row));
+                                case DELETE -> materialized.remove(id);
+                                default -> {} // UPDATE_BEFORE: the UPDATE_AFTER follows
+                            }
+                        }
+                    } catch (Throwable t) {
+                        failure.compareAndSet(null, t);
                     }
-                }
-            } catch (Throwable t) {
-                failure.compareAndSet(null, t);
-            }
-        }, "collect-reader");
+                },
+                "collect-reader");
         reader.setDaemon(true);
         reader.start();
         try {
@@ -165,8 +178,11 @@ class SqlConnectorJarClusterITCase {
             execute("UPDATE customer SET name = 'renamed' WHERE customer_id = " + (first + 40));
             Map<Long, String> expected = vitessRows(predicate);
             assertThat(expected).hasSize(45);
-            awaitCondition(() -> materialized.equals(expected), Duration.ofSeconds(60),
-                    "the changelog to converge to SELECT * (" + expected.size() + " rows)", failure);
+            awaitCondition(
+                    () -> materialized.equals(expected),
+                    Duration.ofSeconds(60),
+                    "the changelog to converge to SELECT * (" + expected.size() + " rows)",
+                    failure);
             assertThat(cluster.rest("/jobs/" + jobId)).contains("\"state\":\"RUNNING\"");
         } finally {
             it.close(); // cancels the job
@@ -182,8 +198,10 @@ class SqlConnectorJarClusterITCase {
         conf.setString("rest.address", "127.0.0.1");
         conf.setString("rest.port", String.valueOf(cluster.restPort()));
         conf.setString("parallelism.default", "2");
-        TableEnvironment tEnv = TableEnvironment.create(
-                EnvironmentSettings.newInstance().inStreamingMode().withConfiguration(conf).build());
+        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.newInstance()
+                .inStreamingMode()
+                .withConfiguration(conf)
+                .build());
         // The only way the connector reaches the client's planner and the cluster's job class loader.
         tEnv.executeSql("ADD JAR '" + Path.of(property("vitesscdc.sql.jar")).toAbsolutePath() + "'");
         return tEnv;
@@ -208,13 +226,15 @@ class SqlConnectorJarClusterITCase {
                 + cluster.diagnostics());
     }
 
-    private static void awaitCondition(BooleanSupplier condition, Duration timeout, String what,
-            AtomicReference<Throwable> failure) throws Exception {
+    private static void awaitCondition(
+            BooleanSupplier condition, Duration timeout, String what, AtomicReference<Throwable> failure)
+            throws Exception {
         Instant deadline = Instant.now().plus(timeout);
         while (!condition.getAsBoolean()) {
             if (failure.get() != null) {
-                throw new AssertionError("reading the job's results failed while waiting for " + what + "\n"
-                        + cluster.diagnostics(), failure.get());
+                throw new AssertionError(
+                        "reading the job's results failed while waiting for " + what + "\n" + cluster.diagnostics(),
+                        failure.get());
             }
             if (Instant.now().isAfter(deadline)) {
                 fail("timed out waiting for " + what + "\n" + cluster.diagnostics());
@@ -254,22 +274,40 @@ class SqlConnectorJarClusterITCase {
                 Statement s = c.createStatement();
                 ResultSet rs = s.executeQuery("SELECT " + COLUMNS + " FROM customer WHERE " + predicate)) {
             while (rs.next()) {
-                rows.put(rs.getLong(1), String.join("|", normalize(rs.getString(2)), normalize(rs.getString(3)),
-                        normalize(rs.getBigDecimal(4)), normalize(rs.getInt(5)),
-                        normalize(rs.getObject(6, LocalDateTime.class))));
+                rows.put(
+                        rs.getLong(1),
+                        String.join(
+                                "|",
+                                normalize(rs.getString(2)),
+                                normalize(rs.getString(3)),
+                                normalize(rs.getBigDecimal(4)),
+                                normalize(rs.getInt(5)),
+                                normalize(rs.getObject(6, LocalDateTime.class))));
             }
         }
         return rows;
     }
 
     private static void insertRows(long from, int n) throws SQLException {
-        StringBuilder sql = new StringBuilder("INSERT INTO customer (customer_id, email, name, balance, visits, "
-                + "updated_at) VALUES ");
+        StringBuilder sql = new StringBuilder(
+                "INSERT INTO customer (customer_id, email, name, balance, visits, " + "updated_at) VALUES ");
         for (int i = 0; i < n; i++) {
             long id = from + i;
-            sql.append(i == 0 ? "" : ", ").append('(').append(id).append(", 'u").append(id).append("@example.com', ")
-                    .append(i % 7 == 0 ? "NULL" : "'name" + i + "'").append(", ").append(i * 10).append(".5, ")
-                    .append(i).append(", '2026-01-0").append(1 + i % 9).append(" 12:34:56.").append(100000 + i)
+            sql.append(i == 0 ? "" : ", ")
+                    .append('(')
+                    .append(id)
+                    .append(", 'u")
+                    .append(id)
+                    .append("@example.com', ")
+                    .append(i % 7 == 0 ? "NULL" : "'name" + i + "'")
+                    .append(", ")
+                    .append(i * 10)
+                    .append(".5, ")
+                    .append(i)
+                    .append(", '2026-01-0")
+                    .append(1 + i % 9)
+                    .append(" 12:34:56.")
+                    .append(100000 + i)
                     .append("')");
         }
         execute(sql.toString());
@@ -328,7 +366,9 @@ class SqlConnectorJarClusterITCase {
 
     private static String property(String name) {
         String v = System.getProperty(name);
-        assertThat(v).as("system property " + name + " (set by the pom's failsafe configuration)").isNotBlank();
+        assertThat(v)
+                .as("system property " + name + " (set by the pom's failsafe configuration)")
+                .isNotBlank();
         return v;
     }
 }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.config;
 
 import io.vitesscdc.source.StartupMode;
@@ -187,9 +192,8 @@ public final class VitessSourceConfig implements Serializable {
      * the core resolves to each shard's GTID set).
      */
     public String planningOptionsJson() {
-        String startMode = startupMode == StartupMode.INITIAL || startupMode == StartupMode.SNAPSHOT
-                ? "initial"
-                : "latest";
+        String startMode =
+                startupMode == StartupMode.INITIAL || startupMode == StartupMode.SNAPSHOT ? "initial" : "latest";
         return toNativeOptionsJson(shards, startMode);
     }
 
@@ -466,23 +470,29 @@ public final class VitessSourceConfig implements Serializable {
         }
 
         public VitessSourceConfig build() {
-            require(address != null && !address.isBlank(),
+            require(
+                    address != null && !address.isBlank(),
                     "the VTGate gRPC address is not set: call address(\"host:port\"), e.g. 127.0.0.1:15991");
-            require(keyspace != null && !keyspace.isBlank(),
+            require(
+                    keyspace != null && !keyspace.isBlank(),
                     "the keyspace is not set: call keyspace(\"<name>\") with the Vitess keyspace to read");
             if (startupMode == StartupMode.SPECIFIC_OFFSETS) {
-                require(specificOffsets != null && !specificOffsets.isBlank(),
+                require(
+                        specificOffsets != null && !specificOffsets.isBlank(),
                         "startup mode SPECIFIC_OFFSETS needs the positions: call specificOffsets(<VGTID JSON>)");
             } else {
-                require(specificOffsets == null,
+                require(
+                        specificOffsets == null,
                         "specific offsets are only used with startup mode SPECIFIC_OFFSETS, but the mode is "
                                 + startupMode + ": drop the offsets or change the mode");
             }
-            require(initialBufferBytes >= 64 && maxBufferBytes >= initialBufferBytes,
+            require(
+                    initialBufferBytes >= 64 && maxBufferBytes >= initialBufferBytes,
                     "batch buffer sizes must satisfy 64 <= initial <= max, got " + initialBufferBytes + " and "
                             + maxBufferBytes);
             require(!pollTimeout.isNegative(), "the poll timeout must not be negative");
-            require(!Boolean.TRUE.equals(nativeOptions.get("stop_on_reshard"))
+            require(
+                    !Boolean.TRUE.equals(nativeOptions.get("stop_on_reshard"))
                             && !"true".equals(String.valueOf(nativeOptions.get("stop_on_reshard"))),
                     "the native option stop_on_reshard would end every split of a reader at a reshard; the source "
                             + "follows reshards by itself (docs/flink-source.md, Resharding): drop the option");

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.deserializer;
 
 import io.vitesscdc.nativeio.ChangeKind;
@@ -129,8 +134,8 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
         String sign = micros < 0 ? "-" : "";
         micros = Math.abs(micros);
         long seconds = micros / 1_000_000;
-        return String.format("%s%02d:%02d:%02d.%06d", sign, seconds / 3600, (seconds / 60) % 60, seconds % 60,
-                micros % 1_000_000);
+        return String.format(
+                "%s%02d:%02d:%02d.%06d", sign, seconds / 3600, (seconds / 60) % 60, seconds % 60, micros % 1_000_000);
     }
 
     @Override

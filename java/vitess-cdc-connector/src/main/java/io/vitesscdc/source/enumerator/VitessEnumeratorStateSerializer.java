@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.enumerator;
 
 import io.vitesscdc.nativeio.Position;
@@ -196,8 +201,8 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
     private static int count(DataInputDeserializer in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > in.available()) {
-            throw new IOException("corrupt Vitess enumerator state: a count of " + n + " with " + in.available()
-                    + " bytes left");
+            throw new IOException(
+                    "corrupt Vitess enumerator state: a count of " + n + " with " + in.available() + " bytes left");
         }
         return n;
     }
@@ -214,16 +219,18 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
         try {
             return Position.fromSavedJson(keyspace, shard, json);
         } catch (RuntimeException e) {
-            throw new IOException("cannot restore the start position of new shard " + keyspace + "/" + shard
-                    + " of a reshard journal: " + e.getMessage(), e);
+            throw new IOException(
+                    "cannot restore the start position of new shard " + keyspace + "/" + shard
+                            + " of a reshard journal: " + e.getMessage(),
+                    e);
         }
     }
 
     private static byte[] readLongBytes(DataInputDeserializer in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > in.available()) {
-            throw new IOException("corrupt Vitess enumerator state: string of " + n + " bytes, " + in.available()
-                    + " left");
+            throw new IOException(
+                    "corrupt Vitess enumerator state: string of " + n + " bytes, " + in.available() + " left");
         }
         byte[] bytes = new byte[n];
         in.readFully(bytes);

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.enumerator;
 
 import io.vitesscdc.nativeio.ConfigurationException;
@@ -75,6 +80,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     private final Set<Long> completedJournals = new HashSet<>();
     /** Readers already told that no more splits will come (bounded mode). */
     private final Set<Integer> signalledNoMoreSplits = new HashSet<>();
+
     private boolean discovered;
     /** A checkpoint was taken (or restored): only durable reports of ended shards count. */
     private boolean checkpointsSeen;
@@ -106,8 +112,13 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     @Override
     public void start() {
         if (discovered) {
-            LOG.info("Restored Vitess enumerator for keyspace {}: {} splits in readers, {} waiting, reshard journals "
-                    + "in progress: {}", keyspace, assigned.size(), unassigned.size(), pendingJournals.values());
+            LOG.info(
+                    "Restored Vitess enumerator for keyspace {}: {} splits in readers, {} waiting, reshard journals "
+                            + "in progress: {}",
+                    keyspace,
+                    assigned.size(),
+                    unassigned.size(),
+                    pendingJournals.values());
             return;
         }
         context.callAsync(discovery::discover, this::onDiscovered);
@@ -115,11 +126,14 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
 
     private void onDiscovered(Map<String, Position> startPositions, Throwable error) {
         if (error != null) {
-            String message = "Discovering the shards of Vitess keyspace '" + keyspace + "' failed: " + error.getMessage();
+            String message =
+                    "Discovering the shards of Vitess keyspace '" + keyspace + "' failed: " + error.getMessage();
             if (ErrorCode.of(error) == ErrorCode.UNKNOWN_COLUMN) {
                 // The stream's column list (SQL projection pushdown) names a column the table lacks.
-                throw new SourceConfigurationError("a column declared in the Flink table is not in the Vitess table "
-                        + "(the cause below names it). Remove the column from the DDL or fix its name. (" + message + ")",
+                throw new SourceConfigurationError(
+                        "a column declared in the Flink table is not in the Vitess table "
+                                + "(the cause below names it). Remove the column from the DDL or fix its name. ("
+                                + message + ")",
                         error);
             }
             if (isConfigurationMistake(error)) {
@@ -187,36 +201,53 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             // Counts once a completed checkpoint of the reader holds the split as ended.
             return;
         }
-        if (!journal.participants().contains(event.shard()) || !journal.keyspace().equals(keyspace)) {
-            LOG.warn("Reader {} reported that shard {} ended at {}, which it does not take part in: ignored",
-                    subtaskId, event.splitId(), journal);
+        if (!journal.participants().contains(event.shard())
+                || !journal.keyspace().equals(keyspace)) {
+            LOG.warn(
+                    "Reader {} reported that shard {} ended at {}, which it does not take part in: ignored",
+                    subtaskId,
+                    event.splitId(),
+                    journal);
             return;
         }
         PendingJournal pending = pendingJournals.get(journal.id());
         if (pending == null) {
             pending = new PendingJournal(journal, Set.of());
         } else if (!pending.journal().sameReshard(journal)) {
-            LOG.warn("Shard {} reports reshard journal {} differently than earlier participants ({}): the first "
-                    + "report wins", event.splitId(), journal, pending.journal());
+            LOG.warn(
+                    "Shard {} reports reshard journal {} differently than earlier participants ({}): the first "
+                            + "report wins",
+                    event.splitId(),
+                    journal,
+                    pending.journal());
         }
         pending = pending.withEnded(event.shard());
         assigned.remove(event.splitId());
         context.sendEventToSourceReader(subtaskId, ack);
         if (!pending.waitingFor().isEmpty()) {
             pendingJournals.put(journal.id(), pending);
-            LOG.info("Shard {} ended at reshard journal {}; waiting for {} before starting {}", event.splitId(),
-                    journal.id(), pending.waitingFor(), journal.started().keySet());
+            LOG.info(
+                    "Shard {} ended at reshard journal {}; waiting for {} before starting {}",
+                    event.splitId(),
+                    journal.id(),
+                    pending.waitingFor(),
+                    journal.started().keySet());
             return;
         }
         pendingJournals.remove(journal.id());
         completedJournals.add(journal.id());
         ReshardJournal complete = pending.journal();
-        LOG.info("Every participant {} of reshard journal {} ended; starting shards {}", complete.participants(),
-                complete.id(), complete.started().keySet());
+        LOG.info(
+                "Every participant {} of reshard journal {} ended; starting shards {}",
+                complete.participants(),
+                complete.id(),
+                complete.started().keySet());
         for (Map.Entry<String, Position> e : complete.started().entrySet()) {
             VitessSplit split = new VitessSplit(keyspace, e.getKey(), e.getValue(), 0);
             if (assigned.containsKey(split.splitId()) || unassigned.containsKey(split.splitId())) {
-                LOG.warn("Shard {} of reshard journal {} is a split already; not starting it again", split.splitId(),
+                LOG.warn(
+                        "Shard {} of reshard journal {} is a split already; not starting it again",
+                        split.splitId(),
                         complete.id());
                 continue;
             }
@@ -319,8 +350,12 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     @Override
     public VitessEnumeratorState snapshotState(long checkpointId) {
         checkpointsSeen = true;
-        return new VitessEnumeratorState(discovered, assigned, new ArrayList<>(unassigned.values()),
-                pendingJournals.values(), completedJournals);
+        return new VitessEnumeratorState(
+                discovered,
+                assigned,
+                new ArrayList<>(unassigned.values()),
+                pendingJournals.values(),
+                completedJournals);
     }
 
     @Override

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.reader;
 
 import io.vitesscdc.nativeio.Batch;
@@ -47,7 +52,10 @@ final class BatchConverter<T> {
     private final ValuesCollector<T> collector = new ValuesCollector<>();
     private final VitessSourceReaderMetrics metrics;
 
-    BatchConverter(VitessDeserializationSchema<T> deserializer, boolean bounded, int maxGroupedRecords,
+    BatchConverter(
+            VitessDeserializationSchema<T> deserializer,
+            boolean bounded,
+            int maxGroupedRecords,
             VitessSourceReaderMetrics metrics) {
         this.deserializer = deserializer;
         this.bounded = bounded;
@@ -147,8 +155,11 @@ final class BatchConverter<T> {
             flushUpdateBefore(c, out);
             c.pendingCopyBatch.add(change);
             if (c.pendingCopyBatch.size() >= maxGroupedRecords) {
-                LOG.warn("Copy batch of {} has more than {} records: handing them out one by one; a checkpoint "
-                        + "inside this batch resumes at-least-once", c.splitId, maxGroupedRecords);
+                LOG.warn(
+                        "Copy batch of {} has more than {} records: handing them out one by one; a checkpoint "
+                                + "inside this batch resumes at-least-once",
+                        c.splitId,
+                        maxGroupedRecords);
                 flushPending(c, out);
             }
         } else if (record.kind() == ChangeKind.UPDATE_BEFORE) {
@@ -204,8 +215,10 @@ final class BatchConverter<T> {
         if (c.pendingCopyBatch.isEmpty()) {
             out.add(c.splitId, new SplitElement.Mark<>(mark.position(), mark.copyCompleted()));
         } else {
-            out.add(c.splitId, new SplitElement.CopyBatch<>(new ArrayList<>(c.pendingCopyBatch), mark.position(),
-                    mark.copyCompleted()));
+            out.add(
+                    c.splitId,
+                    new SplitElement.CopyBatch<>(
+                            new ArrayList<>(c.pendingCopyBatch), mark.position(), mark.copyCompleted()));
             c.pendingCopyBatch.clear();
         }
         c.position = mark.position();

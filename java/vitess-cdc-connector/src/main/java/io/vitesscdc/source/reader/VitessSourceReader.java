@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.reader;
 
 import io.vitesscdc.source.event.ShardEndedAck;
@@ -62,7 +67,9 @@ public final class VitessSourceReader<T>
         for (VitessSplit split : splits) {
             if (split.isEnded()) {
                 // Restored from a checkpoint: the end is durable already.
-                LOG.info("Split {} was restored as ended at reshard journal {}; reporting it", split.splitId(),
+                LOG.info(
+                        "Split {} was restored as ended at reshard journal {}; reporting it",
+                        split.splitId(),
                         split.endedBy());
                 endedSplits.put(split.splitId(), split);
                 endedSplitCheckpoint.put(split.splitId(), Long.MIN_VALUE);

@@ -1,9 +1,14 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.reader;
 
 import io.vitesscdc.nativeio.Batch;
 import io.vitesscdc.nativeio.NativeStream;
-import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.nativeio.NativeStreamReader;
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.config.VitessSourceConfig;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
@@ -53,8 +58,8 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         this.config = config;
         this.metrics = metrics;
         this.streamOpener = streamOpener;
-        this.converter = new BatchConverter<>(deserializer, config.startupMode().isBounded(),
-                BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
+        this.converter = new BatchConverter<>(
+                deserializer, config.startupMode().isBounded(), BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
     }
 
     @Override
@@ -95,7 +100,10 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
                     "Unsupported splits change: " + splitsChanges.getClass().getSimpleName());
         }
         for (VitessSplit split : splitsChanges.splits()) {
-            LOG.info("Adding split {} from position {} (skip {} records)", split.splitId(), split.position(),
+            LOG.info(
+                    "Adding split {} from position {} (skip {} records)",
+                    split.splitId(),
+                    split.position(),
                     split.recordsSinceMark());
             converter.addSplit(split);
         }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.split;
 
 import io.vitesscdc.nativeio.Position;
@@ -50,7 +55,8 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
 
     @Override
     public byte[] serialize(VitessSplit split) throws IOException {
-        DataOutputSerializer out = new DataOutputSerializer(64 + split.position().length());
+        DataOutputSerializer out =
+                new DataOutputSerializer(64 + split.position().length());
         writeString(out, split.keyspace());
         writeString(out, split.shard());
         writePosition(out, split.position());
@@ -149,8 +155,10 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
         try {
             return Position.fromSavedJson(keyspace, shard, json);
         } catch (RuntimeException e) {
-            throw new IOException("cannot restore the position of Vitess split " + VitessSplit.splitId(keyspace, shard)
-                    + ": " + e.getMessage(), e);
+            throw new IOException(
+                    "cannot restore the position of Vitess split " + VitessSplit.splitId(keyspace, shard) + ": "
+                            + e.getMessage(),
+                    e);
         }
     }
 
@@ -163,8 +171,8 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
     static Position readPosition(DataInputDeserializer in) throws IOException {
         int n = in.readInt();
         if (n < 0 || n > in.available()) {
-            throw new IOException("corrupt Vitess split state: position of " + n + " bytes, " + in.available()
-                    + " left");
+            throw new IOException(
+                    "corrupt Vitess split state: position of " + n + " bytes, " + in.available() + " left");
         }
         byte[] bytes = new byte[n];
         in.readFully(bytes);

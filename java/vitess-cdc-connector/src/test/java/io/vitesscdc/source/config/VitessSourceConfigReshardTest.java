@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.config;
 
 import org.junit.jupiter.api.Test;
@@ -14,7 +19,8 @@ class VitessSourceConfigReshardTest {
     @Test
     void stopOnReshardIsRefusedBecauseTheSourceFollowsReshardsItself() {
         for (Object value : new Object[] {true, "true"}) {
-            assertThatThrownBy(() -> base().nativeOption("stop_on_reshard", value).build())
+            assertThatThrownBy(
+                            () -> base().nativeOption("stop_on_reshard", value).build())
                     .isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("stop_on_reshard")
                     .hasMessageContaining("drop the option");

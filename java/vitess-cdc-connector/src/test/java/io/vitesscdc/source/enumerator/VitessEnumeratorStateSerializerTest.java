@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.enumerator;
 
 import io.vitesscdc.nativeio.Position;
@@ -18,11 +23,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class VitessEnumeratorStateSerializerTest {
 
     /** Written by version 1; must stay readable forever (see VitessSplitSerializerTest). */
-    private static final String V1_BYTES = "0100000001000c637573746f6d65722f38302d00000001000000010000003100000008637573746f6d6572000000032d"
-            + "3830000000127b2267746964223a226d7953514c3536227d0000000000000003";
+    private static final String V1_BYTES =
+            "0100000001000c637573746f6d65722f38302d00000001000000010000003100000008637573746f6d6572000000032d"
+                    + "3830000000127b2267746964223a226d7953514c3536227d0000000000000003";
 
     private static final VitessEnumeratorState STATE = new VitessEnumeratorState(
-            true, Set.of("customer/80-"), List.of(new VitessSplit("customer", "-80", pos("-80", "{\"gtid\":\"mySQL56\"}"), 3)));
+            true,
+            Set.of("customer/80-"),
+            List.of(new VitessSplit("customer", "-80", pos("-80", "{\"gtid\":\"mySQL56\"}"), 3)));
 
     private static Position pos(String shard, String json) {
         return Position.fromSavedJson("customer", shard, json);
@@ -32,23 +40,28 @@ class VitessEnumeratorStateSerializerTest {
 
     @Test
     void roundTrip() throws IOException {
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(STATE))).isEqualTo(STATE);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(STATE)))
+                .isEqualTo(STATE);
         VitessEnumeratorState empty = new VitessEnumeratorState(false, Set.of(), List.of());
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(empty))).isEqualTo(empty);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(empty)))
+                .isEqualTo(empty);
     }
 
     @Test
     void version1StaysReadable() throws IOException {
-        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_1, HexFormat.of().parseHex(V1_BYTES)))
+        assertThat(serializer.deserialize(
+                        VitessEnumeratorStateSerializer.VERSION_1,
+                        HexFormat.of().parseHex(V1_BYTES)))
                 .isEqualTo(STATE);
     }
 
     /** Version 2 (resharding: owners, a journal in progress, a completed one); never change. */
-    private static final String V2_BYTES = "0100000002000c637573746f6d65722f38302d00000001000c637573746f6d65722f63302dffffffff00000001000000"
-            + "020000003200000008637573746f6d6572000000032d3830000000127b2267746964223a226d7953514c3536227d0000"
-            + "000000000003000000000100000000000000090008637573746f6d65720000000200032d3830000338302d0000000100"
-            + "0130000000187b2267746964223a224d7953514c35362f6d3a312d33227d0000000100032d3830000000010000000000"
-            + "000004";
+    private static final String V2_BYTES =
+            "0100000002000c637573746f6d65722f38302d00000001000c637573746f6d65722f63302dffffffff00000001000000"
+                    + "020000003200000008637573746f6d6572000000032d3830000000127b2267746964223a226d7953514c3536227d0000"
+                    + "000000000003000000000100000000000000090008637573746f6d65720000000200032d3830000338302d0000000100"
+                    + "0130000000187b2267746964223a224d7953514c35362f6d3a312d33227d0000000100032d3830000000010000000000"
+                    + "000004";
 
     private static final ReshardJournal MERGE = new ReshardJournal(
             9, "customer", List.of("-80", "80-"), Map.of("0", pos("0", "{\"gtid\":\"MySQL56/m:1-3\"}")));
@@ -62,7 +75,9 @@ class VitessEnumeratorStateSerializerTest {
 
     @Test
     void version2StaysReadable() throws IOException {
-        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_2, HexFormat.of().parseHex(V2_BYTES)))
+        assertThat(serializer.deserialize(
+                        VitessEnumeratorStateSerializer.VERSION_2,
+                        HexFormat.of().parseHex(V2_BYTES)))
                 .isEqualTo(STATE_V2);
     }
 
@@ -70,7 +85,8 @@ class VitessEnumeratorStateSerializerTest {
     void currentVersionIsVersion3AndRoundTripsTheVersion2State() throws IOException {
         assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_3);
         byte[] v3 = serializer.serialize(STATE_V2);
-        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_3, v3)).isEqualTo(STATE_V2);
+        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_3, v3))
+                .isEqualTo(STATE_V2);
         // positions are bytes now: no JSON of them is left in the state
         assertThat(new String(v3, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("\"gtid\"");
     }
@@ -83,10 +99,18 @@ class VitessEnumeratorStateSerializerTest {
             golden = in.readAllBytes();
         }
         Map<String, Position> started = new java.util.LinkedHashMap<>();
-        started.put("-40", pos("-40", "{\"keyspace\":\"customer\",\"shard\":\"-40\",\"gtid\":"
-                + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000003:1-9\",\"copy_completed\":true}"));
-        started.put("40-80", pos("40-80", "{\"keyspace\":\"customer\",\"shard\":\"40-80\",\"gtid\":"
-                + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000004:1-11\",\"copy_completed\":true}"));
+        started.put(
+                "-40",
+                pos(
+                        "-40",
+                        "{\"keyspace\":\"customer\",\"shard\":\"-40\",\"gtid\":"
+                                + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000003:1-9\",\"copy_completed\":true}"));
+        started.put(
+                "40-80",
+                pos(
+                        "40-80",
+                        "{\"keyspace\":\"customer\",\"shard\":\"40-80\",\"gtid\":"
+                                + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000004:1-11\",\"copy_completed\":true}"));
         String copying = "{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":"
                 + "\"MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-154\",\"table_p_ks\":[{\"table_name\":\"corder\","
                 + "\"lastpk\":\"AAH/\"}],\"tables_to_copy\":[\"customer\"],\"copy_completed\":false}";
@@ -99,25 +123,29 @@ class VitessEnumeratorStateSerializerTest {
         VitessEnumeratorState restored = serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_2, golden);
         assertThat(restored).isEqualTo(expected);
         assertThat(restored.unassignedSplits().get(0).position().toJson()).isEqualTo(copying);
-        assertThat(List.copyOf(restored.pendingJournals().get(0).journal().started().keySet()))
+        assertThat(List.copyOf(
+                        restored.pendingJournals().get(0).journal().started().keySet()))
                 .containsExactly("-40", "40-80");
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(restored))).isEqualTo(restored);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(restored)))
+                .isEqualTo(restored);
     }
 
     @Test
     void aVersion1StateRestoresWithUnknownOwnersAndNoJournals() throws IOException {
-        VitessEnumeratorState v1 = serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_1,
-                HexFormat.of().parseHex(V1_BYTES));
+        VitessEnumeratorState v1 = serializer.deserialize(
+                VitessEnumeratorStateSerializer.VERSION_1, HexFormat.of().parseHex(V1_BYTES));
         assertThat(v1.assignedOwners()).isEqualTo(Map.of("customer/80-", VitessEnumeratorState.UNKNOWN_OWNER));
         assertThat(v1.pendingJournals()).isEmpty();
         assertThat(v1.completedJournals()).isEmpty();
         // and is written back as version 2
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(v1))).isEqualTo(v1);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(v1)))
+                .isEqualTo(v1);
     }
 
     @Test
     void reshardingRoundTrip() throws IOException {
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(STATE_V2))).isEqualTo(STATE_V2);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(STATE_V2)))
+                .isEqualTo(STATE_V2);
     }
 
     @Test

@@ -1,11 +1,16 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.enumerator;
 
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.event.ShardEndedAck;
 import io.vitesscdc.source.event.ShardEndedEvent;
 import io.vitesscdc.source.split.ReshardJournal;
-import io.vitesscdc.nativeio.Position;
-import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.split.VitessSplit;
+import io.vitesscdc.source.testutils.RenderedPositions;
 
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.api.connector.source.ReaderInfo;
@@ -59,9 +64,10 @@ class VitessSourceEnumeratorTest {
             register(ctx, e, 0);
             register(ctx, e, 1);
             ctx.runNextOneTimeCallable();
-            assertThat(assignedIds(ctx)).isEqualTo(Map.of(
-                    0, List.of("customer/-40", "customer/80-c0"),
-                    1, List.of("customer/40-80", "customer/c0-")));
+            assertThat(assignedIds(ctx))
+                    .isEqualTo(Map.of(
+                            0, List.of("customer/-40", "customer/80-c0"),
+                            1, List.of("customer/40-80", "customer/c0-")));
             assertThat(ctx.hasNoMoreSplits(0)).isFalse();
             assertThat(e.snapshotState(1).unassignedSplits()).isEmpty();
             assertThat(e.snapshotState(1).assignedSplitIds()).hasSize(4);
@@ -71,14 +77,16 @@ class VitessSourceEnumeratorTest {
     @Test
     void splitsWaitForTheirOwner() throws Throwable {
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
-            VitessSourceEnumerator e = new VitessSourceEnumerator(
-                    ctx, shards("-80", "80-"), KS, Boundedness.CONTINUOUS_UNBOUNDED, null);
+            VitessSourceEnumerator e =
+                    new VitessSourceEnumerator(ctx, shards("-80", "80-"), KS, Boundedness.CONTINUOUS_UNBOUNDED, null);
             e.start();
             ctx.runNextOneTimeCallable();
             register(ctx, e, 1);
             assertThat(assignedIds(ctx)).isEqualTo(Map.of(1, List.of("customer/80-")));
             VitessEnumeratorState state = e.snapshotState(1);
-            assertThat(state.unassignedSplits()).extracting(VitessSplit::splitId).containsExactly("customer/-80");
+            assertThat(state.unassignedSplits())
+                    .extracting(VitessSplit::splitId)
+                    .containsExactly("customer/-80");
             register(ctx, e, 0);
             assertThat(assignedIds(ctx)).containsEntry(0, List.of("customer/-80"));
         }
@@ -87,13 +95,14 @@ class VitessSourceEnumeratorTest {
     @Test
     void failedReaderGetsItsSplitsBackWithTheirPositions() throws Throwable {
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
-            VitessSourceEnumerator e = new VitessSourceEnumerator(
-                    ctx, shards("-80", "80-"), KS, Boundedness.CONTINUOUS_UNBOUNDED, null);
+            VitessSourceEnumerator e =
+                    new VitessSourceEnumerator(ctx, shards("-80", "80-"), KS, Boundedness.CONTINUOUS_UNBOUNDED, null);
             e.start();
             register(ctx, e, 0);
             register(ctx, e, 1);
             ctx.runNextOneTimeCallable();
-            VitessSplit progressed = new VitessSplit(KS, "-80", RenderedPositions.of(KS, "-80", "{\"gtid\":\"MySQL56/a:1-9\"}"), 4);
+            VitessSplit progressed =
+                    new VitessSplit(KS, "-80", RenderedPositions.of(KS, "-80", "{\"gtid\":\"MySQL56/a:1-9\"}"), 4);
             ctx.unregisterReader(0);
             e.addSplitsBack(List.of(progressed), 0);
             assertThat(e.snapshotState(2).unassignedSplits()).containsExactly(progressed);
@@ -109,9 +118,13 @@ class VitessSourceEnumeratorTest {
         VitessEnumeratorState restored = new VitessEnumeratorState(true, Set.of("customer/-80"), List.of(waiting));
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(4)) {
             VitessSourceEnumerator e = new VitessSourceEnumerator(
-                    ctx, () -> {
+                    ctx,
+                    () -> {
                         throw new AssertionError("must not rediscover");
-                    }, KS, Boundedness.CONTINUOUS_UNBOUNDED, restored);
+                    },
+                    KS,
+                    Boundedness.CONTINUOUS_UNBOUNDED,
+                    restored);
             e.start();
             assertThat(ctx.getOneTimeCallables()).isEmpty();
             for (int i = 0; i < 4; i++) {
@@ -142,9 +155,14 @@ class VitessSourceEnumeratorTest {
     @Test
     void discoveryFailureFailsWithTheCause() throws Throwable {
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(1)) {
-            VitessSourceEnumerator e = new VitessSourceEnumerator(ctx, () -> {
-                throw new IllegalArgumentException("keyspace 'nope' not found");
-            }, "nope", Boundedness.CONTINUOUS_UNBOUNDED, null);
+            VitessSourceEnumerator e = new VitessSourceEnumerator(
+                    ctx,
+                    () -> {
+                        throw new IllegalArgumentException("keyspace 'nope' not found");
+                    },
+                    "nope",
+                    Boundedness.CONTINUOUS_UNBOUNDED,
+                    null);
             e.start();
             assertThatThrownBy(ctx::runNextOneTimeCallable)
                     .isInstanceOf(SourceConfigurationError.class)
@@ -201,12 +219,16 @@ class VitessSourceEnumeratorTest {
             e.handleSourceEvent(0, ended("-80", j, true));
             List<SplitsAssignment<VitessSplit>> seq = ctx.getSplitsAssignmentSequence();
             // reader 0 lost -80 (0 splits), reader 1 has 80- (1): -40 -> 0, then a tie -> 0
-            assertThat(seq.get(seq.size() - 1).assignment()).isEqualTo(Map.of(0, List.of(
-                    new VitessSplit(KS, "-40", pos("-40"), 0), new VitessSplit(KS, "40-80", pos("40-80"), 0))));
+            assertThat(seq.get(seq.size() - 1).assignment())
+                    .isEqualTo(Map.of(
+                            0,
+                            List.of(
+                                    new VitessSplit(KS, "-40", pos("-40"), 0),
+                                    new VitessSplit(KS, "40-80", pos("40-80"), 0))));
             assertThat(ctx.getSentSourceEvent().get(0)).containsExactly(new ShardEndedAck("customer/-80", 7));
             VitessEnumeratorState state = e.snapshotState(2);
-            assertThat(state.assignedOwners()).isEqualTo(Map.of("customer/-40", 0, "customer/40-80", 0,
-                    "customer/80-", 1));
+            assertThat(state.assignedOwners())
+                    .isEqualTo(Map.of("customer/-40", 0, "customer/40-80", 0, "customer/80-", 1));
             assertThat(state.pendingJournals()).isEmpty();
             assertThat(state.completedJournals()).containsExactly(7L);
         }
@@ -226,9 +248,12 @@ class VitessSourceEnumeratorTest {
             e.snapshotState(1);
             e.handleSourceEvent(0, ended("-80", journal(3, List.of("-80"), List.of("-20", "20-40", "40-80")), true));
             Map<Integer, List<String>> owners = new TreeMap<>();
-            ctx.getSplitsAssignmentSequence().subList(before, ctx.getSplitsAssignmentSequence().size())
-                    .forEach(a -> a.assignment().forEach((r, splits) -> splits.forEach(
-                            sp -> owners.computeIfAbsent(r, k -> new ArrayList<>()).add(sp.shard()))));
+            ctx.getSplitsAssignmentSequence()
+                    .subList(before, ctx.getSplitsAssignmentSequence().size())
+                    .forEach(a -> a.assignment()
+                            .forEach((r, splits) ->
+                                    splits.forEach(sp -> owners.computeIfAbsent(r, k -> new ArrayList<>())
+                                            .add(sp.shard()))));
             // loads 0/1/1: -20 -> 0; then 1/1/1: 20-40 -> 0 (lowest id); then 2/1/1: 40-80 -> 1
             assertThat(owners).isEqualTo(Map.of(0, List.of("-20", "20-40"), 1, List.of("40-80")));
         }
@@ -270,7 +295,9 @@ class VitessSourceEnumeratorTest {
             assertThat(ctx.getSplitsAssignmentSequence()).hasSize(before);
             assertThat(ctx.getSentSourceEvent()).doesNotContainKey(1);
             e.handleSourceEvent(1, ended("80-", j, true));
-            assertThat(assignedAfter(ctx, before)).extracting(VitessSplit::shard).containsExactly("0");
+            assertThat(assignedAfter(ctx, before))
+                    .extracting(VitessSplit::shard)
+                    .containsExactly("0");
         }
     }
 
@@ -285,13 +312,17 @@ class VitessSourceEnumeratorTest {
             VitessEnumeratorStateSerializer serializer = new VitessEnumeratorStateSerializer();
             checkpoint = serializer.serialize(e.snapshotState(2));
         }
-        VitessEnumeratorState restored =
-                new VitessEnumeratorStateSerializer().deserialize(VitessEnumeratorStateSerializer.CURRENT_VERSION,
-                        checkpoint);
+        VitessEnumeratorState restored = new VitessEnumeratorStateSerializer()
+                .deserialize(VitessEnumeratorStateSerializer.CURRENT_VERSION, checkpoint);
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
-            VitessSourceEnumerator e = new VitessSourceEnumerator(ctx, () -> {
-                throw new AssertionError("must not rediscover");
-            }, KS, Boundedness.CONTINUOUS_UNBOUNDED, restored);
+            VitessSourceEnumerator e = new VitessSourceEnumerator(
+                    ctx,
+                    () -> {
+                        throw new AssertionError("must not rediscover");
+                    },
+                    KS,
+                    Boundedness.CONTINUOUS_UNBOUNDED,
+                    restored);
             e.start();
             register(ctx, e, 0);
             register(ctx, e, 1);
@@ -326,7 +357,10 @@ class VitessSourceEnumeratorTest {
     @Test
     void boundedModeSignalsNoMoreSplitsOnlyWithoutJournalsInProgress() throws Throwable {
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
-            VitessEnumeratorState restored = new VitessEnumeratorState(true, Map.of("customer/80-", 1), List.of(),
+            VitessEnumeratorState restored = new VitessEnumeratorState(
+                    true,
+                    Map.of("customer/80-", 1),
+                    List.of(),
                     List.of(new PendingJournal(journal(9, List.of("-80", "80-"), List.of("0")), Set.of("-80"))),
                     Set.of());
             VitessSourceEnumerator e = new VitessSourceEnumerator(ctx, shards(), KS, Boundedness.BOUNDED, restored);

@@ -1,6 +1,10 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.reader;
 
-import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
@@ -8,6 +12,7 @@ import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.testutils.NativeBatches;
+import io.vitesscdc.source.testutils.RenderedPositions;
 
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
@@ -72,7 +77,8 @@ class BatchConverterTest {
         if (e instanceof SplitElement.Change) {
             return "change" + ((SplitElement.Change<String>) e).values;
         } else if (e instanceof SplitElement.Mark) {
-            return "mark " + ((SplitElement.Mark<String>) e).position.toJson().replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
+            return "mark "
+                    + ((SplitElement.Mark<String>) e).position.toJson().replaceAll(".*\"gtid\":\"([^\"]*)\".*", "$1");
         } else if (e instanceof SplitElement.CopyBatch) {
             SplitElement.CopyBatch<String> b = (SplitElement.CopyBatch<String>) e;
             List<Object> values = new ArrayList<>();
@@ -92,14 +98,21 @@ class BatchConverterTest {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
         c.addSplit(split("80-", "h0", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80").table(2, "80-")
-                .record(1, INSERT, false, 1000, 1).record(1, UPDATE_BEFORE, false, 1000, 1)
-                .record(1, UPDATE_AFTER, false, 1000, 1).mark("-80", "g1")
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .table(2, "80-")
+                .record(1, INSERT, false, 1000, 1)
+                .record(1, UPDATE_BEFORE, false, 1000, 1)
+                .record(1, UPDATE_AFTER, false, 1000, 1)
+                .mark("-80", "g1")
                 .record(2, INSERT, false, 1001, 7);
-        assertThat(drain(c.convert(b.build()))).containsExactly(
-                "ks/-80 change[+I:1]", "ks/-80 change[-U:1, +U:1]", "ks/-80 mark g1",
-                "ks/80- change[+I:7]");
-        ShardCursor<String> east = c.cursors().stream().filter(x -> x.shard.equals("80-")).findFirst().get();
+        assertThat(drain(c.convert(b.build())))
+                .containsExactly(
+                        "ks/-80 change[+I:1]", "ks/-80 change[-U:1, +U:1]", "ks/-80 mark g1", "ks/80- change[+I:7]");
+        ShardCursor<String> east = c.cursors().stream()
+                .filter(x -> x.shard.equals("80-"))
+                .findFirst()
+                .get();
         assertThat(east.recordsSinceMark).isEqualTo(1);
         assertThat(east.position.toJson()).contains("h0");
     }
@@ -111,11 +124,15 @@ class BatchConverterTest {
         // then emit the after image alone. So the pair is one element, counted as two records.
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80")
-                .record(1, INSERT, false, 1000, 1).record(1, UPDATE_BEFORE, false, 1000, 1);
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1000, 1)
+                .record(1, UPDATE_BEFORE, false, 1000, 1);
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[+I:1]");
         ShardCursor<String> cursor = c.cursors().iterator().next();
-        assertThat(cursor.recordsSinceMark).as("the waiting before image is not handed out").isEqualTo(1);
+        assertThat(cursor.recordsSinceMark)
+                .as("the waiting before image is not handed out")
+                .isEqualTo(1);
 
         b.record(1, UPDATE_AFTER, false, 1000, 1).mark("-80", "g1");
         List<SplitElement<String>> elements = new ArrayList<>();
@@ -134,11 +151,14 @@ class BatchConverterTest {
     void aReopenBetweenAnUpdatesRecordsReplaysItsBeforeImage() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80")
-                .record(1, INSERT, false, 1000, 1).record(1, UPDATE_BEFORE, false, 1000, 1);
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1000, 1)
+                .record(1, UPDATE_BEFORE, false, 1000, 1);
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[+I:1]");
         c.rewind();
-        b.record(1, INSERT, false, 1000, 1).record(1, UPDATE_BEFORE, false, 1000, 1)
+        b.record(1, INSERT, false, 1000, 1)
+                .record(1, UPDATE_BEFORE, false, 1000, 1)
                 .record(1, UPDATE_AFTER, false, 1000, 1);
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[-U:1, +U:1]");
     }
@@ -147,8 +167,10 @@ class BatchConverterTest {
     void aBeforeImageWithoutItsAfterImageIsStillHandedOut() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80")
-                .record(1, UPDATE_BEFORE, false, 1000, 1).mark("-80", "g1");
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, UPDATE_BEFORE, false, 1000, 1)
+                .mark("-80", "g1");
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[-U:1]", "ks/-80 mark g1");
     }
 
@@ -156,9 +178,13 @@ class BatchConverterTest {
     void restoreSkipsExactlyTheRecordsEmittedAfterTheMark() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g1", 2));
-        NativeBatches b = new NativeBatches().table(1, "-80")
-                .record(1, INSERT, false, 1, 10).record(1, INSERT, false, 1, 11).record(1, INSERT, false, 1, 12)
-                .mark("-80", "g2").record(1, INSERT, false, 2, 13);
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1, 10)
+                .record(1, INSERT, false, 1, 11)
+                .record(1, INSERT, false, 1, 12)
+                .mark("-80", "g2")
+                .record(1, INSERT, false, 2, 13);
         assertThat(drain(c.convert(b.build())))
                 .containsExactly("ks/-80 change[+I:12]", "ks/-80 mark g2", "ks/-80 change[+I:13]");
     }
@@ -167,7 +193,10 @@ class BatchConverterTest {
     void aReplayThatDiffersFromTheOriginalFailsLoudly() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g1", 3));
-        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, false, 1, 10).mark("-80", "g2");
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1, 10)
+                .mark("-80", "g2");
         assertThatThrownBy(() -> c.convert(b.build()))
                 .isInstanceOf(FatalException.class)
                 .hasMessageContaining("should replay 2 more already-emitted records");
@@ -177,7 +206,10 @@ class BatchConverterTest {
     void copyBatchesTravelWithTheirMarkAcrossPolls() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, true, 0, 1).record(1, INSERT, true, 0, 2);
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, true, 0, 1)
+                .record(1, INSERT, true, 0, 2);
         assertThat(drain(c.convert(b.build()))).isEmpty();
         b.record(1, INSERT, true, 0, 3).mark("-80", "g1");
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 copy[+I:1, +I:2, +I:3] mark g1");
@@ -189,17 +221,24 @@ class BatchConverterTest {
     void oversizedCopyBatchesAreHandedOutOneByOne() throws Exception {
         BatchConverter<String> c = converter(false, 2);
         c.addSplit(split("-80", "", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, true, 0, 1).record(1, INSERT, true, 0, 2)
-                .record(1, INSERT, true, 0, 3).mark("-80", "g1");
-        assertThat(drain(c.convert(b.build()))).containsExactly(
-                "ks/-80 change[+I:1]", "ks/-80 change[+I:2]", "ks/-80 copy[+I:3] mark g1");
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, true, 0, 1)
+                .record(1, INSERT, true, 0, 2)
+                .record(1, INSERT, true, 0, 3)
+                .mark("-80", "g1");
+        assertThat(drain(c.convert(b.build())))
+                .containsExactly("ks/-80 change[+I:1]", "ks/-80 change[+I:2]", "ks/-80 copy[+I:3] mark g1");
     }
 
     @Test
     void rewindDropsUnmarkedCopyRowsAndSkipsWhatWasHandedOut() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, false, 1, 1).record(1, INSERT, true, 0, 2);
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1, 1)
+                .record(1, INSERT, true, 0, 2);
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[+I:1]");
         c.rewind();
         ShardCursor<String> cursor = c.cursors().iterator().next();
@@ -213,12 +252,17 @@ class BatchConverterTest {
         BatchConverter<String> c = converter(true, 100);
         c.addSplit(split("-80", "", 0));
         c.addSplit(split("80-", "", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80").table(2, "80-")
-                .record(1, INSERT, true, 0, 1).mark("-80", "g1").shardCopyCompleted("-80")
-                .record(1, INSERT, false, 5, 2).record(2, INSERT, true, 0, 9);
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .table(2, "80-")
+                .record(1, INSERT, true, 0, 1)
+                .mark("-80", "g1")
+                .shardCopyCompleted("-80")
+                .record(1, INSERT, false, 5, 2)
+                .record(2, INSERT, true, 0, 9);
         assertThat(metrics.isCopyCompleted("ks/-80")).isFalse();
-        assertThat(drain(c.convert(b.build()))).containsExactly(
-                "ks/-80 copy[+I:1] mark g1", "ks/-80 CopyCompleted", "ks/-80 FINISHED");
+        assertThat(drain(c.convert(b.build())))
+                .containsExactly("ks/-80 copy[+I:1] mark g1", "ks/-80 CopyCompleted", "ks/-80 FINISHED");
         assertThat(c.allFinished()).isFalse();
         assertThat(metrics.isCopyCompleted("ks/-80")).isTrue();
         assertThat(metrics.snapshotRecords("ks/-80")).isEqualTo(1);
@@ -231,7 +275,8 @@ class BatchConverterTest {
     @Test
     void restoredBoundedSplitWithCompletedCopyFinishesAtOnce() {
         BatchConverter<String> c = converter(true, 100);
-        c.addSplit(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g\",\"copy_completed\":true}"), 0));
+        c.addSplit(new VitessSplit(
+                "ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g\",\"copy_completed\":true}"), 0));
         assertThat(c.openCursors()).isEmpty();
         assertThat(drain(c.finishedOnly())).containsExactly("ks/-80 FINISHED");
         assertThat(drain(c.finishedOnly())).isEmpty();
@@ -251,20 +296,25 @@ class BatchConverterTest {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
         c.addSplit(split("80-", "h0", 0));
-        NativeBatches b = new NativeBatches().table(1, "-80").table(2, "80-")
-                .record(1, INSERT, false, 1000, 1).mark("-80", "g1")
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .table(2, "80-")
+                .record(1, INSERT, false, 1000, 1)
+                .mark("-80", "g1")
                 .journal("-80", 77, List.of("-80"), List.of("-40", "40-80"))
                 .mark("-80", "g1")
-                .record(2, INSERT, false, 1001, 7).mark("80-", "h1")
+                .record(2, INSERT, false, 1001, 7)
+                .mark("80-", "h1")
                 .record(1, INSERT, false, 1002, 2);
-        assertThat(drain(c.convert(b.build()))).containsExactly(
-                "ks/-80 change[+I:1]",
-                "ks/-80 mark g1",
-                "ks/-80 journal 77 [-80] -> {-40=" + NativeBatches.position("-40", "-40@0") + ", 40-80="
-                        + NativeBatches.position("40-80", "40-80@0") + "}",
-                "ks/80- change[+I:7]",
-                "ks/80- mark h1",
-                "ks/-80 FINISHED");
+        assertThat(drain(c.convert(b.build())))
+                .containsExactly(
+                        "ks/-80 change[+I:1]",
+                        "ks/-80 mark g1",
+                        "ks/-80 journal 77 [-80] -> {-40=" + NativeBatches.position("-40", "-40@0") + ", 40-80="
+                                + NativeBatches.position("40-80", "40-80@0") + "}",
+                        "ks/80- change[+I:7]",
+                        "ks/80- mark h1",
+                        "ks/-80 FINISHED");
         assertThat(c.openCursors()).extracting(x -> x.shard).containsExactly("80-");
         assertThat(c.allFinished()).isFalse();
     }
@@ -273,7 +323,9 @@ class BatchConverterTest {
     void aJournalBeforeTheRecordsToSkipFailsLoudly() {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 2));
-        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, false, 1, 1)
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1, 1)
                 .journal("-80", 1, List.of("-80"), List.of("-40"));
         assertThatThrownBy(() -> c.convert(b.build()))
                 .isInstanceOf(FatalException.class)

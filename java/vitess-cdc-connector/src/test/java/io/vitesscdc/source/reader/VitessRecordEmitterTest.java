@@ -1,8 +1,13 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.reader;
 
-import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.split.VitessSplitState;
+import io.vitesscdc.source.testutils.RenderedPositions;
 
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.SourceOutput;
@@ -49,33 +54,51 @@ class VitessRecordEmitterTest {
     @Test
     void stateIsExactBetweenAnyTwoElements() {
         VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true);
-        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 0));
+        VitessSplitState state = new VitessSplitState(
+                new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 0));
         CapturingOutput out = new CapturingOutput();
         emitter.emitRecord(new SplitElement.Change<>(List.of("a"), 1000, false), out, state);
-        assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 1));
+        assertThat(state.toSplit())
+                .isEqualTo(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 1));
         emitter.emitRecord(new SplitElement.Change<>(List.of("b", "b2"), 1000, false), out, state);
-        assertThat(state.toSplit().recordsSinceMark()).as("records, not values, are counted").isEqualTo(2);
+        assertThat(state.toSplit().recordsSinceMark())
+                .as("records, not values, are counted")
+                .isEqualTo(2);
         emitter.emitRecord(new SplitElement.Change<>(List.of("-u", "+u"), 2, 1000, false), out, state);
-        assertThat(state.toSplit().recordsSinceMark()).as("an update's two records as one element").isEqualTo(4);
-        emitter.emitRecord(new SplitElement.Mark<>(RenderedPositions.of("ks", "-80", "{\"gtid\":\"g1\"}"), false), out, state);
-        assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g1\"}"), 0));
-        emitter.emitRecord(new SplitElement.CopyBatch<>(
-                List.of(new SplitElement.Change<>(List.of("s1"), 0, true), new SplitElement.Change<>(List.of("s2"), 0, true)),
-                RenderedPositions.of("ks", "-80", "{\"gtid\":\"g2\"}"), false), out, state);
-        assertThat(state.toSplit()).isEqualTo(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g2\"}"), 0));
+        assertThat(state.toSplit().recordsSinceMark())
+                .as("an update's two records as one element")
+                .isEqualTo(4);
+        emitter.emitRecord(
+                new SplitElement.Mark<>(RenderedPositions.of("ks", "-80", "{\"gtid\":\"g1\"}"), false), out, state);
+        assertThat(state.toSplit())
+                .isEqualTo(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g1\"}"), 0));
+        emitter.emitRecord(
+                new SplitElement.CopyBatch<>(
+                        List.of(
+                                new SplitElement.Change<>(List.of("s1"), 0, true),
+                                new SplitElement.Change<>(List.of("s2"), 0, true)),
+                        RenderedPositions.of("ks", "-80", "{\"gtid\":\"g2\"}"),
+                        false),
+                out,
+                state);
+        assertThat(state.toSplit())
+                .isEqualTo(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g2\"}"), 0));
         assertThat(state.snapshotRecords()).isEqualTo(2);
-        assertThat(out.events).containsExactly("a@1000", "b@1000", "b2@1000", "-u@1000", "+u@1000", "s1@none", "s2@none");
+        assertThat(out.events)
+                .containsExactly("a@1000", "b@1000", "b2@1000", "-u@1000", "+u@1000", "s1@none", "s2@none");
     }
 
     @Test
     void heartbeatsAdvanceWatermarksOutsideTransactionsAndMarkQuietSplitsIdle() {
         VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true);
-        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 0));
+        VitessSplitState state = new VitessSplitState(
+                new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 0));
         CapturingOutput out = new CapturingOutput();
         emitter.emitRecord(new SplitElement.Heartbeat<>(5000), out, state);
         emitter.emitRecord(new SplitElement.Change<>(List.of("a"), 5500, false), out, state);
         emitter.emitRecord(new SplitElement.Heartbeat<>(6000), out, state);
-        emitter.emitRecord(new SplitElement.Mark<>(RenderedPositions.of("ks", "-80", "{\"gtid\":\"g1\"}"), false), out, state);
+        emitter.emitRecord(
+                new SplitElement.Mark<>(RenderedPositions.of("ks", "-80", "{\"gtid\":\"g1\"}"), false), out, state);
         emitter.emitRecord(new SplitElement.Heartbeat<>(7000), out, state);
         emitter.emitRecord(new SplitElement.Heartbeat<>(8000), out, state);
         assertThat(out.events).containsExactly("wm 5000", "a@5500", "wm 7000", "wm 8000", "idle");
@@ -84,7 +107,8 @@ class VitessRecordEmitterTest {
     @Test
     void heartbeatWatermarksCanBeTurnedOff() {
         VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(false);
-        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"\"}"), 0));
+        VitessSplitState state = new VitessSplitState(
+                new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"\"}"), 0));
         CapturingOutput out = new CapturingOutput();
         emitter.emitRecord(new SplitElement.Heartbeat<>(5000), out, state);
         assertThat(out.events).isEmpty();

@@ -1,11 +1,16 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.reader;
 
-import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.event.ShardEndedAck;
 import io.vitesscdc.source.event.ShardEndedEvent;
 import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.split.VitessSplitState;
+import io.vitesscdc.source.testutils.RenderedPositions;
 
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReaderContext;
@@ -33,8 +38,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class VitessSourceReaderReshardTest {
 
-    private static final ReshardJournal JOURNAL =
-            new ReshardJournal(7, "ks", List.of("-80"), Map.of("-40", RenderedPositions.of("ks", "-40", "{\"gtid\":\"a\"}"), "40-80", RenderedPositions.of("ks", "40-80", "{\"gtid\":\"b\"}")));
+    private static final ReshardJournal JOURNAL = new ReshardJournal(
+            7,
+            "ks",
+            List.of("-80"),
+            Map.of(
+                    "-40",
+                    RenderedPositions.of("ks", "-40", "{\"gtid\":\"a\"}"),
+                    "40-80",
+                    RenderedPositions.of("ks", "40-80", "{\"gtid\":\"b\"}")));
 
     /** Records the events the reader sends to the enumerator. */
     private static final class Context implements SourceReaderContext {
@@ -101,20 +113,22 @@ class VitessSourceReaderReshardTest {
     }
 
     private static VitessSplitState endedState() {
-        VitessSplitState state = new VitessSplitState(new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0));
+        VitessSplitState state = new VitessSplitState(
+                new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0));
         state.journalReached(JOURNAL);
         return state;
     }
 
     @Test
-    void anEndedSplitIsReportedKeptInStateUntilAcknowledgedAndReportedDurablyAfterACheckpoint()
-            throws Exception {
+    void anEndedSplitIsReportedKeptInStateUntilAcknowledgedAndReportedDurablyAfterACheckpoint() throws Exception {
         Context context = new Context();
         try (VitessSourceReader<String> reader = reader(context)) {
             reader.start();
             reader.onSplitFinished(Map.of("ks/-80", endedState()));
-            VitessSplit ended = new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0, JOURNAL);
-            assertThat(context.sent).singleElement()
+            VitessSplit ended =
+                    new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0, JOURNAL);
+            assertThat(context.sent)
+                    .singleElement()
                     .usingRecursiveComparison()
                     .isEqualTo(new ShardEndedEvent("ks", "-80", JOURNAL, false));
             assertThat(reader.snapshotState(1)).containsExactly(ended);
@@ -142,7 +156,8 @@ class VitessSourceReaderReshardTest {
         Context context = new Context();
         try (VitessSourceReader<String> reader = reader(context)) {
             reader.start();
-            VitessSplit ended = new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0, JOURNAL);
+            VitessSplit ended =
+                    new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0, JOURNAL);
             reader.addSplits(List.of(ended));
             assertThat(reader.getNumberOfCurrentlyAssignedSplits()).isZero();
             assertThat(context.sent).hasSize(1);

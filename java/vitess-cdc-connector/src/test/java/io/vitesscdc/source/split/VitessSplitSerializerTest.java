@@ -1,14 +1,20 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.split;
 
 import io.vitesscdc.nativeio.Position;
 
 import org.apache.flink.core.memory.DataOutputSerializer;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.util.LinkedHashMap;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
@@ -25,9 +31,10 @@ class VitessSplitSerializerTest {
      * Bytes written by version 1. Never change them: a connector must read every version it ever
      * wrote. A new version gets its own constant and test next to this one.
      */
-    private static final String V1_BYTES = "00000008637573746f6d6572000000032d3830000000527b226b65797370616365223a22637573746f6d6572222c2273"
-            + "68617264223a222d3830222c2267746964223a224d7953514c35362f613a312d35222c22636f70795f636f6d706c6574"
-            + "6564223a747275657d0000000000000007";
+    private static final String V1_BYTES =
+            "00000008637573746f6d6572000000032d3830000000527b226b65797370616365223a22637573746f6d6572222c2273"
+                    + "68617264223a222d3830222c2267746964223a224d7953514c35362f613a312d35222c22636f70795f636f6d706c6574"
+                    + "6564223a747275657d0000000000000007";
 
     private final VitessSplitSerializer serializer = VitessSplitSerializer.INSTANCE;
 
@@ -43,27 +50,39 @@ class VitessSplitSerializerTest {
     void largePositionsBeyondWriteUtfLimit() throws IOException {
         Position huge = Position.fromSavedJson("ks", "80-", "{\"gtid\":\"" + "x".repeat(200_000) + "\"}");
         VitessSplit split = new VitessSplit("ks", "80-", huge, 0);
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(split))).isEqualTo(split);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(split)))
+                .isEqualTo(split);
     }
 
     @Test
     void version1StaysReadable() throws IOException {
-        VitessSplit split = serializer.deserialize(VitessSplitSerializer.VERSION_1, HexFormat.of().parseHex(V1_BYTES));
+        VitessSplit split = serializer.deserialize(
+                VitessSplitSerializer.VERSION_1, HexFormat.of().parseHex(V1_BYTES));
         assertThat(split).isEqualTo(new VitessSplit("customer", "-80", POSITION, 7));
     }
 
     /** Version 2 (an ended split with its reshard journal); never change these either. */
-    private static final String V2_BYTES = "00000008637573746f6d6572000000032d3830000000527b226b65797370616365223a22637573746f6d6572222c2273"
-            + "68617264223a222d3830222c2267746964223a224d7953514c35362f613a312d35222c22636f70795f636f6d706c6574"
-            + "6564223a747275657d000000000000000001000000000000000c00000001000000032d383000000001000000032d3430"
-            + "0000000c7b2267746964223a226e227d";
+    private static final String V2_BYTES =
+            "00000008637573746f6d6572000000032d3830000000527b226b65797370616365223a22637573746f6d6572222c2273"
+                    + "68617264223a222d3830222c2267746964223a224d7953514c35362f613a312d35222c22636f70795f636f6d706c6574"
+                    + "6564223a747275657d000000000000000001000000000000000c00000001000000032d383000000001000000032d3430"
+                    + "0000000c7b2267746964223a226e227d";
 
-    private static final VitessSplit ENDED = new VitessSplit("customer", "-80", POSITION, 0, new ReshardJournal(
-            12, "customer", List.of("-80"), Map.of("-40", Position.fromSavedJson("customer", "-40", "{\"gtid\":\"n\"}"))));
+    private static final VitessSplit ENDED = new VitessSplit(
+            "customer",
+            "-80",
+            POSITION,
+            0,
+            new ReshardJournal(
+                    12,
+                    "customer",
+                    List.of("-80"),
+                    Map.of("-40", Position.fromSavedJson("customer", "-40", "{\"gtid\":\"n\"}"))));
 
     @Test
     void version2StaysReadable() throws IOException {
-        assertThat(serializer.deserialize(VitessSplitSerializer.VERSION_2, HexFormat.of().parseHex(V2_BYTES)))
+        assertThat(serializer.deserialize(
+                        VitessSplitSerializer.VERSION_2, HexFormat.of().parseHex(V2_BYTES)))
                 .isEqualTo(ENDED);
     }
 
@@ -88,7 +107,8 @@ class VitessSplitSerializerTest {
         expected.write(started.toBytes());
         assertThat(serializer.serialize(ENDED)).isEqualTo(expected.getCopyOfBuffer());
         // the positions inside are the core's binary form (magic "VCSP"), not JSON
-        assertThat(new String(POSITION.toBytes(), 0, 4, java.nio.charset.StandardCharsets.US_ASCII)).isEqualTo("VCSP");
+        assertThat(new String(POSITION.toBytes(), 0, 4, java.nio.charset.StandardCharsets.US_ASCII))
+                .isEqualTo("VCSP");
     }
 
     // ---- golden state of the release before positions became bytes (src/test/resources/state) ----
@@ -121,27 +141,30 @@ class VitessSplitSerializerTest {
     @Test
     void goldenVersion2SplitsRestoreWithTheirPositionsAsBytes() throws IOException {
         VitessSplit copying = serializer.deserialize(VitessSplitSerializer.VERSION_2, golden("split-v2-copying.bin"));
-        assertThat(copying).isEqualTo(new VitessSplit("customer", "-80",
-                Position.fromSavedJson("customer", "-80", COPYING), 3));
+        assertThat(copying)
+                .isEqualTo(new VitessSplit("customer", "-80", Position.fromSavedJson("customer", "-80", COPYING), 3));
         // the same position the core renders back, with its facts
         assertThat(copying.position().toJson()).isEqualTo(COPYING);
         assertThat(copying.position().copyCompleted()).isFalse();
 
-        VitessSplit streaming = serializer.deserialize(VitessSplitSerializer.VERSION_2, golden("split-v2-streaming.bin"));
+        VitessSplit streaming =
+                serializer.deserialize(VitessSplitSerializer.VERSION_2, golden("split-v2-streaming.bin"));
         assertThat(streaming.position().toJson()).isEqualTo(STREAMING);
         assertThat(streaming.position().copyCompleted()).isTrue();
         assertThat(streaming.recordsSinceMark()).isZero();
         assertThat(streaming.isEnded()).isFalse();
 
         VitessSplit ended = serializer.deserialize(VitessSplitSerializer.VERSION_2, golden("split-v2-ended.bin"));
-        assertThat(ended).isEqualTo(new VitessSplit("customer", "-80",
-                Position.fromSavedJson("customer", "-80", COPYING), 0, goldenJournal()));
+        assertThat(ended)
+                .isEqualTo(new VitessSplit(
+                        "customer", "-80", Position.fromSavedJson("customer", "-80", COPYING), 0, goldenJournal()));
         assertThat(List.copyOf(ended.endedBy().started().keySet())).containsExactly("-40", "40-80");
         assertThat(ended.endedBy().started().get("40-80").toJson()).isEqualTo(NEW_4080);
 
         // and they are written back in the current version, unchanged
         for (VitessSplit split : List.of(copying, streaming, ended)) {
-            assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(split))).isEqualTo(split);
+            assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(split)))
+                    .isEqualTo(split);
         }
     }
 
@@ -161,12 +184,21 @@ class VitessSplitSerializerTest {
 
     @Test
     void endedSplitsRoundTrip() throws IOException {
-        VitessSplit merged = new VitessSplit("ks", "80-", POSITION, 3, new ReshardJournal(
-                -5, "ks", List.of("-80", "80-"),
-                Map.of("0", Position.fromSavedJson("ks", "0", "{\"gtid\":\"" + "x".repeat(100_000) + "\"}"))));
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(merged))).isEqualTo(merged);
+        VitessSplit merged = new VitessSplit(
+                "ks",
+                "80-",
+                POSITION,
+                3,
+                new ReshardJournal(
+                        -5,
+                        "ks",
+                        List.of("-80", "80-"),
+                        Map.of("0", Position.fromSavedJson("ks", "0", "{\"gtid\":\"" + "x".repeat(100_000) + "\"}"))));
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(merged)))
+                .isEqualTo(merged);
         VitessSplit reading = new VitessSplit("customer", "-80", POSITION, 7);
-        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(reading))).isEqualTo(reading);
+        assertThat(serializer.deserialize(serializer.getVersion(), serializer.serialize(reading)))
+                .isEqualTo(reading);
     }
 
     @Test

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import org.apache.flink.api.common.functions.MapFunction;
@@ -72,6 +77,7 @@ public final class ChangelogRecorder<T> implements MapFunction<T, T>, Checkpoint
     private transient List<Change> sinceLastSnapshot;
     /** Records by the checkpoint that ends them, not yet in the log. */
     private transient TreeMap<Long, List<Change>> unconfirmed;
+
     private transient ListState<Tuple2<Long, byte[]>> state;
 
     public ChangelogRecorder(String name, Extractor<T> extractor) {
@@ -124,7 +130,9 @@ public final class ChangelogRecorder<T> implements MapFunction<T, T>, Checkpoint
      */
     public static void assertStrict(String name) {
         StrictChangelog log = changelog(name);
-        System.out.printf("changelog '%s': %d records, %d violations%n", name, log.records(), log.violations().size());
+        System.out.printf(
+                "changelog '%s': %d records, %d violations%n",
+                name, log.records(), log.violations().size());
         assertThat(log.records()).as("records in changelog '%s'", name).isPositive();
         log.assertValid();
     }
@@ -145,8 +153,9 @@ public final class ChangelogRecorder<T> implements MapFunction<T, T>, Checkpoint
 
     @Override
     public void initializeState(FunctionInitializationContext context) throws Exception {
-        state = context.getOperatorStateStore().getListState(new ListStateDescriptor<>("strict-changelog",
-                Types.TUPLE(Types.LONG, Types.PRIMITIVE_ARRAY(Types.BYTE))));
+        state = context.getOperatorStateStore()
+                .getListState(new ListStateDescriptor<>(
+                        "strict-changelog", Types.TUPLE(Types.LONG, Types.PRIMITIVE_ARRAY(Types.BYTE))));
         sinceLastSnapshot = new ArrayList<>();
         unconfirmed = new TreeMap<>();
         if (context.isRestored()) {

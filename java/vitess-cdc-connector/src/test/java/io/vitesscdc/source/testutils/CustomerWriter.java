@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import java.sql.Connection;
@@ -52,8 +57,8 @@ public final class CustomerWriter extends PacedWriter implements AutoCloseable {
         for (int i = 0; i < n; i++) {
             long id = nextId++;
             live.add(id);
-            tuples.add("(" + id + ", 'u" + id + "@example.com', 'name" + id % 97 + "', " + random.nextInt(100000)
-                    + "." + random.nextInt(100) + ", 0)");
+            tuples.add("(" + id + ", 'u" + id + "@example.com', 'name" + id % 97 + "', " + random.nextInt(100000) + "."
+                    + random.nextInt(100) + ", 0)");
         }
         try (Connection c = VitessCluster.connect("customer")) {
             insertInBatches(c, "INSERT INTO customer (customer_id, email, name, balance, visits) VALUES ", tuples, 200);
@@ -66,8 +71,10 @@ public final class CustomerWriter extends PacedWriter implements AutoCloseable {
         if (live.isEmpty() || roll < 40) {
             long id = nextId++;
             live.add(id);
-            execute(c, "INSERT INTO customer (customer_id, email, name, balance, visits) VALUES (" + id + ", 'w" + id
-                    + "@example.com', 'writer', " + random.nextInt(1000) + ".5, 0)");
+            execute(
+                    c,
+                    "INSERT INTO customer (customer_id, email, name, balance, visits) VALUES (" + id + ", 'w" + id
+                            + "@example.com', 'writer', " + random.nextInt(1000) + ".5, 0)");
         } else if (roll < 65) {
             // A transaction with several statements (multi-record transactions, both kinds).
             long a = live.get(random.nextInt(live.size()));
@@ -75,18 +82,24 @@ public final class CustomerWriter extends PacedWriter implements AutoCloseable {
             live.add(b);
             c.setAutoCommit(false);
             try {
-                execute(c, "UPDATE customer SET visits = " + (nextVisits++) + ", balance = balance + 1, "
-                        + "updated_at = NOW(6) WHERE customer_id = " + a);
-                execute(c, "INSERT INTO customer (customer_id, email, name, balance, visits) VALUES (" + b + ", 't"
-                        + b + "@example.com', 'txn', 1.25, 0)");
+                execute(
+                        c,
+                        "UPDATE customer SET visits = " + (nextVisits++) + ", balance = balance + 1, "
+                                + "updated_at = NOW(6) WHERE customer_id = " + a);
+                execute(
+                        c,
+                        "INSERT INTO customer (customer_id, email, name, balance, visits) VALUES (" + b + ", 't" + b
+                                + "@example.com', 'txn', 1.25, 0)");
                 c.commit();
             } finally {
                 c.setAutoCommit(true);
             }
         } else if (roll < 88) {
             long id = live.get(random.nextInt(live.size()));
-            execute(c, "UPDATE customer SET visits = " + (nextVisits++) + ", name = 'upd" + random.nextInt(1000)
-                    + "', updated_at = NOW(6) WHERE customer_id = " + id);
+            execute(
+                    c,
+                    "UPDATE customer SET visits = " + (nextVisits++) + ", name = 'upd" + random.nextInt(1000)
+                            + "', updated_at = NOW(6) WHERE customer_id = " + id);
         } else {
             long id = live.remove(random.nextInt(live.size()));
             execute(c, "DELETE FROM customer WHERE customer_id = " + id);
@@ -109,7 +122,8 @@ public final class CustomerWriter extends PacedWriter implements AutoCloseable {
     public void close() throws Exception {
         stop();
         String range = " >= " + base + " AND %s < " + (base + RANGE);
-        VitessCluster.execute("customer",
+        VitessCluster.execute(
+                "customer",
                 "DELETE FROM customer WHERE customer_id" + String.format(range, "customer_id"),
                 "DELETE FROM corder WHERE customer_id" + String.format(range, "customer_id"),
                 "DELETE FROM all_types WHERE id" + String.format(range, "id"));

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import io.vitesscdc.source.testutils.ChangelogRecorder.Change;
@@ -53,12 +58,15 @@ public final class DebeziumJson {
             List<Change> out = new ArrayList<>(2);
             JsonNode before = e.get("before");
             if ((op.equals("u") || op.equals("d")) && before != null && !before.isNull()) {
-                out.add(change(op.equals("u") ? RowKind.UPDATE_BEFORE : RowKind.DELETE, image(before), keyColumns,
-                        shard));
+                out.add(change(
+                        op.equals("u") ? RowKind.UPDATE_BEFORE : RowKind.DELETE, image(before), keyColumns, shard));
             }
             if (!op.equals("d")) {
-                out.add(change(op.equals("u") ? RowKind.UPDATE_AFTER : RowKind.INSERT, image(e.get("after")),
-                        keyColumns, shard));
+                out.add(change(
+                        op.equals("u") ? RowKind.UPDATE_AFTER : RowKind.INSERT,
+                        image(e.get("after")),
+                        keyColumns,
+                        shard));
             }
             return out;
         };

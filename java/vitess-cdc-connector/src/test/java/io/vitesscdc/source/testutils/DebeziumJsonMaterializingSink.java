@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import org.apache.flink.api.connector.sink2.Sink;
@@ -52,7 +57,8 @@ public final class DebeziumJsonMaterializingSink implements Sink<String> {
             }
             boolean snapshot = event.get("source").get("snapshot").asBoolean();
             String flinkOp = op.equals("d") ? "-D" : op.equals("u") ? "+U" : "+I";
-            String eventId = snapshot ? null : event.get("source").get("position").asText() + "|" + op + "|" + row;
+            String eventId =
+                    snapshot ? null : event.get("source").get("position").asText() + "|" + op + "|" + row;
             tables.apply(flinkOp, key.toString(), row, eventId);
         }
 

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import io.vitesscdc.nativeio.Batch;
@@ -39,7 +44,13 @@ public final class NativeBatches {
         p.u32(tableId).u32(1).str("ks").str(shard).str(table).u16(columns.length);
         for (int i = 0; i < columns.length; i++) {
             Col c = columns[i];
-            p.str(c.name()).u8(c.typeCode()).u8(i == 0 ? 1 : 2).i32(0).u32(63).u32(c.length()).u32(c.decimals())
+            p.str(c.name())
+                    .u8(c.typeCode())
+                    .u8(i == 0 ? 1 : 2)
+                    .i32(0)
+                    .u32(63)
+                    .u32(c.length())
+                    .u32(c.decimals())
                     .str(c.mysqlType());
         }
         return entry(1, p);
@@ -84,8 +95,14 @@ public final class NativeBatches {
                 p.u8(7).u16(d.getYear()).u8(d.getMonthValue()).u8(d.getDayOfMonth());
             } else if (v instanceof java.time.LocalDateTime) {
                 java.time.LocalDateTime t = (java.time.LocalDateTime) v;
-                p.u8(8).u16(t.getYear()).u8(t.getMonthValue()).u8(t.getDayOfMonth()).u8(t.getHour())
-                        .u8(t.getMinute()).u8(t.getSecond()).u32(t.getNano() / 1000);
+                p.u8(8)
+                        .u16(t.getYear())
+                        .u8(t.getMonthValue())
+                        .u8(t.getDayOfMonth())
+                        .u8(t.getHour())
+                        .u8(t.getMinute())
+                        .u8(t.getSecond())
+                        .u32(t.getNano() / 1000);
             } else if (v instanceof java.time.Duration) {
                 p.u8(9).i64(((java.time.Duration) v).toNanos() / 1000);
             } else {
@@ -154,8 +171,12 @@ public final class NativeBatches {
     public Batch build() {
         byte[] b = body.toByteArray();
         ByteBuffer buf = ByteBuffer.allocateDirect(16 + b.length).order(ByteOrder.LITTLE_ENDIAN);
-        buf.put("VCDB".getBytes(StandardCharsets.US_ASCII)).putShort((short) 2).putShort((short) flags)
-                .putInt(entries).putInt(b.length).put(b);
+        buf.put("VCDB".getBytes(StandardCharsets.US_ASCII))
+                .putShort((short) 2)
+                .putShort((short) flags)
+                .putInt(entries)
+                .putInt(b.length)
+                .put(b);
         body.reset();
         entries = 0;
         flags = 0;

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import java.sql.Connection;
@@ -39,20 +44,22 @@ public abstract class PacedWriter {
      */
     public void start(int opsPerSecond) {
         running.set(true);
-        thread = new Thread(() -> {
-            try (Connection c = VitessCluster.connect(keyspace)) {
-                long period = TimeUnit.SECONDS.toNanos(1) / Math.max(1, opsPerSecond);
-                long next = System.nanoTime();
-                while (running.get()) {
-                    step(c);
-                    ops.incrementAndGet();
-                    next = Math.max(next + period, System.nanoTime());
-                    TimeUnit.NANOSECONDS.sleep(next - System.nanoTime());
-                }
-            } catch (Throwable t) {
-                failure.set(t);
-            }
-        }, threadName);
+        thread = new Thread(
+                () -> {
+                    try (Connection c = VitessCluster.connect(keyspace)) {
+                        long period = TimeUnit.SECONDS.toNanos(1) / Math.max(1, opsPerSecond);
+                        long next = System.nanoTime();
+                        while (running.get()) {
+                            step(c);
+                            ops.incrementAndGet();
+                            next = Math.max(next + period, System.nanoTime());
+                            TimeUnit.NANOSECONDS.sleep(next - System.nanoTime());
+                        }
+                    } catch (Throwable t) {
+                        failure.set(t);
+                    }
+                },
+                threadName);
         thread.setDaemon(true);
         thread.start();
     }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import java.time.Duration;
@@ -34,8 +39,8 @@ public final class RangeView {
 
     /** Rows of the range in Vitess, by primary key. */
     public Map<String, Map<String, String>> inVitess() throws Exception {
-        return VitessCluster.query("customer", "SELECT * FROM customer WHERE " + writer.rangePredicate(),
-                "customer_id");
+        return VitessCluster.query(
+                "customer", "SELECT * FROM customer WHERE " + writer.rangePredicate(), "customer_id");
     }
 
     /**

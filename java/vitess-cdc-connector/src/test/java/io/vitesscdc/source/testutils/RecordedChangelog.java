@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import org.apache.flink.types.RowKind;
@@ -61,8 +66,8 @@ public final class RecordedChangelog {
         /** The position before the record's transaction says the shard's copy is complete. */
         public final boolean afterCopy;
 
-        public Entry(RowKind kind, List<Object> key, List<Object> row, String shard, boolean snapshot,
-                boolean afterCopy) {
+        public Entry(
+                RowKind kind, List<Object> key, List<Object> row, String shard, boolean snapshot, boolean afterCopy) {
             this.kind = kind;
             this.key = key;
             this.row = row;
@@ -76,8 +81,8 @@ public final class RecordedChangelog {
      * Applies one committed batch, once: a batch recommitted after a restore (Flink retries commits
      * it cannot prove done) is ignored.
      */
-    public synchronized void commit(String batchId, String writerId, String writtenBy, long preparedAtNanos,
-            List<Entry> entries) {
+    public synchronized void commit(
+            String batchId, String writerId, String writtenBy, long preparedAtNanos, List<Entry> entries) {
         if (!committedBatches.add(batchId)) {
             return;
         }
@@ -135,8 +140,9 @@ public final class RecordedChangelog {
 
     /** The test's verdict on the whole changelog as committed (read it after {@link #awaitCommitted}). */
     public void assertStrict() {
-        System.out.printf("recorded changelog '%s': %d records, %d violations%n", id,
-                changelog.records(), changelog.violations().size());
+        System.out.printf(
+                "recorded changelog '%s': %d records, %d violations%n",
+                id, changelog.records(), changelog.violations().size());
         assertThat(changelog.records()).as("records in changelog '%s'", id).isPositive();
         changelog.assertValid();
     }

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import org.apache.flink.core.execution.JobClient;
@@ -48,8 +53,7 @@ public final class SqlJobs {
     }
 
     /** The rows with only these columns, in this order. */
-    public static Map<String, Map<String, String>> project(Map<String, Map<String, String>> rows,
-            String[] columns) {
+    public static Map<String, Map<String, String>> project(Map<String, Map<String, String>> rows, String[] columns) {
         Map<String, Map<String, String>> out = new TreeMap<>();
         rows.forEach((k, row) -> {
             Map<String, String> p = new LinkedHashMap<>();

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import org.apache.flink.types.RowKind;
@@ -57,6 +62,7 @@ public final class StrictChangelog {
     private final Map<List<Object>, Map<String, List<Object>>> awaitingAfter = new HashMap<>();
     /** Per key: its last few records, printed with a violation. */
     private final Map<List<Object>, Deque<String>> history = new HashMap<>();
+
     private final List<String> violations = new ArrayList<>();
     private long violationCount;
     private long records;
@@ -81,14 +87,19 @@ public final class StrictChangelog {
         Map<String, List<Object>> waiting = awaitingAfter.get(k);
         boolean completesUpdate = false;
         if (waiting != null) {
-            for (Iterator<Map.Entry<String, List<Object>>> it = waiting.entrySet().iterator(); it.hasNext(); ) {
+            for (Iterator<Map.Entry<String, List<Object>>> it =
+                            waiting.entrySet().iterator();
+                    it.hasNext(); ) {
                 Map.Entry<String, List<Object>> w = it.next();
                 if (kind == RowKind.UPDATE_AFTER && Objects.equals(w.getKey(), shard)) {
                     completesUpdate = true;
                     it.remove();
                 } else if (w.getKey() == null || shard == null || w.getKey().equals(shard)) {
-                    violation(k, record, "follows a -U of its key from " + shardName(w.getKey())
-                            + " before that -U's +U (-U row " + w.getValue() + ")");
+                    violation(
+                            k,
+                            record,
+                            "follows a -U of its key from " + shardName(w.getKey()) + " before that -U's +U (-U row "
+                                    + w.getValue() + ")");
                     it.remove();
                 }
             }
@@ -110,16 +121,18 @@ public final class StrictChangelog {
                 break;
             case UPDATE_AFTER:
                 if (!completesUpdate) {
-                    violation(k, record, "+U without a -U of its key from its shard just before it; live "
-                            + versions);
+                    violation(k, record, "+U without a -U of its key from its shard just before it; live " + versions);
                 }
                 versions.add(new Version(r, shard));
                 break;
             case UPDATE_BEFORE:
             case DELETE:
                 if (!retract(versions, r, shard)) {
-                    violation(k, record, "retracts a row that was not emitted: key " + k + ", retracted " + r
-                            + ", live " + versions);
+                    violation(
+                            k,
+                            record,
+                            "retracts a row that was not emitted: key " + k + ", retracted " + r + ", live "
+                                    + versions);
                 }
                 if (kind == RowKind.UPDATE_BEFORE) {
                     awaitingAfter.computeIfAbsent(k, x -> new LinkedHashMap<>()).put(shard, r);
@@ -162,8 +175,13 @@ public final class StrictChangelog {
         }
         List<String> all = new ArrayList<>(violations);
         all.addAll(end);
-        StringBuilder msg = new StringBuilder("changelog '").append(name).append("' is not a strict changelog: ")
-                .append(records).append(" records, ").append(total).append(" violations");
+        StringBuilder msg = new StringBuilder("changelog '")
+                .append(name)
+                .append("' is not a strict changelog: ")
+                .append(records)
+                .append(" records, ")
+                .append(total)
+                .append(" violations");
         if (total > 20) {
             msg.append(" (first 20 shown)");
         }
@@ -190,8 +208,8 @@ public final class StrictChangelog {
 
     private List<String> endViolations() {
         List<String> out = duplicateViolations();
-        awaitingAfter.forEach((k, waiting) -> waiting.forEach((shard, row) -> out.add(describe(k,
-                "at the end: a -U from " + shardName(shard) + " has no +U (-U row " + row + ")"))));
+        awaitingAfter.forEach((k, waiting) -> waiting.forEach((shard, row) ->
+                out.add(describe(k, "at the end: a -U from " + shardName(shard) + " has no +U (-U row " + row + ")"))));
         return out;
     }
 
@@ -236,8 +254,8 @@ public final class StrictChangelog {
 
     private String describe(List<Object> key, String what) {
         Deque<String> seen = history.get(key);
-        return "key " + key + ": " + what + (seen == null || seen.isEmpty() ? "" : "; earlier records of the key "
-                + String.join(", ", seen));
+        return "key " + key + ": " + what
+                + (seen == null || seen.isEmpty() ? "" : "; earlier records of the key " + String.join(", ", seen));
     }
 
     private static String shardName(String shard) {

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import org.apache.flink.types.RowKind;
@@ -50,8 +55,12 @@ class StrictChangelogTest {
     void deleteOfAKeyNeverEmittedIsAViolation() {
         record(DELETE, 7, "x", "-80");
 
-        assertThat(log.violations()).singleElement().asString()
-                .contains("retracts a row that was not emitted").contains("key [7]").contains("-D")
+        assertThat(log.violations())
+                .singleElement()
+                .asString()
+                .contains("retracts a row that was not emitted")
+                .contains("key [7]")
+                .contains("-D")
                 .contains("live []");
         assertThatThrownBy(log::assertValid).hasMessageContaining("retracts a row that was not emitted");
     }
@@ -63,10 +72,12 @@ class StrictChangelogTest {
         log.accept(UPDATE_AFTER, List.of(1L), List.of(1L, "b", new BigDecimal("9.99")), "-80");
         log.accept(DELETE, List.of(1L), List.of(1L, "stale", new BigDecimal("9.99")), "-80");
 
-        assertThat(log.violations()).hasSize(2).allSatisfy(v -> assertThat(v)
-                .contains("retracts a row that was not emitted"));
+        assertThat(log.violations())
+                .hasSize(2)
+                .allSatisfy(v -> assertThat(v).contains("retracts a row that was not emitted"));
         // The first names what is live: the row the +I emitted.
-        assertThat(log.violations().get(0)).contains("live [[1, a, 1.50] from shard -80]")
+        assertThat(log.violations().get(0))
+                .contains("live [[1, a, 1.50] from shard -80]")
                 .contains("retracted [1, a, 9.99]");
     }
 
@@ -75,8 +86,12 @@ class StrictChangelogTest {
         record(INSERT, 1, "a", "-80");
         record(INSERT, 1, "a", "-80"); // e.g. a resumed copy sending a row again
 
-        assertThat(log.violations()).singleElement().asString().contains("inserts a key that is present")
-                .contains("key [1]").contains("+I");
+        assertThat(log.violations())
+                .singleElement()
+                .asString()
+                .contains("inserts a key that is present")
+                .contains("key [1]")
+                .contains("+I");
         assertThatThrownBy(log::assertValid).hasMessageContaining("2 live versions");
     }
 
@@ -87,7 +102,9 @@ class StrictChangelogTest {
         record(INSERT, 2, "a", "-80");
         record(INSERT, 2, "b", null);
 
-        assertThat(log.violations()).hasSize(2).allSatisfy(v -> assertThat(v).contains("inserts a key that is present"));
+        assertThat(log.violations())
+                .hasSize(2)
+                .allSatisfy(v -> assertThat(v).contains("inserts a key that is present"));
     }
 
     @Test
@@ -117,8 +134,10 @@ class StrictChangelogTest {
 
         assertThat(log.violations()).isEmpty(); // in flight: allowed so far ...
         assertThatThrownBy(log::assertValid) // ... but not at the end
-                .hasMessageContaining("changelog 'test-log'").hasMessageContaining("2 records")
-                .hasMessageContaining("1 violations").hasMessageContaining("2 live versions");
+                .hasMessageContaining("changelog 'test-log'")
+                .hasMessageContaining("2 records")
+                .hasMessageContaining("1 violations")
+                .hasMessageContaining("2 live versions");
         assertThatThrownBy(log::liveRows).hasMessageContaining("more than one live version");
     }
 
@@ -149,7 +168,11 @@ class StrictChangelogTest {
         record(UPDATE_BEFORE, 1, "a", "-80");
         record(UPDATE_AFTER, 1, "b", "80-");
 
-        assertThat(log.violations()).singleElement().asString().contains("+U without a -U").contains("from shard 80-");
+        assertThat(log.violations())
+                .singleElement()
+                .asString()
+                .contains("+U without a -U")
+                .contains("from shard 80-");
         assertThatThrownBy(log::assertValid).hasMessageContaining("has no +U");
     }
 
@@ -195,14 +218,23 @@ class StrictChangelogTest {
 
     @Test
     void byteArraysCompareByContent() {
-        log.accept(INSERT, List.of(new byte[] {1, 2}), Arrays.asList(new byte[] {1, 2}, null, new byte[] {(byte) 0xff}),
+        log.accept(
+                INSERT,
+                List.of(new byte[] {1, 2}),
+                Arrays.asList(new byte[] {1, 2}, null, new byte[] {(byte) 0xff}),
                 "-80");
-        log.accept(DELETE, List.of(new byte[] {1, 2}), Arrays.asList(new byte[] {1, 2}, null, new byte[] {(byte) 0xff}),
+        log.accept(
+                DELETE,
+                List.of(new byte[] {1, 2}),
+                Arrays.asList(new byte[] {1, 2}, null, new byte[] {(byte) 0xff}),
                 "-80");
         log.assertValid();
 
         log.accept(DELETE, List.of(new byte[] {1, 2}), Arrays.asList(new byte[] {1, 2}, null, new byte[] {0}), "-80");
-        assertThat(log.violations()).singleElement().asString().contains("key [0x0102]")
+        assertThat(log.violations())
+                .singleElement()
+                .asString()
+                .contains("key [0x0102]")
                 .contains("retracted [0x0102, null, 0x00]");
     }
 
@@ -215,10 +247,12 @@ class StrictChangelogTest {
         List<String> violations = log.violations();
         assertThat(violations).hasSize(101);
         assertThat(violations.get(100)).isEqualTo("... 50 more, 150 violations in all");
-        assertThatThrownBy(log::assertValid).isInstanceOf(AssertionError.class)
+        assertThatThrownBy(log::assertValid)
+                .isInstanceOf(AssertionError.class)
                 .hasMessageStartingWith("changelog 'test-log' is not a strict changelog: 150 records, 150 violations "
                         + "(first 20 shown):")
-                .hasMessageContaining("key [19]:").hasMessageNotContaining("key [20]:");
+                .hasMessageContaining("key [19]:")
+                .hasMessageNotContaining("key [20]:");
     }
 
     @Test
@@ -228,7 +262,9 @@ class StrictChangelogTest {
         record(UPDATE_AFTER, 1, "b", "-80");
         record(INSERT, 1, "c", "-80");
 
-        assertThat(log.violations()).singleElement().asString()
+        assertThat(log.violations())
+                .singleElement()
+                .asString()
                 .contains("#4 +I [1, c, 1.50] from shard -80 inserts a key that is present")
                 .contains("earlier records of the key #1 +I [1, a, 1.50] from shard -80, #2 -U");
     }

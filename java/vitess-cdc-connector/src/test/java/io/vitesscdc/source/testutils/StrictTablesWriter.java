@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import java.math.BigInteger;
@@ -37,9 +42,10 @@ public final class StrictTablesWriter extends PacedWriter implements AutoCloseab
 
     /** Characters of text keys: case and accent variants, multi-byte, a 4-byte emoji; no quote, no space. */
     private static final String[] ALPHABET = {
-        "a", "A", "á", "Á", "à", "b", "B", "e", "É", "ê", "o", "Ö", "ø", "s", "S", "ß", "z", "Z", "0", "9",
-        "_", "-", "~", "ÿ", "Ω", "ж", "✓", "中", "😀"
+        "a", "A", "á", "Á", "à", "b", "B", "e", "É", "ê", "o", "Ö", "ø", "s", "S", "ß", "z", "Z", "0", "9", "_", "-",
+        "~", "ÿ", "Ω", "ж", "✓", "中", "😀"
     };
+
     private static final AtomicLong LAST_RUN = new AtomicLong();
 
     private final long run;
@@ -98,8 +104,10 @@ public final class StrictTablesWriter extends PacedWriter implements AutoCloseab
             // A third of the updates also move the row to another group (a retraction from one
             // GROUP BY result and an accumulation into another).
             String grp = random.nextInt(3) == 0 ? ", grp = '" + grp() + "'" : "";
-            execute(c, "UPDATE " + t.table + " SET amount = amount + " + (random.nextInt(2001) - 1000) + grp
-                    + " WHERE " + where(t, key));
+            execute(
+                    c,
+                    "UPDATE " + t.table + " SET amount = amount + " + (random.nextInt(2001) - 1000) + grp + " WHERE "
+                            + where(t, key));
             updates.incrementAndGet();
         } else if (roll < 75) {
             List<Object> key = keys.remove(random.nextInt(keys.size()));
@@ -135,7 +143,8 @@ public final class StrictTablesWriter extends PacedWriter implements AutoCloseab
                 if (!rs.next()) {
                     throw new IllegalStateException(t.table + " has no row " + key + " to move");
                 }
-                values = rs.getLong(1) + ", '" + rs.getString(2) + "', " + rs.getLong(3) + ", '" + rs.getString(4) + "'";
+                values =
+                        rs.getLong(1) + ", '" + rs.getString(2) + "', " + rs.getLong(3) + ", '" + rs.getString(4) + "'";
             }
             execute(c, "DELETE FROM " + t.table + " WHERE " + where(t, key));
             execute(c, insertPrefix(t) + "(" + literals(moved) + ", " + values + ")");
@@ -166,8 +175,8 @@ public final class StrictTablesWriter extends PacedWriter implements AutoCloseab
     private String newRowTuple(StrictTable t) {
         List<Object> key = newKey(t);
         live.get(t).add(key);
-        return "(" + literals(key) + ", " + run + ", '" + grp() + "', " + (random.nextInt(2_000_000) - 1_000_000) + ", '"
-                + pad() + "')";
+        return "(" + literals(key) + ", " + run + ", '" + grp() + "', " + (random.nextInt(2_000_000) - 1_000_000)
+                + ", '" + pad() + "')";
     }
 
     /**
@@ -205,7 +214,8 @@ public final class StrictTablesWriter extends PacedWriter implements AutoCloseab
             case UNSIGNED:
                 // 20 random high bits spread the keys over the whole u64 range (half above 2^63);
                 // below them 28 bits of the run id and the 16-bit sequence.
-                return List.of(BigInteger.valueOf(random.nextInt(1 << 20)).shiftLeft(44)
+                return List.of(BigInteger.valueOf(random.nextInt(1 << 20))
+                        .shiftLeft(44)
                         .or(BigInteger.valueOf((run & ((1L << 28) - 1)) << 16 | seq)));
             default:
                 throw new IllegalArgumentException(t.name());

@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import java.io.IOException;
@@ -54,7 +59,8 @@ public final class VitessCluster {
         String grpcHost = grpc.substring(0, colon).replaceFirst("^https?://", "");
         int grpcPort = Integer.parseInt(grpc.substring(colon + 1));
         String[][] targets = {
-            {grpcHost, String.valueOf(grpcPort), "VTGate gRPC"}, {mysqlHost(), String.valueOf(mysqlPort()), "VTGate MySQL"}
+            {grpcHost, String.valueOf(grpcPort), "VTGate gRPC"},
+            {mysqlHost(), String.valueOf(mysqlPort()), "VTGate MySQL"}
         };
         for (String[] target : targets) {
             try (Socket s = new Socket()) {

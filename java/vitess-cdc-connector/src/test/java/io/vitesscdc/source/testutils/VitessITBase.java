@@ -1,3 +1,8 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
 package io.vitesscdc.source.testutils;
 
 import org.apache.flink.configuration.Configuration;
@@ -9,8 +14,8 @@ import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
-import org.apache.flink.util.ExceptionUtils;
 import org.apache.flink.test.junit5.MiniClusterExtension;
+import org.apache.flink.util.ExceptionUtils;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -72,8 +77,7 @@ public abstract class VitessITBase {
     }
 
     /** Polls the condition until it holds; the failure names what was awaited (computed when it fails). */
-    public static void waitUntil(Duration timeout, BooleanSupplier condition, Supplier<String> what)
-            throws Exception {
+    public static void waitUntil(Duration timeout, BooleanSupplier condition, Supplier<String> what) throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (!condition.getAsBoolean()) {
             if (System.nanoTime() > deadline) {
@@ -87,8 +91,12 @@ public abstract class VitessITBase {
      * Waits until the rows {@code actual} returns equal {@code expected} (writes must have
      * stopped), then asserts it: a non-empty expectation, equal row by row.
      */
-    public static void awaitEqual(Map<String, Map<String, String>> expected,
-            Supplier<Map<String, Map<String, String>>> actual, Duration timeout, String what) throws Exception {
+    public static void awaitEqual(
+            Map<String, Map<String, String>> expected,
+            Supplier<Map<String, Map<String, String>>> actual,
+            Duration timeout,
+            String what)
+            throws Exception {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (System.nanoTime() < deadline && !actual.get().equals(expected)) {
             Thread.sleep(300);
@@ -129,10 +137,12 @@ public abstract class VitessITBase {
     }
 
     private static boolean notRunningYet(Throwable t) {
-        return ExceptionUtils.findThrowable(t, UnavailableDispatcherOperationException.class).isPresent()
+        return ExceptionUtils.findThrowable(t, UnavailableDispatcherOperationException.class)
+                        .isPresent()
                 || ExceptionUtils.findThrowableWithMessage(t, "ot all required tasks are currently running")
                         .isPresent()
-                || ExceptionUtils.findThrowableWithMessage(t, "is not being executed at the moment").isPresent();
+                || ExceptionUtils.findThrowableWithMessage(t, "is not being executed at the moment")
+                        .isPresent();
     }
 
     /** Runs the environment's job restored from the savepoint. */
