@@ -295,14 +295,7 @@ impl VtgateClient {
             .await?;
         let mut by_table: std::collections::BTreeMap<String, Vec<String>> = Default::default();
         for row in &result.rows {
-            let cells = crate::decode::split_row(row)?;
-            let text = |i: usize| {
-                cells
-                    .get(i)
-                    .copied()
-                    .flatten()
-                    .map(|b| String::from_utf8_lossy(b).into_owned())
-            };
+            let text = text_cells(row)?;
             if let (Some(table), Some(column)) = (text(0), text(1)) {
                 by_table.entry(table).or_default().push(column);
             }
@@ -343,14 +336,7 @@ impl VtgateClient {
             .await?;
         let mut tables = crate::keyorder::TableKeyOrders::new();
         for row in &result.rows {
-            let cells = crate::decode::split_row(row)?;
-            let text = |i: usize| {
-                cells
-                    .get(i)
-                    .copied()
-                    .flatten()
-                    .map(|b| String::from_utf8_lossy(b).into_owned())
-            };
+            let text = text_cells(row)?;
             let (Some(table), Some(column), Some(data_type), Some(column_type)) =
                 (text(0), text(1), text(2), text(3))
             else {
@@ -395,6 +381,18 @@ fn first_cell_text(result: &QueryResult) -> Option<String> {
 }
 
 /// Every row's `col`-th value as UTF-8 text (NULLs skipped).
+/// The cells of one result row as text, by column index (`None` for NULL or a missing column).
+fn text_cells(row: &crate::proto::query::Row) -> Result<impl Fn(usize) -> Option<String> + '_> {
+    let cells = crate::decode::split_row(row)?;
+    Ok(move |i: usize| {
+        cells
+            .get(i)
+            .copied()
+            .flatten()
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+    })
+}
+
 fn text_column(result: &QueryResult, col: usize) -> Result<Vec<String>> {
     let mut out = Vec::with_capacity(result.rows.len());
     for row in &result.rows {
