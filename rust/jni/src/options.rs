@@ -26,9 +26,13 @@
 //! }
 //! ```
 //!
-//! `start_positions` takes either the object `positionsJson()` returns or a bare array of shard
-//! positions (the VGTID shape: `keyspace`, `shard`, `gtid`, `table_p_ks`); giving it implies
-//! `start_mode = positions`.
+//! Where to resume comes in one of two ways. The Flink source passes `start_mode = positions`
+//! without `start_positions` and hands the positions to `nativeOpen` as a second argument, one
+//! `byte[]` per shard in the core's binary form (what its splits and checkpoints hold): nothing
+//! between a checkpoint and the core re-encodes them. Tools and tests may instead give
+//! `start_positions` as JSON, either the object `positionsJson()` returns or a bare array of
+//! shard positions (the VGTID shape: `keyspace`, `shard`, `gtid`, `table_p_ks`); giving it
+//! implies `start_mode = positions`. Both at once is an error.
 
 use serde::Deserialize;
 use std::time::Duration;
