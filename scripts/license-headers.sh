@@ -1,4 +1,6 @@
 #!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
 # Every source file of the project starts with its licence header (LICENSE: Apache-2.0).
 # Java files get theirs from spotless (`mvn spotless:apply`, java/license-header.txt); this script
 # covers Rust, Go, shell and Python (the .proto files are Vitess's own, under its licence). `--fix` adds missing headers; without it, missing ones fail.
