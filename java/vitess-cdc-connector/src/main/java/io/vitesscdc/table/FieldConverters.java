@@ -112,7 +112,7 @@ final class FieldConverters {
             return v;
         }
         if (t == ValueType.UINT && r.getLong(i) < 0) {
-            throw new IllegalArgumentException("value " + r.getUnsigned(i) + " of column " + describe(r, i)
+            throw new ValueMismatchException("value " + r.getUnsigned(i) + " of column " + describe(r, i)
                     + " does not fit BIGINT: declare the column as DECIMAL(20, 0)");
         }
         return r.getLong(i);
@@ -121,7 +121,7 @@ final class FieldConverters {
     private static long integer(VitessRecord r, int i, long min, long max, LogicalType type) {
         long v = bigint(r, i);
         if (v < min || v > max) {
-            throw new IllegalArgumentException("value " + v + " of column " + describe(r, i) + " does not fit "
+            throw new ValueMismatchException("value " + v + " of column " + describe(r, i) + " does not fit "
                     + type.asSummaryString() + ": declare it as "
                     + FlinkTypes.suggest(r.table().columns().get(i)));
         }
@@ -153,7 +153,7 @@ final class FieldConverters {
         }
         DecimalData data = DecimalData.fromBigDecimal(v, d.getPrecision(), d.getScale());
         if (data == null) {
-            throw new IllegalArgumentException("value " + v + " of column " + describe(r, i) + " does not fit "
+            throw new ValueMismatchException("value " + v + " of column " + describe(r, i) + " does not fit "
                     + d.asSummaryString() + ": declare it as "
                     + FlinkTypes.suggest(r.table().columns().get(i)));
         }
@@ -187,7 +187,7 @@ final class FieldConverters {
     private static Object timeOfDay(VitessRecord r, int i) {
         long micros = r.getTimeMicros(i);
         if (micros < 0 || micros >= 86_400_000_000L) {
-            throw new IllegalArgumentException("value " + formatTime(micros) + " of column " + describe(r, i)
+            throw new ValueMismatchException("value " + formatTime(micros) + " of column " + describe(r, i)
                     + " is outside TIME's range 00:00:00..23:59:59.999: declare the column as STRING to keep "
                     + "MySQL's full TIME range");
         }
@@ -208,9 +208,21 @@ final class FieldConverters {
                 + r.table().keyspace() + "." + r.table().table();
     }
 
-    private static IllegalArgumentException mismatch(VitessRecord r, int i, String declared, String actual) {
+    private static ValueMismatchException mismatch(VitessRecord r, int i, String declared, String actual) {
         ColumnDescriptor c = r.table().columns().get(i);
-        return new IllegalArgumentException("column " + describe(r, i) + " holds " + actual
+        return new ValueMismatchException("column " + describe(r, i) + " holds " + actual
                 + " values that cannot be read as " + declared + ": declare it as " + FlinkTypes.suggest(c));
+    }
+
+    /**
+     * A value that does not fit the column's declared Flink type; the message already names the
+     * type to declare instead.
+     */
+    static final class ValueMismatchException extends IllegalArgumentException {
+        private static final long serialVersionUID = 1L;
+
+        ValueMismatchException(String message) {
+            super(message);
+        }
     }
 }

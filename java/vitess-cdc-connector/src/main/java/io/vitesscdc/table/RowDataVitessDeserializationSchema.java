@@ -97,7 +97,7 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             try {
                 row.setField(f, converters[f].convert(record, column));
             } catch (IllegalArgumentException | ClassCastException e) {
-                String fix = e.getMessage() != null && e.getMessage().contains("declare")
+                String fix = e instanceof FieldConverters.ValueMismatchException
                         ? ""
                         : "; declare it as "
                                 + FlinkTypes.suggest(record.table().columns().get(column));
