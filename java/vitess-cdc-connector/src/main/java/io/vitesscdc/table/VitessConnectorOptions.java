@@ -22,6 +22,13 @@ import java.util.List;
 @PublicEvolving
 public final class VitessConnectorOptions {
 
+    /**
+     * The options below that end their description with this sentence are knobs of the native
+     * core: unset, they are not sent, and the core's default applies (its one definition is
+     * {@code vitess_cdc_core::options::defaults}; docs/options.md tables the values).
+     */
+    static final String CORE_DEFAULT = " Default: the core's (docs/options.md).";
+
     private VitessConnectorOptions() {}
 
     public static final ConfigOption<String> HOSTNAME = ConfigOptions.key("hostname")
@@ -83,8 +90,8 @@ public final class VitessConnectorOptions {
 
     public static final ConfigOption<String> TABLET_TYPE = ConfigOptions.key("tablet-type")
             .stringType()
-            .defaultValue(VitessDefaults.TABLET_TYPE)
-            .withDescription("Tablet type to stream from: primary, replica or rdonly.");
+            .noDefaultValue()
+            .withDescription("Tablet type to stream from: primary, replica or rdonly." + CORE_DEFAULT);
 
     public static final ConfigOption<String> CELLS = ConfigOptions.key("cells")
             .stringType()
@@ -107,9 +114,9 @@ public final class VitessConnectorOptions {
 
     public static final ConfigOption<Duration> HEARTBEAT_INTERVAL = ConfigOptions.key("heartbeat.interval")
             .durationType()
-            .defaultValue(VitessDefaults.HEARTBEAT_INTERVAL)
+            .noDefaultValue()
             .withDescription("VTGate sends a heartbeat after this much silence (whole seconds; 0 = off). "
-                    + "Heartbeats advance watermarks of quiet shards.");
+                    + "Heartbeats advance watermarks of quiet shards." + CORE_DEFAULT);
 
     public static final ConfigOption<Boolean> ALLOW_TABLES_WITHOUT_PRIMARY_KEY = ConfigOptions.key(
                     "scan.allow-tables-without-primary-key")
@@ -128,46 +135,51 @@ public final class VitessConnectorOptions {
 
     public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("connect.timeout")
             .durationType()
-            .defaultValue(VitessDefaults.CONNECT_TIMEOUT)
-            .withDescription("Connecting to VTGate and waiting for its first response.");
+            .noDefaultValue()
+            .withDescription("Connecting to VTGate and waiting for its first response." + CORE_DEFAULT);
 
     public static final ConfigOption<Duration> IDLE_TIMEOUT = ConfigOptions.key("stream.idle-timeout")
             .durationType()
-            .defaultValue(VitessDefaults.IDLE_TIMEOUT)
-            .withDescription("No event (not even a heartbeat) for this long means the stream is dead; reconnect.");
+            .noDefaultValue()
+            .withDescription("No event (not even a heartbeat) for this long means the stream is dead; reconnect."
+                    + CORE_DEFAULT);
 
     public static final ConfigOption<Integer> RETRY_MAX_ATTEMPTS = ConfigOptions.key("retry.max-attempts")
             .intType()
-            .defaultValue(VitessDefaults.RETRY_MAX_ATTEMPTS)
-            .withDescription("Consecutive failed reconnects before the source fails.");
+            .noDefaultValue()
+            .withDescription("Consecutive failed reconnects before the source fails." + CORE_DEFAULT);
 
     public static final ConfigOption<Duration> RETRY_INITIAL_BACKOFF = ConfigOptions.key("retry.initial-backoff")
             .durationType()
-            .defaultValue(VitessDefaults.RETRY_INITIAL_BACKOFF)
-            .withDescription("First wait before a reconnect (doubles up to 'retry.max-backoff').");
+            .noDefaultValue()
+            .withDescription("First wait before a reconnect (doubles up to 'retry.max-backoff')." + CORE_DEFAULT);
 
     public static final ConfigOption<Duration> RETRY_MAX_BACKOFF = ConfigOptions.key("retry.max-backoff")
             .durationType()
-            .defaultValue(VitessDefaults.RETRY_MAX_BACKOFF)
-            .withDescription("Longest wait between reconnects.");
+            .noDefaultValue()
+            .withDescription("Longest wait between reconnects." + CORE_DEFAULT);
 
     public static final ConfigOption<MemorySize> BUFFER_SIZE = ConfigOptions.key("buffer.size")
             .memoryType()
-            .defaultValue(VitessDefaults.BUFFER_SIZE)
-            .withDescription("Bytes of decoded events buffered between the gRPC stream and Flink (per reader).");
+            .noDefaultValue()
+            .withDescription(
+                    "Bytes of decoded events buffered between the gRPC stream and Flink (per reader)." + CORE_DEFAULT);
 
     public static final ConfigOption<MemorySize> TRANSACTION_CHUNK_SIZE = ConfigOptions.key("transaction.chunk-size")
             .memoryType()
-            .defaultValue(VitessDefaults.TRANSACTION_CHUNK_SIZE)
-            .withDescription("VTGate streams transactions larger than this in chunks (Vitess 24+; 0 = off).");
+            .noDefaultValue()
+            .withDescription(
+                    "VTGate streams transactions larger than this in chunks (Vitess 24+; 0 = off)." + CORE_DEFAULT);
 
     public static final ConfigOption<MemorySize> MAX_MESSAGE_SIZE = ConfigOptions.key("grpc.max-message-size")
             .memoryType()
-            .defaultValue(VitessDefaults.MAX_MESSAGE_SIZE)
-            .withDescription("Largest gRPC message accepted; at least VTGate's --grpc-max-message-size.");
+            .noDefaultValue()
+            .withDescription(
+                    "Largest gRPC message accepted; at least VTGate's --grpc-max-message-size." + CORE_DEFAULT);
 
     public static final ConfigOption<Duration> KEEPALIVE_INTERVAL = ConfigOptions.key("grpc.keepalive-interval")
             .durationType()
-            .defaultValue(VitessDefaults.KEEPALIVE_INTERVAL)
-            .withDescription("HTTP/2 keepalive ping interval (VTGate refuses pings more often than every 10 s).");
+            .noDefaultValue()
+            .withDescription(
+                    "HTTP/2 keepalive ping interval (VTGate refuses pings more often than every 10 s)." + CORE_DEFAULT);
 }

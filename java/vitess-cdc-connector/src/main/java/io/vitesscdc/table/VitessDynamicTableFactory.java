@@ -21,7 +21,6 @@ import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
@@ -149,7 +148,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
             config.tablePatterns(List.of(tableName));
         }
         options.getOptional(SHARDS).ifPresent(config::shards);
-        config.tabletType(tabletType(options.get(TABLET_TYPE), table));
+        options.getOptional(TABLET_TYPE).ifPresent(t -> config.tabletType(tabletType(t, table)));
         options.getOptional(CELLS).ifPresent(config::cells);
         if (options.getOptional(USERNAME).isPresent()
                 || options.getOptional(PASSWORD).isPresent()) {
@@ -159,24 +158,27 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         }
         tls(options, table, config);
         startup(options, table, config);
-        Duration heartbeat = options.get(HEARTBEAT_INTERVAL);
-        if (heartbeat.isNegative() || heartbeat.toMillis() % 1000 != 0) {
-            throw invalid(
-                    table,
-                    "option '" + HEARTBEAT_INTERVAL.key() + "' = '" + heartbeat + "' must be whole "
-                            + "seconds (VTGate counts heartbeats in seconds), e.g. '5 s', or '0 s' to turn heartbeats off");
-        }
-        config.heartbeatInterval(heartbeat);
-        config.allowTablesWithoutPrimaryKey(allowNoPk)
-                .connectTimeout(options.get(CONNECT_TIMEOUT))
-                .idleTimeout(options.get(IDLE_TIMEOUT))
-                .retryMaxAttempts(positive(options, RETRY_MAX_ATTEMPTS, table))
-                .retryInitialBackoff(options.get(RETRY_INITIAL_BACKOFF))
-                .retryMaxBackoff(options.get(RETRY_MAX_BACKOFF))
-                .bufferSize(options.get(BUFFER_SIZE))
-                .transactionChunkSize(options.get(TRANSACTION_CHUNK_SIZE))
-                .maxMessageSize(options.get(MAX_MESSAGE_SIZE))
-                .keepaliveInterval(options.get(KEEPALIVE_INTERVAL));
+        // The core's knobs are passed only when the table sets them; unset, the core's default
+        // applies (VitessConnectorOptions.CORE_DEFAULT).
+        options.getOptional(HEARTBEAT_INTERVAL).ifPresent(heartbeat -> {
+            if (heartbeat.isNegative() || heartbeat.toMillis() % 1000 != 0) {
+                throw invalid(
+                        table,
+                        "option '" + HEARTBEAT_INTERVAL.key() + "' = '" + heartbeat + "' must be whole seconds "
+                                + "(VTGate counts heartbeats in seconds), e.g. '5 s', or '0 s' to turn heartbeats off");
+            }
+            config.heartbeatInterval(heartbeat);
+        });
+        config.allowTablesWithoutPrimaryKey(allowNoPk);
+        options.getOptional(CONNECT_TIMEOUT).ifPresent(config::connectTimeout);
+        options.getOptional(IDLE_TIMEOUT).ifPresent(config::idleTimeout);
+        options.getOptional(RETRY_MAX_ATTEMPTS).ifPresent(n -> config.retryMaxAttempts(notNegative(n, table)));
+        options.getOptional(RETRY_INITIAL_BACKOFF).ifPresent(config::retryInitialBackoff);
+        options.getOptional(RETRY_MAX_BACKOFF).ifPresent(config::retryMaxBackoff);
+        options.getOptional(BUFFER_SIZE).ifPresent(config::bufferSize);
+        options.getOptional(TRANSACTION_CHUNK_SIZE).ifPresent(config::transactionChunkSize);
+        options.getOptional(MAX_MESSAGE_SIZE).ifPresent(config::maxMessageSize);
+        options.getOptional(KEEPALIVE_INTERVAL).ifPresent(config::keepaliveInterval);
         VitessSourceConfig built;
         try {
             built = config.build();
@@ -309,10 +311,9 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         config.startupMode(startupMode);
     }
 
-    private static int positive(ReadableConfig options, ConfigOption<Integer> option, String table) {
-        int v = options.get(option);
+    private static int notNegative(int v, String table) {
         if (v < 0) {
-            throw invalid(table, "option '" + option.key() + "' = " + v + " must not be negative");
+            throw invalid(table, "option '" + RETRY_MAX_ATTEMPTS.key() + "' = " + v + " must not be negative");
         }
         return v;
     }

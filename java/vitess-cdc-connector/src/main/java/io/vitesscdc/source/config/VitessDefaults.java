@@ -6,56 +6,36 @@
 package io.vitesscdc.source.config;
 
 import org.apache.flink.annotation.PublicEvolving;
-import org.apache.flink.configuration.MemorySize;
 
 import java.time.Duration;
 
 /**
- * The default of every knob of the Flink source, written once for Java: the SQL options
- * ({@code VitessConnectorOptions}) and the DataStream builder read them from here.
+ * The defaults the Java side owns, written once: the SQL options ({@code VitessConnectorOptions})
+ * and the DataStream builder read them from here.
  *
- * <p>The core's knobs have their one definition in the Rust core
- * ({@code vitess_cdc_core::options::defaults}); a DataStream builder that does not set one sends
- * nothing and the core's default applies. The SQL connector states every option explicitly, so
- * its defaults (the core's knobs below) must equal the core's: docs/options.md's table is the
- * contract both sides are tested against ({@code VitessOptionsDocTest} here, the CLI crate's
- * {@code options_doc} test in Rust), so one changed without the other fails a test.
+ * <p>The core's knobs (timeouts, buffers, retries, heartbeats, tablet type, …) are not here: their
+ * one definition is the Rust core's ({@code vitess_cdc_core::options::defaults}). A DataStream
+ * builder or SQL table that does not set one sends nothing, and the core's default applies;
+ * docs/options.md tables the values (the CLI crate's {@code options_doc} test checks that table
+ * against the core, {@code VitessOptionsDocTest} checks that Java declares no default of its own
+ * for them).
  */
 @PublicEvolving
 public final class VitessDefaults {
 
     private VitessDefaults() {}
 
-    // ---- the core's knobs (equal to vitess_cdc_core::options::defaults) ----
+    // ---- settings the SQL connector decides on itself ----
 
     /** VTGate's gRPC port when only a host is given (the SQL option {@code port}). */
     public static final int VTGATE_GRPC_PORT = 15991;
 
-    public static final String TABLET_TYPE = "primary";
-
+    /**
+     * Whether a Flink table may declare no primary key (the SQL option {@code
+     * scan.allow-tables-without-primary-key}): the factory refuses such a table at planning, so it
+     * needs the value itself, and always sends it to the core.
+     */
     public static final boolean ALLOW_TABLES_WITHOUT_PRIMARY_KEY = false;
-
-    public static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(10);
-
-    public static final MemorySize MAX_MESSAGE_SIZE = MemorySize.ofMebiBytes(17);
-
-    public static final Duration KEEPALIVE_INTERVAL = Duration.ofSeconds(30);
-
-    /** Whole seconds; zero turns heartbeats off. */
-    public static final Duration HEARTBEAT_INTERVAL = Duration.ofSeconds(5);
-
-    /** Zero turns chunking off (Vitess 24+). */
-    public static final MemorySize TRANSACTION_CHUNK_SIZE = MemorySize.ofMebiBytes(4);
-
-    public static final MemorySize BUFFER_SIZE = MemorySize.ofMebiBytes(64);
-
-    public static final Duration RETRY_INITIAL_BACKOFF = Duration.ofMillis(200);
-
-    public static final Duration RETRY_MAX_BACKOFF = Duration.ofSeconds(10);
-
-    public static final int RETRY_MAX_ATTEMPTS = 10;
-
-    public static final Duration IDLE_TIMEOUT = Duration.ofSeconds(60);
 
     // ---- Java-only settings ----
 
