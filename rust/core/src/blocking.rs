@@ -78,6 +78,16 @@ pub fn plan_start(
     )
 }
 
+/// [`crate::stream::copy_estimates`] for a synchronous caller (JNI, CLI), on a private runtime
+/// like [`selected_key_orders`]. Must not be called from inside a tokio runtime.
+pub fn copy_estimates(options: &StreamOptions) -> Result<crate::stream::CopyEstimates> {
+    one_shot(
+        "vitess-cdc-estimates",
+        "read copy estimates",
+        crate::stream::copy_estimates(options),
+    )
+}
+
 /// Runs `work` on a private single-threaded runtime that ends (closing its connections) before
 /// this returns.
 fn one_shot<T>(

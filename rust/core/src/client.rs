@@ -187,11 +187,18 @@ impl VtgateClient {
 
     /// Runs one autocommit statement through VTGate and returns its result.
     pub async fn execute(&self, sql: &str) -> Result<QueryResult> {
+        self.execute_on("", sql).await
+    }
+
+    /// Runs one autocommit statement with the session's target set to `target` (`""` = VTGate
+    /// plans it; `keyspace:shard` = one shard's tablet answers).
+    pub async fn execute_on(&self, target: &str, sql: &str) -> Result<QueryResult> {
         let mut client = self.inner.clone();
         let request = ExecuteRequest {
             caller_id: None,
             session: Some(Session {
                 autocommit: true,
+                target_string: target.to_string(),
                 ..Default::default()
             }),
             query: Some(BoundQuery {
@@ -361,6 +368,33 @@ impl VtgateClient {
             }
         }
         Ok(tables)
+    }
+}
+
+/// Row counts of every table of one shard, as its MySQL's table statistics estimate them
+/// (`information_schema.tables.table_rows`; `None` when the statistics have none).
+pub type TableRowEstimates = std::collections::BTreeMap<String, Option<u64>>;
+
+impl VtgateClient {
+    /// The estimated row count of every base table of `keyspace` on `shard`, asked of that shard
+    /// (the session targets `keyspace:shard`). Estimates: InnoDB samples pages, and MySQL caches
+    /// the statistics (`information_schema_stats_expiry`), so they may lag recent writes.
+    pub async fn table_rows(&self, keyspace: &str, shard: &str) -> Result<TableRowEstimates> {
+        let result = self
+            .execute_on(
+                &format!("{keyspace}:{shard}"),
+                "select table_name, table_rows from information_schema.tables \
+                 where table_schema = database() and table_type = 'BASE TABLE'",
+            )
+            .await?;
+        let mut rows = TableRowEstimates::new();
+        for row in &result.rows {
+            let text = text_cells(row)?;
+            if let Some(table) = text(0) {
+                rows.insert(table, text(1).and_then(|n| n.trim().parse().ok()));
+            }
+        }
+        Ok(rows)
     }
 }
 

@@ -74,6 +74,25 @@ impl ShardPosition {
     }
 }
 
+impl ShardPosition {
+    /// Copy progress for metrics: `(started, not_started)`, the tables the copy has started
+    /// (`table_p_ks`: in progress or already copied, while the shard's copy is unfinished) and
+    /// those it has not (`tables_to_copy`). Both empty once the copy is done; both empty with an
+    /// empty GTID set means "copy every selected table" (none started).
+    pub fn copy_tables(&self) -> (Vec<&str>, Vec<&str>) {
+        if self.copy_completed {
+            return (Vec::new(), Vec::new());
+        }
+        (
+            self.table_p_ks
+                .iter()
+                .map(|t| t.table_name.as_str())
+                .collect(),
+            self.tables_to_copy.iter().map(String::as_str).collect(),
+        )
+    }
+}
+
 impl StreamPosition {
     pub fn get(&self, keyspace: &str, shard: &str) -> Option<&ShardPosition> {
         self.shards

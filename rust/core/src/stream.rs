@@ -599,6 +599,59 @@ pub async fn selected_key_orders(options: &StreamOptions) -> Result<TableKeyOrde
     .await
 }
 
+/// What a stream with `options` would copy, with row estimates: the selected tables (sorted,
+/// the copy's order) and, for every planned shard, each selected table's estimated row count
+/// ([`VtgateClient::table_rows`]). Connects, discovers and plans as [`EventStream::open`] does,
+/// asks each shard, and closes; opens no VStream. For progress metrics only: the counts are
+/// MySQL's table statistics, not exact.
+pub async fn copy_estimates(options: &StreamOptions) -> Result<CopyEstimates> {
+    validate_options(options)?;
+    let span = tracing::info_span!("copy_estimates", keyspace = %options.keyspace, address = %options.address);
+    async move {
+        let (client, server, info) = discover(options).await?;
+        let plan = plan(options, &info, server)?;
+        let mut shards = std::collections::BTreeMap::new();
+        for shard in &plan.shards {
+            let rows = match tokio::time::timeout(
+                options.connect_timeout,
+                client.table_rows(&options.keyspace, shard),
+            )
+            .await
+            {
+                Ok(r) => r?,
+                Err(_) => {
+                    return Err(Error::retryable(format!(
+                        "VTGate at {} did not answer the table statistics query of shard {}/{shard} within {:?}",
+                        options.address, options.keyspace, options.connect_timeout
+                    ))
+                    .with_code(ErrorCode::Unreachable))
+                }
+            };
+            let selected: crate::client::TableRowEstimates = plan
+                .matched_tables
+                .iter()
+                .map(|t| (t.clone(), rows.get(t).copied().flatten()))
+                .collect();
+            shards.insert(shard.clone(), selected);
+        }
+        Ok(CopyEstimates {
+            tables: plan.matched_tables,
+            shards,
+        })
+    }
+    .instrument(span)
+    .await
+}
+
+/// The answer of [`copy_estimates`].
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct CopyEstimates {
+    /// Tables the stream selects, sorted by name.
+    pub tables: Vec<String>,
+    /// Per planned shard: each selected table's estimated rows (`None`: no statistics).
+    pub shards: std::collections::BTreeMap<String, crate::client::TableRowEstimates>,
+}
+
 /// Checks the options before anything connects: every mistake is an [`ErrorCode::InvalidOption`].
 fn validate_options(o: &StreamOptions) -> Result<()> {
     check_options(o).map_err(|e| e.or_code(ErrorCode::InvalidOption))

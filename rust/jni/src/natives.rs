@@ -109,6 +109,16 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
                 native_position_facts as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
+                jni_str!("nativePositionCopyTables"),
+                jni_str!("([B)Ljava/lang/String;"),
+                native_position_copy_tables as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeCopyEstimates"),
+                jni_str!("(Ljava/lang/String;)Ljava/lang/String;"),
+                native_copy_estimates as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
                 jni_str!("nativePositionJson"),
                 jni_str!("([B)Ljava/lang/String;"),
                 native_position_json as *mut c_void,
@@ -233,6 +243,34 @@ extern "system" fn native_position_facts<'l>(
     env.with_env(|env| {
         let p = crate::positions::decode(env, &position)?;
         Ok::<_, BridgeError>(jint::from(vitess_cdc_core::position::facts::of(&p)))
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The copy progress of a position for metrics, as JSON (`crate::positions::copy_tables_json`).
+extern "system" fn native_position_copy_tables<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    position: JByteArray<'l>,
+) -> JString<'l> {
+    env.with_env(|env| {
+        let p = crate::positions::decode(env, &position)?;
+        Ok::<_, BridgeError>(env.new_string(crate::positions::copy_tables_json(&p))?)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The tables a stream with these options would copy and their estimated rows per shard, as
+/// JSON (`crate::positions::copy_estimates_json`). Connects and closes; opens no VStream.
+extern "system" fn native_copy_estimates<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    options: JString<'l>,
+) -> JString<'l> {
+    env.with_env(|env| {
+        let options = stream_options(env, &options)?;
+        let estimates = vitess_cdc_core::blocking::copy_estimates(&options)?;
+        Ok::<_, BridgeError>(env.new_string(crate::positions::copy_estimates_json(&estimates))?)
     })
     .resolve::<ThrowVitessException>()
 }

@@ -95,6 +95,22 @@ pub fn plan_start<'l>(
     Ok(array)
 }
 
+/// The answer of `nativePositionCopyTables`: `{"started":[..],"not_started":[..]}`, the tables
+/// the shard's copy has started (in progress or copied, `table_p_ks`) and not started
+/// (`tables_to_copy`), both empty once the copy is done ([`ShardPosition::copy_tables`]). A fact
+/// for progress metrics, so Java never reads the position itself.
+pub fn copy_tables_json(position: &ShardPosition) -> String {
+    let (started, not_started) = position.copy_tables();
+    serde_json::json!({ "started": started, "not_started": not_started }).to_string()
+}
+
+/// The answer of `nativeCopyEstimates`:
+/// `{"tables":["a","b"],"shards":{"-80":{"a":120,"b":null}}}` (rows estimated from table
+/// statistics; `null` = the shard's statistics have none for the table).
+pub fn copy_estimates_json(estimates: &vitess_cdc_core::stream::CopyEstimates) -> String {
+    serde_json::to_string(estimates).unwrap_or_else(|_| r#"{"tables":[],"shards":{}}"#.to_string())
+}
+
 /// A Java string argument that must not be null.
 pub fn string(env: &mut Env<'_>, s: &JString<'_>, name: &str) -> BridgeResult<String> {
     if s.is_null() {
@@ -106,6 +122,42 @@ pub fn string(env: &mut Env<'_>, s: &JString<'_>, name: &str) -> BridgeResult<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn copy_tables_name_started_and_not_started_tables_until_the_copy_is_done() {
+        let mut p = ShardPosition {
+            keyspace: "customer".into(),
+            shard: "-80".into(),
+            gtid: "MySQL56/u:1-5".into(),
+            table_p_ks: vec![vitess_cdc_core::position::TableLastPk {
+                table_name: "a".into(),
+                lastpk: vec![1],
+            }],
+            tables_to_copy: vec!["b".into(), "c".into()],
+            copy_completed: false,
+        };
+        assert_eq!(
+            copy_tables_json(&p),
+            r#"{"not_started":["b","c"],"started":["a"]}"#
+        );
+        p.copy_completed = true;
+        assert_eq!(copy_tables_json(&p), r#"{"not_started":[],"started":[]}"#);
+    }
+
+    #[test]
+    fn copy_estimates_render_tables_and_rows_per_shard() {
+        let mut rows = vitess_cdc_core::client::TableRowEstimates::new();
+        rows.insert("a".into(), Some(120));
+        rows.insert("b".into(), None);
+        let estimates = vitess_cdc_core::stream::CopyEstimates {
+            tables: vec!["a".into(), "b".into()],
+            shards: [("-80".to_string(), rows)].into_iter().collect(),
+        };
+        assert_eq!(
+            copy_estimates_json(&estimates),
+            r#"{"tables":["a","b"],"shards":{"-80":{"a":120,"b":null}}}"#
+        );
+    }
 
     #[test]
     fn saved_json_converts_to_the_same_bytes_as_the_core_writes() {

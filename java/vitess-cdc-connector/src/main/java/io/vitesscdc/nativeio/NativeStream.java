@@ -149,6 +149,28 @@ public final class NativeStream implements AutoCloseable {
         }
     }
 
+    /**
+     * The tables a stream with these options would copy and, per planned shard, each table's
+     * estimated row count from MySQL's table statistics ({@code information_schema.tables
+     * .table_rows}, asked of every shard), as JSON: {@code {"tables":["a","b"],"shards":{"-80":
+     * {"a":120,"b":null}}}} ({@code null}: no statistics). Estimates for progress metrics, never
+     * exact. Connects, queries and closes within the connect timeout; opens no VStream.
+     *
+     * @throws ConfigurationException for invalid options, an unknown keyspace or table
+     * @throws RetryableException when VTGate cannot be reached
+     */
+    public static String copyEstimatesJson(String optionsJson) {
+        if (optionsJson == null) {
+            throw new NullPointerException("optionsJson");
+        }
+        prepare();
+        try {
+            return nativeCopyEstimates(optionsJson);
+        } finally {
+            drainLogs();
+        }
+    }
+
     /** Loads the library and sets the native log level before a call that talks to VTGate. */
     private static void prepare() {
         // Here rather than in a static initializer: a failed load then surfaces as the
@@ -267,6 +289,10 @@ public final class NativeStream implements AutoCloseable {
     static native int nativePositionFacts(byte[] position);
 
     static native String nativePositionJson(byte[] position);
+
+    static native String nativePositionCopyTables(byte[] position);
+
+    static native String nativeCopyEstimates(String optionsJson);
 
     static native byte[] nativePositionFromJson(String keyspace, String shard, String positionJson);
 

@@ -30,6 +30,8 @@ public final class Position implements Serializable {
 
     private transient volatile int facts = -1;
 
+    private transient volatile CopyTables copyTables;
+
     private Position(byte[] bytes) {
         this.bytes = bytes;
     }
@@ -84,6 +86,23 @@ public final class Position implements Serializable {
             facts = f;
         }
         return (f & BatchDecoder.POSITION_FACT_COPY_COMPLETED) != 0;
+    }
+
+    /**
+     * The copy progress this position records, for metrics: the tables the shard's copy has
+     * started (in progress, or already copied while the copy is unfinished) and those it has not.
+     * Both are empty once the copy is done. Asked of the core at most once per instance.
+     *
+     * @throws ConfigurationException (code {@code INVALID_POSITION}) if the bytes are corrupt
+     */
+    public CopyTables copyTables() {
+        CopyTables t = copyTables;
+        if (t == null) {
+            NativeLibrary.load();
+            t = CopyTables.parse(NativeStream.nativePositionCopyTables(bytes));
+            copyTables = t;
+        }
+        return t;
     }
 
     /**

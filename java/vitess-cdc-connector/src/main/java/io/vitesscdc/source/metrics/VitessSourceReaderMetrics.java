@@ -5,7 +5,9 @@
 
 package io.vitesscdc.source.metrics;
 
+import io.vitesscdc.nativeio.CopyTables;
 import io.vitesscdc.nativeio.NativeStreamReader;
+import io.vitesscdc.nativeio.Position;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
@@ -15,26 +17,37 @@ import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
 
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * The reader's metrics, in one place. Flink itself provides {@code numRecordsIn} (source reader
- * base), {@code currentEmitEventTimeLag} and {@code sourceIdleTime} (source operator, from the
- * record timestamps we emit); this class adds:
+ * base), {@code currentEmitEventTimeLag}, {@code sourceIdleTime} and {@code watermarkLag} (source
+ * operator, from the record timestamps and watermarks we emit); this class adds:
  *
  * <ul>
  *   <li>{@code numBytesIn}: batch bytes received from the native core;
+ *   <li>{@code numRecordsInErrors} (Flink's standard counter): records the deserializer failed on;
  *   <li>{@code currentFetchEventTimeLag}: fetch time minus commit time of the last streamed
  *       record (FLIP-33);
- *   <li>group {@code VitessSourceReader}: {@code reconnects} and {@code streamsOpened};
+ *   <li>group {@code VitessSourceReader}: {@code reconnects}, {@code streamsOpened}, and the
+ *       snapshot progress of the reader's splits: {@code snapshotShardsCopying}, {@code
+ *       snapshotShardsDone} and the sums of the per-split progress gauges below;
  *   <li>per split, group {@code VitessSourceReader.shard.<keyspace/shard>}: {@code
- *       snapshotRecords} (copy-phase records fetched), {@code copyCompleted} (0 or 1) and
- *       {@code recordsFetched}.
+ *       snapshotRecords} (copy-phase records fetched), {@code copyCompleted} (0 or 1), {@code
+ *       recordsFetched}, and the copy progress {@code snapshotTablesTotal}, {@code
+ *       snapshotTablesRemaining}, {@code snapshotRowsEstimated}, {@code
+ *       snapshotRowsEstimatedRemaining} (rows from MySQL's table statistics: estimates).
  * </ul>
  *
- * Gauges are read by the metric reporter thread; the fields they read are volatile or atomic.
+ * Gauges are read by the metric reporter thread; the fields they read are volatile or atomic. A
+ * gauge whose input is not known yet (no estimates read) answers -1.
  */
 @Internal
 public final class VitessSourceReaderMetrics {
@@ -47,6 +60,15 @@ public final class VitessSourceReaderMetrics {
     public static final String SNAPSHOT_RECORDS = "snapshotRecords";
     public static final String RECORDS_FETCHED = "recordsFetched";
     public static final String COPY_COMPLETED = "copyCompleted";
+    public static final String SHARDS_COPYING = "snapshotShardsCopying";
+    public static final String SHARDS_DONE = "snapshotShardsDone";
+    public static final String TABLES_TOTAL = "snapshotTablesTotal";
+    public static final String TABLES_REMAINING = "snapshotTablesRemaining";
+    public static final String ROWS_ESTIMATED = "snapshotRowsEstimated";
+    public static final String ROWS_ESTIMATED_REMAINING = "snapshotRowsEstimatedRemaining";
+
+    /** What a gauge answers while its input is not known. */
+    public static final long UNKNOWN = -1;
 
     /** Re-read the native counters at most this often. */
     private static final long NATIVE_METRICS_INTERVAL_MILLIS = 5_000;
@@ -54,7 +76,9 @@ public final class VitessSourceReaderMetrics {
     private static final ObjectMapper JSON = new ObjectMapper();
 
     private final MetricGroup vitessGroup;
+    private final LongSupplier clock;
     private final Counter numBytesIn;
+    private final Counter numRecordsInErrors;
     private final Map<String, ShardMetrics> shards = new ConcurrentHashMap<>();
     private final AtomicLong reconnects = new AtomicLong();
     private final AtomicLong streamsOpened = new AtomicLong();
@@ -64,11 +88,73 @@ public final class VitessSourceReaderMetrics {
     private long lastNativeRead;
 
     public VitessSourceReaderMetrics(SourceReaderMetricGroup group) {
+        this(group, System::currentTimeMillis);
+    }
+
+    /** With the clock that stamps fetches (wall-clock milliseconds; a test's own clock). */
+    public VitessSourceReaderMetrics(SourceReaderMetricGroup group, LongSupplier clock) {
+        this.clock = clock;
         this.numBytesIn = group.getIOMetricGroup().getNumBytesInCounter();
+        // Flink's standard counter; the metric group creates it once, so this is the one reported.
+        this.numRecordsInErrors = group.getNumRecordsInErrorsCounter();
         group.gauge(CURRENT_FETCH_EVENT_TIME_LAG, () -> fetchEventTimeLag);
         this.vitessGroup = group.addGroup(GROUP);
         vitessGroup.gauge(RECONNECTS, reconnects::get);
         vitessGroup.gauge(STREAMS_OPENED, streamsOpened::get);
+        vitessGroup.gauge(SHARDS_COPYING, () -> countShards(false));
+        vitessGroup.gauge(SHARDS_DONE, () -> countShards(true));
+        vitessGroup.gauge(SNAPSHOT_RECORDS, () -> sum(m -> m.snapshotRecords.get()));
+        vitessGroup.gauge(TABLES_REMAINING, () -> sum(ShardMetrics::tablesRemaining));
+        vitessGroup.gauge(ROWS_ESTIMATED, () -> sum(ShardMetrics::rowsEstimated));
+        vitessGroup.gauge(ROWS_ESTIMATED_REMAINING, () -> sum(ShardMetrics::rowsEstimatedRemaining));
+    }
+
+    private long countShards(boolean copyCompleted) {
+        long n = 0;
+        for (ShardMetrics m : shards.values()) {
+            if (m.copyCompleted == copyCompleted) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    /** The sum over the splits; {@link #UNKNOWN} when no split knows its value yet. */
+    private long sum(ToLongFunction<ShardMetrics> value) {
+        long total = 0;
+        boolean known = false;
+        for (ShardMetrics m : shards.values()) {
+            long v = value.applyAsLong(m);
+            if (v >= 0) {
+                total += v;
+                known = true;
+            }
+        }
+        return known ? total : UNKNOWN;
+    }
+
+    /** A record the deserializer could not convert (counted before the failure propagates). */
+    public void recordInError() {
+        numRecordsInErrors.inc();
+    }
+
+    /**
+     * The copy estimates of a split's shard, read once when the split is assigned: the tables the
+     * source selects and each one's estimated rows on this shard ({@code null}: no statistics).
+     */
+    public void copyEstimates(String splitId, List<String> tables, Map<String, Long> rowsByTable) {
+        ShardMetrics m = shards.get(splitId);
+        if (m != null) {
+            m.estimates = new Estimates(tables, rowsByTable);
+        }
+    }
+
+    /** The split's latest position on the fetch side (its copy progress). */
+    public void positionReached(String splitId, Position position) {
+        ShardMetrics m = shards.get(splitId);
+        if (m != null) {
+            m.position = position;
+        }
     }
 
     public void registerSplit(String splitId) {
@@ -94,16 +180,18 @@ public final class VitessSourceReaderMetrics {
     }
 
     /** Called on the fetcher thread for every record fetched. */
-    public void recordFetched(String splitId, long commitTimestampMillis, boolean snapshot) {
+    public void recordFetched(String splitId, String table, long commitTimestampMillis, boolean snapshot) {
         ShardMetrics m = shards.get(splitId);
         if (m != null) {
             m.recordsFetched.incrementAndGet();
             if (snapshot) {
                 m.snapshotRecords.incrementAndGet();
+                m.copiedRows.computeIfAbsent(table, t -> new AtomicLong()).incrementAndGet();
+                m.copyingTable = table;
             }
         }
         if (!snapshot && commitTimestampMillis > 0) {
-            fetchEventTimeLag = Math.max(0, System.currentTimeMillis() - commitTimestampMillis);
+            fetchEventTimeLag = Math.max(0, clock.getAsLong() - commitTimestampMillis);
         }
     }
 
@@ -135,15 +223,124 @@ public final class VitessSourceReaderMetrics {
         return m == null ? 0 : m.snapshotRecords.get();
     }
 
+    /** The tables a source selects and their estimated rows on one shard. */
+    private static final class Estimates {
+        final List<String> tables;
+        final Map<String, Long> rows;
+
+        Estimates(List<String> tables, Map<String, Long> rows) {
+            this.tables = Collections.unmodifiableList(new ArrayList<>(tables));
+            this.rows = Collections.unmodifiableMap(new java.util.HashMap<>(rows));
+        }
+
+        long rows(String table) {
+            Long n = rows.get(table);
+            return n == null ? 0 : Math.max(0, n);
+        }
+    }
+
     private static final class ShardMetrics {
         final AtomicLong snapshotRecords = new AtomicLong();
         final AtomicLong recordsFetched = new AtomicLong();
+        /** Copy records fetched per table, since the split was added to this reader. */
+        final Map<String, AtomicLong> copiedRows = new ConcurrentHashMap<>();
+
         volatile boolean copyCompleted;
+        volatile Estimates estimates;
+        volatile Position position;
+        /** The table of the last copy record fetched. */
+        volatile String copyingTable;
 
         ShardMetrics(MetricGroup group) {
             group.gauge(SNAPSHOT_RECORDS, snapshotRecords::get);
             group.gauge(COPY_COMPLETED, () -> copyCompleted ? 1 : 0);
             group.gauge(RECORDS_FETCHED, recordsFetched::get);
+            group.gauge(TABLES_TOTAL, this::tablesTotal);
+            group.gauge(TABLES_REMAINING, this::tablesRemaining);
+            group.gauge(ROWS_ESTIMATED, this::rowsEstimated);
+            group.gauge(ROWS_ESTIMATED_REMAINING, this::rowsEstimatedRemaining);
+        }
+
+        long tablesTotal() {
+            Estimates e = estimates;
+            return e == null ? UNKNOWN : e.tables.size();
+        }
+
+        long rowsEstimated() {
+            Estimates e = estimates;
+            if (e == null) {
+                return UNKNOWN;
+            }
+            long total = 0;
+            for (String t : e.tables) {
+                total += e.rows(t);
+            }
+            return total;
+        }
+
+        /**
+         * Tables not yet started, plus the one being copied (the last table started counts as
+         * remaining until the copy moves on or completes).
+         */
+        long tablesRemaining() {
+            if (copyCompleted) {
+                return 0;
+            }
+            Estimates e = estimates;
+            CopyTables progress = progress();
+            if (e == null || progress == null) {
+                return UNKNOWN;
+            }
+            if (progress.started().isEmpty() && progress.notStarted().isEmpty()) {
+                return e.tables.size(); // a copy from scratch: every table
+            }
+            long remaining = progress.notStarted().size() + (progress.started().isEmpty() ? 0 : 1);
+            return Math.min(remaining, e.tables.size());
+        }
+
+        /**
+         * Estimated rows of the tables not yet started, plus the estimate of the table being
+         * copied minus the rows of it this reader fetched (at least 0).
+         */
+        long rowsEstimatedRemaining() {
+            if (copyCompleted) {
+                return 0;
+            }
+            Estimates e = estimates;
+            CopyTables progress = progress();
+            if (e == null || progress == null) {
+                return UNKNOWN;
+            }
+            List<String> notStarted = progress.notStarted();
+            if (progress.started().isEmpty() && notStarted.isEmpty()) {
+                notStarted = e.tables;
+            }
+            long remaining = 0;
+            for (String t : notStarted) {
+                remaining += e.rows(t);
+            }
+            String copying = copyingTable;
+            if (copying == null && !progress.started().isEmpty()) {
+                copying = progress.started().get(progress.started().size() - 1);
+            }
+            if (copying != null && !notStarted.contains(copying)) {
+                AtomicLong copied = copiedRows.get(copying);
+                remaining += Math.max(0, e.rows(copying) - (copied == null ? 0 : copied.get()));
+            }
+            return remaining;
+        }
+
+        /** The position's copy progress (asked of the core once per position), null if unknown. */
+        private CopyTables progress() {
+            Position p = position;
+            if (p == null) {
+                return null;
+            }
+            try {
+                return p.copyTables();
+            } catch (RuntimeException | LinkageError e) {
+                return null; // metrics must never fail the job
+            }
         }
     }
 }

@@ -66,6 +66,7 @@ final class BatchConverter<T> {
     void addSplit(VitessSplit split) {
         ShardCursor<T> cursor = new ShardCursor<>(split);
         metrics.registerSplit(cursor.splitId);
+        metrics.positionReached(cursor.splitId, split.position());
         if (split.position().copyCompleted()) {
             metrics.copyCompleted(cursor.splitId);
             if (bounded) {
@@ -148,9 +149,16 @@ final class BatchConverter<T> {
         }
         collector.values = new ArrayList<>(1);
         collector.cursor = c;
-        deserializer.deserialize(record, collector, collector);
+        try {
+            deserializer.deserialize(record, collector, collector);
+        } catch (Exception e) {
+            // Counted before the failure propagates (it fails the fetch, so the job restarts from
+            // its last checkpoint): nothing is skipped, the counter says why the job failed.
+            metrics.recordInError();
+            throw e;
+        }
         Change<T> change = new Change<>(collector.values, record.commitTimestampMillis(), record.isSnapshot());
-        metrics.recordFetched(c.splitId, record.commitTimestampMillis(), record.isSnapshot());
+        metrics.recordFetched(c.splitId, record.table().table(), record.commitTimestampMillis(), record.isSnapshot());
         if (record.isSnapshot()) {
             flushUpdateBefore(c, out);
             c.pendingCopyBatch.add(change);
@@ -223,6 +231,7 @@ final class BatchConverter<T> {
         }
         c.position = mark.position();
         c.recordsSinceMark = 0;
+        metrics.positionReached(c.splitId, mark.position());
     }
 
     private void onShardCopyCompleted(BatchEntry.ShardCopyCompleted done, VitessRecords<T> out) {

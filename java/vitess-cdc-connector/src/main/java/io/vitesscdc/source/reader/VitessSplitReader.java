@@ -23,10 +23,16 @@ import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * Reads every split of one source reader through ONE native stream: one JNI call per fetch
@@ -45,7 +51,11 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
     private final VitessSourceConfig config;
     private final BatchConverter<T> converter;
     private final VitessSourceReaderMetrics metrics;
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private final BiFunction<String, List<Position>, NativeStream> streamOpener;
+    /** Options JSON → copy estimates JSON ({@link NativeStream#copyEstimatesJson}). */
+    private final Function<String, String> copyEstimates;
 
     private volatile NativeStreamReader stream;
     private boolean reopen;
@@ -55,9 +65,19 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
             VitessDeserializationSchema<T> deserializer,
             VitessSourceReaderMetrics metrics,
             BiFunction<String, List<Position>, NativeStream> streamOpener) {
+        this(config, deserializer, metrics, streamOpener, NativeStream::copyEstimatesJson);
+    }
+
+    public VitessSplitReader(
+            VitessSourceConfig config,
+            VitessDeserializationSchema<T> deserializer,
+            VitessSourceReaderMetrics metrics,
+            BiFunction<String, List<Position>, NativeStream> streamOpener,
+            Function<String, String> copyEstimates) {
         this.config = config;
         this.metrics = metrics;
         this.streamOpener = streamOpener;
+        this.copyEstimates = copyEstimates;
         this.converter = new BatchConverter<>(
                 deserializer, config.startupMode().isBounded(), BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
     }
@@ -107,7 +127,44 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
                     split.recordsSinceMark());
             converter.addSplit(split);
         }
+        readCopyEstimates(splitsChanges.splits());
         reopen = true;
+    }
+
+    /**
+     * Reads the copy estimates (tables, rows from table statistics) of the added splits that still
+     * copy, once, for the snapshot progress metrics. A failure only leaves them unknown.
+     */
+    private void readCopyEstimates(List<VitessSplit> added) {
+        List<String> copying = new ArrayList<>();
+        for (VitessSplit split : added) {
+            if (!split.position().copyCompleted()) {
+                copying.add(split.shard());
+            }
+        }
+        if (copying.isEmpty()) {
+            return;
+        }
+        try {
+            JsonNode root = JSON.readTree(copyEstimates.apply(config.toNativeOptionsJson(copying, "initial")));
+            List<String> tables = new ArrayList<>();
+            root.path("tables").forEach(t -> tables.add(t.asText()));
+            for (String shard : copying) {
+                JsonNode rows = root.path("shards").path(shard);
+                Map<String, Long> byTable = new HashMap<>();
+                rows.fields()
+                        .forEachRemaining(e -> byTable.put(
+                                e.getKey(),
+                                e.getValue().isNumber() ? e.getValue().asLong() : null));
+                metrics.copyEstimates(VitessSplit.splitId(config.keyspace(), shard), tables, byTable);
+            }
+            LOG.info("Copy estimates of shards {}: {}", copying, root);
+        } catch (Exception | LinkageError e) {
+            LOG.warn(
+                    "Could not read the copy estimates of shards {} (snapshot progress metrics stay unknown): {}",
+                    copying,
+                    e.toString());
+        }
     }
 
     private void openStream() {

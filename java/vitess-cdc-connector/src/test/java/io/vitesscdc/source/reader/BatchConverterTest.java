@@ -17,6 +17,9 @@ import io.vitesscdc.source.testutils.RenderedPositions;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
+import org.apache.flink.metrics.testutils.MetricListener;
+import org.apache.flink.runtime.metrics.MetricNames;
+import org.apache.flink.runtime.metrics.groups.InternalSourceReaderMetricGroup;
 import org.apache.flink.util.Collector;
 
 import org.junit.jupiter.api.Test;
@@ -91,6 +94,42 @@ class BatchConverterTest {
             return "heartbeat " + ((SplitElement.Heartbeat<String>) e).timestampMillis;
         }
         return e.getClass().getSimpleName();
+    }
+
+    /** Fails on the record with id 2. */
+    static final class FailsOnTwo implements VitessDeserializationSchema<String> {
+        @Override
+        public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) {
+            if (record.getLong(0) == 2) {
+                throw new IllegalArgumentException("cannot convert id 2");
+            }
+            out.collect("ok:" + record.getLong(0));
+        }
+
+        @Override
+        public TypeInformation<String> getProducedType() {
+            return Types.STRING;
+        }
+    }
+
+    @Test
+    void aRecordTheDeserializerFailsOnIsCountedInNumRecordsInErrorsAndFailsTheFetch() throws Exception {
+        MetricListener listener = new MetricListener();
+        VitessSourceReaderMetrics counted =
+                new VitessSourceReaderMetrics(InternalSourceReaderMetricGroup.mock(listener.getMetricGroup()));
+        BatchConverter<String> c = new BatchConverter<>(new FailsOnTwo(), false, 100, counted);
+        c.addSplit(split("-80", "g0", 0));
+        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, false, 1000, 1);
+        assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[ok:1]");
+        org.apache.flink.metrics.Counter errors =
+                listener.getCounter(MetricNames.NUM_RECORDS_IN_ERRORS).orElseThrow();
+        assertThat(errors.getCount()).isEqualTo(0);
+
+        b.record(1, INSERT, false, 1001, 2);
+        assertThatThrownBy(() -> c.convert(b.build()))
+                .isInstanceOf(IllegalArgumentException.class)
+                .hasMessage("cannot convert id 2");
+        assertThat(errors.getCount()).as("the failed record").isEqualTo(1);
     }
 
     @Test
