@@ -102,6 +102,10 @@ struct StreamArgs {
     /// Tables by regex matched against the whole name; repeatable [table_patterns]
     #[arg(long = "table-pattern")]
     table_patterns: Vec<String>,
+    /// Row filter of the --tables: the WHERE clause of their VStream rule, e.g. "`id` > 5"
+    /// (an AND of column-op-literal comparisons, IN lists, IS NOT NULL) [row_filter]
+    #[arg(long = "where")]
+    row_filter: Option<String>,
     /// Accept tables without a primary key [allow_tables_without_primary_key]
     #[arg(long)]
     allow_tables_without_primary_key: bool,
@@ -180,6 +184,7 @@ impl StreamArgs {
         o.shards = self.shards.clone();
         o.tables = self.tables.clone();
         o.table_patterns = self.table_patterns.clone();
+        o.row_filter = self.row_filter.clone();
         o.allow_tables_without_primary_key = self.allow_tables_without_primary_key;
         o.start = match &self.start {
             None => default_start,

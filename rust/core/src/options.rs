@@ -85,6 +85,13 @@ pub struct StreamOptions {
     /// filter, so unselected columns never leave the tablet); empty = all columns. Not applied
     /// to `table_patterns`.
     pub columns: Vec<String>,
+    /// A row filter of the tables named in `tables`: the WHERE clause of their VStream filter
+    /// rule (`select … from t where <row_filter>`), evaluated by MySQL for the copy and by the
+    /// tablet on each row image while streaming. Vitess accepts only an AND of `column <op>
+    /// literal` comparisons (`=`, `!=`, `<`, `<=`, `>`, `>=`), `column in (literals)`, `column is
+    /// not null` and `in_keyrange(…)`; the SQL connector renders the predicates it pushes down.
+    /// None = every row. Not applied to `table_patterns`.
+    pub row_filter: Option<String>,
     /// Accept tables without a primary key (updates/deletes then cannot be keyed).
     pub allow_tables_without_primary_key: bool,
     pub start: StartMode,
@@ -136,6 +143,7 @@ impl StreamOptions {
             tables: Vec::new(),
             table_patterns: Vec::new(),
             columns: Vec::new(),
+            row_filter: None,
             allow_tables_without_primary_key: defaults::ALLOW_TABLES_WITHOUT_PRIMARY_KEY,
             start: StartMode::Initial,
             tablet_type: TabletType::Primary,

@@ -25,6 +25,10 @@ use std::collections::BTreeSet;
 /// The oldest Vitess whose copy resume works (VGTIDs carry complete lastpks since v17).
 pub const MIN_SUPPORTED_MAJOR: u32 = 17;
 
+/// The oldest Vitess whose vstreamer evaluates the WHERE clauses a row filter renders (`!=`, `IN`,
+/// `IS NULL`, decimal literals: v22, vitessio/vitess#17677, #17721, #17848).
+pub const MIN_ROW_FILTER_MAJOR: u32 = 22;
+
 /// The validated selection of one stream.
 #[derive(Debug, Clone)]
 pub struct Plan {
@@ -54,12 +58,22 @@ pub fn filter_rules(options: &StreamOptions) -> Filter {
             .collect::<Vec<_>>()
             .join(", ")
     };
+    let filter_where = options
+        .row_filter
+        .as_deref()
+        .map(str::trim)
+        .filter(|w| !w.is_empty())
+        .map(|w| format!(" where {w}"))
+        .unwrap_or_default();
     let mut rules: Vec<Rule> = options
         .tables
         .iter()
         .map(|t| Rule {
             r#match: t.clone(),
-            filter: format!("select {select} from `{}`", t.replace('`', "``")),
+            filter: format!(
+                "select {select} from `{}`{filter_where}",
+                t.replace('`', "``")
+            ),
         })
         .collect();
     rules.extend(options.table_patterns.iter().map(|p| Rule {
@@ -94,6 +108,13 @@ pub fn plan(
         }
     }
     let ks = &options.keyspace;
+    if options.row_filter.is_some() && options.tables.is_empty() {
+        return Err(Error::config(
+            "row_filter applies to tables named in `tables` only (a table pattern's rule carries no \
+             WHERE clause): name the tables, or filter downstream",
+        )
+        .with_code(ErrorCode::InvalidOption));
+    }
     let table_names: Vec<&str> = info.tables.iter().map(|(t, _)| t.as_str()).collect();
     for t in &options.tables {
         if !table_names.contains(&t.as_str()) {
@@ -174,8 +195,22 @@ pub fn plan(
         }
         options.shards.clone()
     };
+    // An older tablet fails the stream on predicates it cannot plan. A row filter only narrows
+    // what is sent (the SQL connector also evaluates every pushed predicate itself), so it is
+    // left out rather than failing the stream.
+    let filter = match server {
+        Some(v) if v.major < MIN_ROW_FILTER_MAJOR && options.row_filter.is_some() => {
+            tracing::warn!(server = %format!("{}.{}", v.major, v.minor), row_filter = ?options.row_filter,
+                "Vitess older than v{MIN_ROW_FILTER_MAJOR} cannot evaluate the row filter: streaming every row");
+            filter_rules(&StreamOptions {
+                row_filter: None,
+                ..options.clone()
+            })
+        }
+        _ => filter_rules(options),
+    };
     Ok(Plan {
-        filter: filter_rules(options),
+        filter,
         matched_tables: matched,
         shards,
         server,
@@ -388,6 +423,49 @@ mod tests {
         let mut o = StreamOptions::new("x:1", "ks");
         o.tables = vec!["a".into(), "b".into()];
         o
+    }
+
+    #[test]
+    fn row_filter_becomes_the_where_clause_of_named_tables_only() {
+        let mut o = opts();
+        o.table_patterns = vec!["^c.*".into()];
+        o.columns = vec!["id".into()];
+        o.row_filter = Some(" `id` >= 3 and `name` in ('a', 'b') ".into());
+        let rules = filter_rules(&o).rules;
+        assert_eq!(
+            rules[0].filter,
+            "select `id` from `a` where `id` >= 3 and `name` in ('a', 'b')"
+        );
+        assert_eq!(
+            rules[1].filter,
+            "select `id` from `b` where `id` >= 3 and `name` in ('a', 'b')"
+        );
+        assert_eq!(rules[2].filter, "", "patterns carry no WHERE clause");
+        o.row_filter = Some("  ".into());
+        assert_eq!(filter_rules(&o).rules[0].filter, "select `id` from `a`");
+        let mut o = StreamOptions::new("x:1", "ks");
+        o.table_patterns = vec!["[ab]".into()];
+        o.row_filter = Some("`id` > 1".into());
+        let e = plan(&o, &info(), None).unwrap_err();
+        assert_eq!(e.code, ErrorCode::InvalidOption);
+        assert!(
+            e.message.contains("tables named in `tables` only"),
+            "{}",
+            e.message
+        );
+        let mut o = opts();
+        o.row_filter = Some("`id` > 1".into());
+        let at = |major| {
+            plan(&o, &info(), Some(ServerVersion { major, minor: 0 }))
+                .unwrap()
+                .filter
+                .rules[0]
+                .filter
+                .clone()
+        };
+        assert_eq!(at(24), "select * from `a` where `id` > 1");
+        assert_eq!(at(22), "select * from `a` where `id` > 1");
+        assert_eq!(at(21), "select * from `a`", "left out before v22");
     }
 
     #[test]

@@ -13,6 +13,7 @@
 //!   "address": "127.0.0.1:15991",          "keyspace": "commerce",
 //!   "shards": ["-80"],                      "tables": ["customer"],  "table_patterns": ["^corder_.*"],
 //!   "columns": ["id", "name"],              (only for `tables`: the VStream filter's column list)
+//!   "row_filter": "`id` >= 3",               (only for `tables`: the VStream filter's WHERE clause)
 //!   "start_mode": "initial | latest | snapshot_only | positions",
 //!   "start_positions": {"shards": [{"keyspace": "commerce", "shard": "0", "gtid": "MySQL56/..."}]},
 //!   "tablet_type": "primary | replica | rdonly",   "cells": "zone1",
@@ -54,6 +55,7 @@ pub struct OptionsJson {
     pub table_patterns: Vec<String>,
     #[serde(default)]
     pub columns: Vec<String>,
+    pub row_filter: Option<String>,
     pub allow_tables_without_primary_key: Option<bool>,
     pub start_mode: Option<String>,
     pub start_positions: Option<PositionsJson>,
@@ -149,6 +151,7 @@ impl OptionsJson {
         opts.tables = self.tables;
         opts.table_patterns = self.table_patterns;
         opts.columns = self.columns;
+        opts.row_filter = self.row_filter;
         if let Some(v) = self.allow_tables_without_primary_key {
             opts.allow_tables_without_primary_key = v;
         }

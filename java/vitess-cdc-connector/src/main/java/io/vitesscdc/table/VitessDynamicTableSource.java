@@ -15,9 +15,11 @@ import org.apache.flink.table.connector.Projection;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
+import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
 
@@ -29,12 +31,13 @@ import java.util.Objects;
 
 /**
  * The planner's view of a {@code vitess-cdc} table: a changelog scan backed by a {@link
- * VitessSource}, with projection and metadata pushed into the deserializer. Retract (+I, -U, +U,
- * -D) or upsert (+I, +U, -D), as {@link ChangelogModeResolver} decides.
+ * VitessSource}, with projection and filters pushed into the VStream filter rule (see {@link
+ * VitessFilters}) and metadata into the deserializer. Retract (+I, -U, +U, -D) or upsert (+I, +U,
+ * -D), as {@link ChangelogModeResolver} decides.
  */
 @Internal
 public final class VitessDynamicTableSource
-        implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown {
+        implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown, SupportsFilterPushDown {
 
     private final VitessSourceConfig config;
     /** Shared by copies, so the key orders are read from VTGate once per planned table. */
@@ -43,6 +46,9 @@ public final class VitessDynamicTableSource
     private DataType physicalDataType;
 
     private List<String> metadataKeys = new ArrayList<>();
+
+    /** The WHERE clause of the pushed-down filters, or null. */
+    private String rowFilter;
 
     public VitessDynamicTableSource(
             VitessSourceConfig config, DataType physicalDataType, ChangelogModeResolver changelog) {
@@ -78,14 +84,39 @@ public final class VitessDynamicTableSource
         // columns added in Vitess later are not streamed at all.
         VitessSourceConfig streamConfig = config;
         List<String> physicalNames = DataType.getFieldNames(physicalDataType);
-        if (!config.tables().isEmpty()
-                && config.tablePatterns().isEmpty()
+        if (namedTablesOnly()
                 && !physicalNames.isEmpty()
                 && !config.nativeOptions().containsKey("columns")) {
-            streamConfig = config.withNativeOption("columns", new ArrayList<>(physicalNames));
+            streamConfig = streamConfig.withNativeOption("columns", new ArrayList<>(physicalNames));
+        }
+        if (rowFilter != null) {
+            streamConfig = streamConfig.withNativeOption("row_filter", rowFilter);
         }
         VitessSource<RowData> source = VitessSource.create(streamConfig, deserializer);
         return SourceProvider.of(source);
+    }
+
+    /** The VStream rule of named tables carries a column list and a WHERE clause; a pattern's none. */
+    private boolean namedTablesOnly() {
+        return !config.tables().isEmpty() && config.tablePatterns().isEmpty();
+    }
+
+    /**
+     * Filter push-down: the predicates VStream evaluates go into the filter rule, so rows outside
+     * them neither leave MySQL in the copy nor the tablet while streaming. Every predicate also stays
+     * with Flink (see {@link VitessFilters}): the rule narrows what is sent, Flink's filter keeps the
+     * result exact (an update leaving the range arrives with both images).
+     */
+    @Override
+    public Result applyFilters(List<ResolvedExpression> filters) {
+        if (!namedTablesOnly() || config.nativeOptions().containsKey("row_filter")) {
+            return Result.of(new ArrayList<>(), new ArrayList<>(filters));
+        }
+        VitessFilters.Translation t = VitessFilters.translate(filters);
+        if (t.where() != null) {
+            rowFilter = rowFilter == null ? t.where() : rowFilter + " and " + t.where();
+        }
+        return Result.of(t.accepted(), new ArrayList<>(filters));
     }
 
     private static DataTypes.Field[] buildFields(List<String> names, List<DataType> types) {
@@ -124,12 +155,13 @@ public final class VitessDynamicTableSource
     public DynamicTableSource copy() {
         VitessDynamicTableSource copy = new VitessDynamicTableSource(config, physicalDataType, changelog);
         copy.metadataKeys = new ArrayList<>(metadataKeys);
+        copy.rowFilter = rowFilter;
         return copy;
     }
 
     @Override
     public String asSummaryString() {
-        return "Vitess CDC (" + config.keyspace() + ")";
+        return "Vitess CDC (" + config.keyspace() + (rowFilter == null ? "" : ", where " + rowFilter) + ")";
     }
 
     @Override
@@ -144,12 +176,13 @@ public final class VitessDynamicTableSource
         return config.toString().equals(that.config.toString())
                 && physicalDataType.equals(that.physicalDataType)
                 && metadataKeys.equals(that.metadataKeys)
+                && Objects.equals(rowFilter, that.rowFilter)
                 && changelog.option() == that.changelog.option();
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(config.toString(), physicalDataType, metadataKeys, changelog.option());
+        return Objects.hash(config.toString(), physicalDataType, metadataKeys, rowFilter, changelog.option());
     }
 
     /** The config, for tests of the factory. */
@@ -163,5 +196,9 @@ public final class VitessDynamicTableSource
 
     DataType physicalDataType() {
         return physicalDataType;
+    }
+
+    String rowFilter() {
+        return rowFilter;
     }
 }
