@@ -133,7 +133,11 @@ public final class UpsertCollectingSinkFactory implements DynamicTableSinkFactor
                         k.append(k.length() == 0 ? "" : "|").append(values.get(column));
                     }
                     RowKind kind = element.getRowKind();
-                    String op = kind == RowKind.DELETE ? "-D" : kind == RowKind.UPDATE_BEFORE ? "-U" : "+U";
+                    // Like Flink's upsert sinks into a database (JDBC's executor, for one): an
+                    // UPDATE_BEFORE that reaches the sink deletes its key, and the UPDATE_AFTER
+                    // that follows (if any) writes it again. The planner sends one when a filter
+                    // sits before the sink: a row updated out of the filter arrives as a lone -U.
+                    String op = kind == RowKind.DELETE || kind == RowKind.UPDATE_BEFORE ? "-D" : "+U";
                     tables.apply(op, k.toString(), values, null);
                 }
 

@@ -173,6 +173,55 @@ class VitessTableSchemaITCase extends VitessITBase {
                 .isLessThan(all / 2);
     }
 
+    @Test
+    void filteredTableFollowsRowsAcrossTheFilterBoundary() throws Exception {
+        String t = filteredTable(300);
+        TableEnvironment tEnv = tableEnv(2);
+        tEnv.executeSql("CREATE TABLE src (id BIGINT, qty INT, tag STRING, payload STRING, "
+                + "PRIMARY KEY (id) NOT ENFORCED)" + with(t, ""));
+        tEnv.executeSql("CREATE TABLE snk (id BIGINT, qty INT, tag STRING, PRIMARY KEY (id) NOT ENFORCED)" + sink());
+        JobClient job = tEnv.executeSql("INSERT INTO snk SELECT id, qty, tag FROM src" + FILTER)
+                .getJobClient()
+                .orElseThrow();
+        String[] columns = {"id", "qty", "tag"};
+        String query = "SELECT id, qty, tag FROM " + t + VTGATE_FILTER;
+        try {
+            // The copy: only matching rows.
+            awaitEqual(query, columns, TestTimeouts.CONVERGE, "id");
+            // Streaming: rows leave the range (qty, tag), enter it (qty, tag), move inside it, and
+            // rows are inserted and deleted on both sides.
+            VitessCluster.execute(
+                    "customer",
+                    "UPDATE " + t + " SET qty = 70 WHERE id IN (21, 24, 27)", // red, in range -> out
+                    "UPDATE " + t + " SET tag = 'blue' WHERE id IN (30, 33)", // red -> blue: out
+                    "UPDATE " + t + " SET qty = 25 WHERE id IN (3, 6, 9, 90)", // red, out -> in
+                    "UPDATE " + t + " SET tag = 'red' WHERE id IN (22, 23, 41)", // blue, in range -> in
+                    "UPDATE " + t + " SET qty = 59 WHERE id IN (36, 39)", // moves inside the range
+                    "UPDATE " + t + " SET qty = 5 WHERE id IN (1, 2)", // blue, outside stays outside
+                    "UPDATE " + t + " SET qty = 30, tag = 'red' WHERE id = 4", // blue, out -> in (both columns)
+                    "INSERT INTO " + t + " (id, qty, tag, payload) VALUES (1001, 30, 'red', 'x'), "
+                            + "(1002, 70, 'red', 'x'), (1003, 30, 'blue', 'x'), (1004, 30, 'RED', 'x')",
+                    "DELETE FROM " + t + " WHERE id IN (42, 45, 48, 50)");
+            // Then back again: the rows that left come back, those that came in leave.
+            VitessCluster.execute(
+                    "customer",
+                    "UPDATE " + t + " SET qty = 21 WHERE id = 21",
+                    "UPDATE " + t + " SET qty = 95 WHERE id IN (3, 90)",
+                    "UPDATE " + t + " SET tag = 'green' WHERE id = 22");
+            awaitEqual(
+                    "SELECT id, qty, tag FROM " + t + " WHERE qty >= 20 AND qty < 60 AND BINARY tag IN ('red', 'BLUE')",
+                    columns,
+                    TestTimeouts.CONVERGE,
+                    "id");
+            assertThat(project(MaterializedTables.get(runId).rows(), columns))
+                    .as("rows moved into the range are there, rows moved out are not")
+                    .containsKeys("4", "6", "9", "23", "41", "1001", "21")
+                    .doesNotContainKeys("24", "27", "30", "33", "3", "90", "22", "1002", "1003", "1004", "42");
+        } finally {
+            job.cancel().get();
+        }
+    }
+
     /** Runs a bounded query to its end and returns the source's numBytesIn. */
     private static long bytesOfBoundedQuery(TableEnvironment tEnv, String sql, int expectedRows) throws Exception {
         TableResult result = tEnv.executeSql(sql);
