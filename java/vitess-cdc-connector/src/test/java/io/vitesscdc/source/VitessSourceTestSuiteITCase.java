@@ -35,7 +35,7 @@ import java.util.concurrent.TimeUnit;
  * the assertion, and at-least-once's assertion is implied by exactly-once's (every record, in
  * order per split, none twice).
  */
-@Timeout(value = TestTimeouts.LONG_IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
+@Timeout(value = TestTimeouts.IT_CASE_MINUTES, unit = TimeUnit.MINUTES)
 class VitessSourceTestSuiteITCase extends SourceTestSuiteBase<String> {
 
     @TestEnv

@@ -21,8 +21,9 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The reader's metrics, in one place. Flink itself provides {@code numRecordsIn} (source reader
- * base), {@code currentEmitEventTimeLag} and {@code sourceIdleTime} (source operator, from the
- * record timestamps we emit); this class adds:
+ * base; it counts elements, which {@code VitessRecordEmitter} corrects to change records), {@code
+ * currentEmitEventTimeLag} and {@code sourceIdleTime} (source operator, from the record
+ * timestamps we emit); this class adds:
  *
  * <ul>
  *   <li>{@code numBytesIn}: batch bytes received from the native core;
