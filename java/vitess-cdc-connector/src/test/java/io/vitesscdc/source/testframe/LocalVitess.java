@@ -13,13 +13,19 @@ import org.apache.flink.connector.testframe.TestResource;
  * The external system of Flink's connector testing framework: the local Vitess of tests/vitess,
  * which the project's scripts start (bash tests/vitess/up.sh), not the test. Starting this
  * resource only checks that VTGate answers and fails, with instructions, when it does not: the
- * suite then fails, it is never skipped.
+ * suite then fails, it is never skipped. It also drops suite tables a killed earlier run left
+ * behind (each test case drops its own; the suite runs alone against its cluster, as failsafe
+ * runs one class at a time).
  */
 public final class LocalVitess implements TestResource {
 
     @Override
-    public void startUp() {
+    public void startUp() throws Exception {
         VitessCluster.requireRunning();
+        for (String leftover : VitessSourceExternalContext.existingTables()) {
+            System.out.println("VitessSourceTestSuiteITCase: dropping " + leftover + ", left by an earlier run");
+            VitessSourceExternalContext.drop(leftover);
+        }
     }
 
     @Override

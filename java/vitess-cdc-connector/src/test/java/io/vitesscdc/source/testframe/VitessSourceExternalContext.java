@@ -56,6 +56,9 @@ public final class VitessSourceExternalContext implements DataStreamSourceExtern
 
     static final String KEYSPACE = "customer";
 
+    /** Every suite table's name starts so ({@link LocalVitess} drops leftovers of a killed run). */
+    static final String TABLE_PREFIX = "suite_";
+
     /** Rows per INSERT statement (one single-shard transaction each). */
     private static final int ROWS_PER_INSERT = 200;
 
@@ -148,12 +151,30 @@ public final class VitessSourceExternalContext implements DataStreamSourceExtern
             return;
         }
         created = false;
+        drop(table);
+    }
+
+    /** Drops a suite table and its VSchema entry. */
+    static void drop(String table) throws SQLException {
         VitessCluster.execute(KEYSPACE, "DROP TABLE IF EXISTS " + table);
         try {
             VitessCluster.execute(KEYSPACE, "ALTER VSCHEMA ON " + KEYSPACE + "." + table + " DROP VINDEX hash");
         } catch (SQLException alreadyGoneWithTheTable) {
             // Dropping the table can drop its VSchema entry too.
         }
+    }
+
+    /** The suite tables that exist now (normally none: each test case drops its own). */
+    static List<String> existingTables() throws SQLException {
+        List<String> out = new ArrayList<>();
+        try (Connection c = VitessCluster.connect(KEYSPACE);
+                Statement s = c.createStatement();
+                ResultSet rs = s.executeQuery("SHOW TABLES LIKE '" + TABLE_PREFIX.replace("_", "\\_") + "%'")) {
+            while (rs.next()) {
+                out.add(rs.getString(1));
+            }
+        }
+        return out;
     }
 
     @Override
