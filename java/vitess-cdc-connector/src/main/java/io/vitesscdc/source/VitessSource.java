@@ -103,7 +103,9 @@ public final class VitessSource<T>
         VitessSourceReaderMetrics metrics = new VitessSourceReaderMetrics(context.metricGroup());
         return new VitessSourceReader<>(
                 () -> new VitessSplitReader<>(config, deserializer, metrics, opener),
-                new VitessRecordEmitter<>(config.heartbeatWatermarks()),
+                new VitessRecordEmitter<>(
+                        config.heartbeatWatermarks(),
+                        context.metricGroup().getIOMetricGroup().getNumRecordsInCounter()),
                 new Configuration(),
                 context);
     }

@@ -28,8 +28,9 @@ import java.util.function.ToLongFunction;
 
 /**
  * The reader's metrics, in one place. Flink itself provides {@code numRecordsIn} (source reader
- * base), {@code currentEmitEventTimeLag}, {@code sourceIdleTime} and {@code watermarkLag} (source
- * operator, from the record timestamps and watermarks we emit); this class adds:
+ * base; it counts elements, which {@code VitessRecordEmitter} corrects to change records), {@code
+ * currentEmitEventTimeLag}, {@code sourceIdleTime} and {@code watermarkLag} (source operator, from
+ * the record timestamps and watermarks we emit); this class adds:
  *
  * <ul>
  *   <li>{@code numBytesIn}: batch bytes received from the native core;

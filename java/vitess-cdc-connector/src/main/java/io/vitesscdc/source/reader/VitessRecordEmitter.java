@@ -11,6 +11,7 @@ import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.connector.base.source.reader.RecordEmitter;
+import org.apache.flink.metrics.Counter;
 
 /**
  * Emits converted values and advances the split state with every element, on the task thread —
@@ -21,18 +22,32 @@ import org.apache.flink.connector.base.source.reader.RecordEmitter;
  * records carry none. A VTGate heartbeat means every shard of the stream had nothing to send, so
  * (when enabled) it emits a watermark at the heartbeat's time for each split that is not inside
  * a transaction, and marks a split idle when no record came since the previous heartbeat.
+ *
+ * <p>{@code numRecordsIn}: {@code SourceReaderBase} adds one for every element it hands to this
+ * emitter, but an element is not one record: a copy batch holds many, an update's before and
+ * after images are two, and a mark, a heartbeat or a copy-completed fact is none. The emitter
+ * corrects the counter by the difference, on the task thread right after that increment, so it
+ * counts the change records read (what the split state counts), whatever the deserializer
+ * makes of them.
  */
 @Internal
 public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<T>, T, VitessSplitState> {
 
     private final boolean heartbeatWatermarks;
+    /** The reader's {@code numRecordsIn}, the counter {@code SourceReaderBase} increments per element. */
+    private final Counter numRecordsIn;
 
-    public VitessRecordEmitter(boolean heartbeatWatermarks) {
+    public VitessRecordEmitter(boolean heartbeatWatermarks, Counter numRecordsIn) {
         this.heartbeatWatermarks = heartbeatWatermarks;
+        this.numRecordsIn = numRecordsIn;
     }
 
     @Override
     public void emitRecord(SplitElement<T> element, SourceOutput<T> output, VitessSplitState state) {
+        long records = changeRecords(element);
+        if (records != 1) {
+            numRecordsIn.inc(records - 1);
+        }
         if (element instanceof SplitElement.Change) {
             emitChange((SplitElement.Change<T>) element, output, state);
         } else if (element instanceof SplitElement.Mark) {
@@ -51,6 +66,21 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
         } else if (element instanceof SplitElement.JournalReached) {
             state.journalReached(((SplitElement.JournalReached<T>) element).journal);
         }
+    }
+
+    /** How many change records an element is. */
+    private static long changeRecords(SplitElement<?> element) {
+        if (element instanceof SplitElement.Change) {
+            return ((SplitElement.Change<?>) element).records;
+        }
+        if (element instanceof SplitElement.CopyBatch) {
+            long n = 0;
+            for (SplitElement.Change<?> change : ((SplitElement.CopyBatch<?>) element).changes) {
+                n += change.records;
+            }
+            return n;
+        }
+        return 0;
     }
 
     private static <T> void emitChange(SplitElement.Change<T> change, SourceOutput<T> output, VitessSplitState state) {

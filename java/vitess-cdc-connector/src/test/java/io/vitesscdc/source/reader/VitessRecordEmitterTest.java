@@ -11,6 +11,7 @@ import io.vitesscdc.source.testutils.RenderedPositions;
 
 import org.apache.flink.api.common.eventtime.Watermark;
 import org.apache.flink.api.connector.source.SourceOutput;
+import org.apache.flink.metrics.SimpleCounter;
 
 import org.junit.jupiter.api.Test;
 
@@ -53,7 +54,7 @@ class VitessRecordEmitterTest {
 
     @Test
     void stateIsExactBetweenAnyTwoElements() {
-        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true);
+        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true, new SimpleCounter());
         VitessSplitState state = new VitessSplitState(
                 new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 0));
         CapturingOutput out = new CapturingOutput();
@@ -88,9 +89,45 @@ class VitessRecordEmitterTest {
                 .containsExactly("a@1000", "b@1000", "b2@1000", "-u@1000", "+u@1000", "s1@none", "s2@none");
     }
 
+    /**
+     * SourceReaderBase adds one to numRecordsIn for each element it hands over (done here before
+     * each call, as it does); after the emitter's correction the counter holds the change
+     * records: a copy batch's records, an update's two, nothing for marks, heartbeats and facts.
+     */
+    @Test
+    void numRecordsInCountsChangeRecordsNotElements() {
+        SimpleCounter numRecordsIn = new SimpleCounter();
+        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true, numRecordsIn);
+        VitessSplitState state = new VitessSplitState(
+                new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 0));
+        List<SplitElement<String>> elements = List.of(
+                new SplitElement.CopyBatch<>(
+                        List.of(
+                                new SplitElement.Change<>(List.of("s1"), 0, true),
+                                new SplitElement.Change<>(List.of("s2"), 0, true),
+                                new SplitElement.Change<>(List.of("s3"), 0, true)),
+                        RenderedPositions.of("ks", "-80", "{\"gtid\":\"g1\"}"),
+                        false),
+                new SplitElement.CopyCompleted<>(),
+                new SplitElement.Mark<>(RenderedPositions.of("ks", "-80", "{\"gtid\":\"g2\"}"), true),
+                new SplitElement.Heartbeat<>(5000),
+                new SplitElement.Change<>(List.of("a"), 6000, false),
+                new SplitElement.Change<>(List.of("-u", "+u"), 2, 6000, false),
+                new SplitElement.Change<>(List.of(), 6000, false),
+                new SplitElement.Mark<>(RenderedPositions.of("ks", "-80", "{\"gtid\":\"g3\"}"), false));
+        for (SplitElement<String> element : elements) {
+            numRecordsIn.inc();
+            emitter.emitRecord(element, new CapturingOutput(), state);
+        }
+        assertThat(numRecordsIn.getCount())
+                .as("3 copied + 1 insert + an update's 2 + 1 filtered out by the deserializer; not the "
+                        + elements.size() + " elements")
+                .isEqualTo(7);
+    }
+
     @Test
     void heartbeatsAdvanceWatermarksOutsideTransactionsAndMarkQuietSplitsIdle() {
-        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true);
+        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true, new SimpleCounter());
         VitessSplitState state = new VitessSplitState(
                 new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 0));
         CapturingOutput out = new CapturingOutput();
@@ -106,7 +143,7 @@ class VitessRecordEmitterTest {
 
     @Test
     void heartbeatWatermarksCanBeTurnedOff() {
-        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(false);
+        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(false, new SimpleCounter());
         VitessSplitState state = new VitessSplitState(
                 new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"\"}"), 0));
         CapturingOutput out = new CapturingOutput();

@@ -18,6 +18,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.util.SimpleUserCodeClassLoader;
@@ -109,7 +110,8 @@ class VitessSourceReaderReshardTest {
     }
 
     private static VitessSourceReader<String> reader(Context context) {
-        return new VitessSourceReader<>(Idle::new, new VitessRecordEmitter<>(false), new Configuration(), context);
+        return new VitessSourceReader<>(
+                Idle::new, new VitessRecordEmitter<>(false, new SimpleCounter()), new Configuration(), context);
     }
 
     private static VitessSplitState endedState() {
