@@ -133,6 +133,15 @@ public final class VitessConnectorOptions {
                     + "ChangelogNormalize); all: always retract, refused at planning for a table whose key order is "
                     + "not exact; upsert: always upsert. auto and all read the keys from VTGate at planning time.");
 
+    public static final ConfigOption<Boolean> FILTER_PUSH_DOWN = ConfigOptions.key("scan.filter-push-down.enabled")
+            .booleanType()
+            .defaultValue(VitessDefaults.FILTER_PUSH_DOWN)
+            .withDescription("Push the predicates Vitess evaluates into the VStream rule (fewer bytes from the "
+                    + "tablets; Flink still evaluates every predicate). Turn it off for a statement set that "
+                    + "reads one table several times with metadata columns and the same filter: Flink's planner "
+                    + "does not share a scan whose pushed filter follows its metadata columns, so each query "
+                    + "would open its own stream.");
+
     public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("connect.timeout")
             .durationType()
             .noDefaultValue()

@@ -32,6 +32,7 @@ import static io.vitesscdc.table.VitessConnectorOptions.BUFFER_SIZE;
 import static io.vitesscdc.table.VitessConnectorOptions.CELLS;
 import static io.vitesscdc.table.VitessConnectorOptions.CHANGELOG_MODE;
 import static io.vitesscdc.table.VitessConnectorOptions.CONNECT_TIMEOUT;
+import static io.vitesscdc.table.VitessConnectorOptions.FILTER_PUSH_DOWN;
 import static io.vitesscdc.table.VitessConnectorOptions.HEARTBEAT_INTERVAL;
 import static io.vitesscdc.table.VitessConnectorOptions.HOSTNAME;
 import static io.vitesscdc.table.VitessConnectorOptions.IDLE_TIMEOUT;
@@ -106,7 +107,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 TRANSACTION_CHUNK_SIZE,
                 MAX_MESSAGE_SIZE,
                 KEEPALIVE_INTERVAL,
-                CHANGELOG_MODE);
+                CHANGELOG_MODE,
+                FILTER_PUSH_DOWN);
     }
 
     @Override
@@ -190,7 +192,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 changelogMode,
                 schema.getPrimaryKey().isPresent(),
                 () -> KeyOrders.read(built.planningOptionsJson()));
-        return new VitessDynamicTableSource(built, context.getPhysicalRowDataType(), changelog);
+        return new VitessDynamicTableSource(
+                built, context.getPhysicalRowDataType(), changelog, options.get(FILTER_PUSH_DOWN));
     }
 
     private static VitessChangelogMode changelogMode(ReadableConfig options, String table, boolean keyed) {

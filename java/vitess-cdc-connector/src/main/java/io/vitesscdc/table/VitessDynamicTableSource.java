@@ -6,6 +6,7 @@
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.VitessSource;
+import io.vitesscdc.source.config.VitessDefaults;
 import io.vitesscdc.source.config.VitessSourceConfig;
 
 import org.apache.flink.annotation.Internal;
@@ -50,11 +51,23 @@ public final class VitessDynamicTableSource
     /** The WHERE clause of the pushed-down filters, or null. */
     private String rowFilter;
 
+    /** The SQL option {@code scan.filter-push-down.enabled}. */
+    private final boolean filterPushDown;
+
     public VitessDynamicTableSource(
             VitessSourceConfig config, DataType physicalDataType, ChangelogModeResolver changelog) {
+        this(config, physicalDataType, changelog, VitessDefaults.FILTER_PUSH_DOWN);
+    }
+
+    public VitessDynamicTableSource(
+            VitessSourceConfig config,
+            DataType physicalDataType,
+            ChangelogModeResolver changelog,
+            boolean filterPushDown) {
         this.config = config;
         this.changelog = changelog;
         this.physicalDataType = physicalDataType;
+        this.filterPushDown = filterPushDown;
     }
 
     @Override
@@ -109,7 +122,7 @@ public final class VitessDynamicTableSource
      */
     @Override
     public Result applyFilters(List<ResolvedExpression> filters) {
-        if (!namedTablesOnly() || config.nativeOptions().containsKey("row_filter")) {
+        if (!filterPushDown || !namedTablesOnly() || config.nativeOptions().containsKey("row_filter")) {
             return Result.of(new ArrayList<>(), new ArrayList<>(filters));
         }
         VitessFilters.Translation t = VitessFilters.translate(filters);
@@ -153,7 +166,8 @@ public final class VitessDynamicTableSource
 
     @Override
     public DynamicTableSource copy() {
-        VitessDynamicTableSource copy = new VitessDynamicTableSource(config, physicalDataType, changelog);
+        VitessDynamicTableSource copy =
+                new VitessDynamicTableSource(config, physicalDataType, changelog, filterPushDown);
         copy.metadataKeys = new ArrayList<>(metadataKeys);
         copy.rowFilter = rowFilter;
         return copy;

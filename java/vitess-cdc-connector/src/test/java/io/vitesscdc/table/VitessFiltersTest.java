@@ -247,4 +247,13 @@ class VitessFiltersTest {
                 .as(plan)
                 .allSatisfy(l -> assertThat(l).contains("filter=[]"));
     }
+
+    @Test
+    void pushDownCanBeTurnedOff() {
+        String plan = explain("t', 'scan.filter-push-down.enabled' = 'false", "id > 5");
+        assertThat(plan.lines().filter(l -> l.contains("TableSourceScan")))
+                .as(plan)
+                .allSatisfy(l -> assertThat(l).contains("filter=[]"));
+        assertThat(plan).as("Flink evaluates the filter").contains(">(id, 5)");
+    }
 }

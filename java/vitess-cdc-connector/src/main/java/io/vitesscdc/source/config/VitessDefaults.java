@@ -39,6 +39,9 @@ public final class VitessDefaults {
 
     // ---- Java-only settings ----
 
+    /** The SQL option {@code scan.filter-push-down.enabled}. */
+    public static final boolean FILTER_PUSH_DOWN = true;
+
     /** The SQL option {@code scan.startup.mode}. */
     public static final String SCAN_STARTUP_MODE = "initial";
 
