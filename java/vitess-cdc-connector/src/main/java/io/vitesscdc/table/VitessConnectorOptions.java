@@ -138,9 +138,9 @@ public final class VitessConnectorOptions {
             .defaultValue(VitessDefaults.FILTER_PUSH_DOWN)
             .withDescription("Push the predicates Vitess evaluates into the VStream rule (fewer bytes from the "
                     + "tablets; Flink still evaluates every predicate). Turn it off for a statement set that "
-                    + "reads one table several times with metadata columns and the same filter: Flink's planner "
-                    + "does not share a scan whose pushed filter follows its metadata columns, so each query "
-                    + "would open its own stream.");
+                    + "reads one table several times with metadata columns and WHERE clauses: Flink's planner "
+                    + "does not share a scan that carries a filter spec after its metadata columns, so each "
+                    + "query would open its own stream."));
 
     public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("connect.timeout")
             .durationType()

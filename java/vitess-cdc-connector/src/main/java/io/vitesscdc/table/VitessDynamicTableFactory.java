@@ -192,7 +192,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 changelogMode,
                 schema.getPrimaryKey().isPresent(),
                 () -> KeyOrders.read(built.planningOptionsJson()));
-        return new VitessDynamicTableSource(
+        return VitessDynamicTableSource.of(
                 built, context.getPhysicalRowDataType(), changelog, options.get(FILTER_PUSH_DOWN));
     }
 

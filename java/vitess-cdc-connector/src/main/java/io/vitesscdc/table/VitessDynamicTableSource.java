@@ -6,7 +6,6 @@
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.VitessSource;
-import io.vitesscdc.source.config.VitessDefaults;
 import io.vitesscdc.source.config.VitessSourceConfig;
 
 import org.apache.flink.annotation.Internal;
@@ -37,8 +36,7 @@ import java.util.Objects;
  * -D), as {@link ChangelogModeResolver} decides.
  */
 @Internal
-public final class VitessDynamicTableSource
-        implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown, SupportsFilterPushDown {
+public class VitessDynamicTableSource implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown {
 
     private final VitessSourceConfig config;
     /** Shared by copies, so the key orders are read from VTGate once per planned table. */
@@ -51,23 +49,40 @@ public final class VitessDynamicTableSource
     /** The WHERE clause of the pushed-down filters, or null. */
     private String rowFilter;
 
-    /** The SQL option {@code scan.filter-push-down.enabled}. */
-    private final boolean filterPushDown;
-
-    public VitessDynamicTableSource(
-            VitessSourceConfig config, DataType physicalDataType, ChangelogModeResolver changelog) {
-        this(config, physicalDataType, changelog, VitessDefaults.FILTER_PUSH_DOWN);
-    }
-
-    public VitessDynamicTableSource(
+    /**
+     * The source for a table: with filter push-down unless {@code scan.filter-push-down.enabled}
+     * is off. Off means a source that does not offer {@link SupportsFilterPushDown} at all: the
+     * planner adds a (possibly empty) filter spec to every scan of a source that offers it, after
+     * the metadata columns, and it does not share such a scan between the queries of a statement
+     * set.
+     */
+    public static VitessDynamicTableSource of(
             VitessSourceConfig config,
             DataType physicalDataType,
             ChangelogModeResolver changelog,
             boolean filterPushDown) {
+        return filterPushDown
+                ? new WithFilterPushDown(config, physicalDataType, changelog)
+                : new VitessDynamicTableSource(config, physicalDataType, changelog);
+    }
+
+    public VitessDynamicTableSource(
+            VitessSourceConfig config, DataType physicalDataType, ChangelogModeResolver changelog) {
         this.config = config;
         this.changelog = changelog;
         this.physicalDataType = physicalDataType;
-        this.filterPushDown = filterPushDown;
+    }
+
+    /** {@link VitessDynamicTableSource} with {@link SupportsFilterPushDown}. */
+    static final class WithFilterPushDown extends VitessDynamicTableSource implements SupportsFilterPushDown {
+        WithFilterPushDown(VitessSourceConfig config, DataType physicalDataType, ChangelogModeResolver changelog) {
+            super(config, physicalDataType, changelog);
+        }
+
+        @Override
+        VitessDynamicTableSource emptyCopy() {
+            return new WithFilterPushDown(config(), physicalDataType(), changelog());
+        }
     }
 
     @Override
@@ -120,16 +135,15 @@ public final class VitessDynamicTableSource
      * with Flink (see {@link VitessFilters}): the rule narrows what is sent, Flink's filter keeps the
      * result exact (an update leaving the range arrives with both images).
      */
-    @Override
-    public Result applyFilters(List<ResolvedExpression> filters) {
-        if (!filterPushDown || !namedTablesOnly() || config.nativeOptions().containsKey("row_filter")) {
-            return Result.of(new ArrayList<>(), new ArrayList<>(filters));
+    public SupportsFilterPushDown.Result applyFilters(List<ResolvedExpression> filters) {
+        if (!namedTablesOnly() || config.nativeOptions().containsKey("row_filter")) {
+            return SupportsFilterPushDown.Result.of(new ArrayList<>(), new ArrayList<>(filters));
         }
         VitessFilters.Translation t = VitessFilters.translate(filters);
         if (t.where() != null) {
             rowFilter = rowFilter == null ? t.where() : rowFilter + " and " + t.where();
         }
-        return Result.of(t.accepted(), new ArrayList<>(filters));
+        return SupportsFilterPushDown.Result.of(t.accepted(), new ArrayList<>(filters));
     }
 
     private static DataTypes.Field[] buildFields(List<String> names, List<DataType> types) {
@@ -164,10 +178,14 @@ public final class VitessDynamicTableSource
         this.physicalDataType = Projection.of(projectedFields).project(physicalDataType);
     }
 
+    /** A new source of the same kind and the same table, before any push-down. */
+    VitessDynamicTableSource emptyCopy() {
+        return new VitessDynamicTableSource(config, physicalDataType, changelog);
+    }
+
     @Override
     public DynamicTableSource copy() {
-        VitessDynamicTableSource copy =
-                new VitessDynamicTableSource(config, physicalDataType, changelog, filterPushDown);
+        VitessDynamicTableSource copy = emptyCopy();
         copy.metadataKeys = new ArrayList<>(metadataKeys);
         copy.rowFilter = rowFilter;
         return copy;
@@ -183,7 +201,7 @@ public final class VitessDynamicTableSource
         if (this == o) {
             return true;
         }
-        if (!(o instanceof VitessDynamicTableSource)) {
+        if (o == null || o.getClass() != getClass()) {
             return false;
         }
         VitessDynamicTableSource that = (VitessDynamicTableSource) o;

@@ -251,9 +251,11 @@ class VitessFiltersTest {
     @Test
     void pushDownCanBeTurnedOff() {
         String plan = explain("t', 'scan.filter-push-down.enabled' = 'false", "id > 5");
+        // Not even an empty filter spec: the source does not offer filter push-down at all.
         assertThat(plan.lines().filter(l -> l.contains("TableSourceScan")))
                 .as(plan)
-                .allSatisfy(l -> assertThat(l).contains("filter=[]"));
+                .isNotEmpty()
+                .allSatisfy(l -> assertThat(l).doesNotContain("filter="));
         assertThat(plan).as("Flink evaluates the filter").contains(">(id, 5)");
     }
 }
