@@ -140,7 +140,7 @@ public final class VitessConnectorOptions {
                     + "tablets; Flink still evaluates every predicate). Turn it off for a statement set that "
                     + "reads one table several times with metadata columns and WHERE clauses: Flink's planner "
                     + "does not share a scan that carries a filter spec after its metadata columns, so each "
-                    + "query would open its own stream."));
+                    + "query would open its own stream.");
 
     public static final ConfigOption<Duration> CONNECT_TIMEOUT = ConfigOptions.key("connect.timeout")
             .durationType()
