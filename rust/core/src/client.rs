@@ -290,14 +290,17 @@ impl VtgateClient {
         tables: &[String],
         columns: &[String],
     ) -> Result<()> {
-        if columns.is_empty() {
+        if columns.is_empty() || tables.is_empty() {
             return Ok(());
         }
         let ks = sql_string(keyspace);
+        // Only the selected tables' columns: a keyspace may hold thousands of tables.
+        let names: Vec<String> = tables.iter().map(|t| sql_string(t)).collect();
         let result = self
             .execute(&format!(
                 "select table_name, column_name from information_schema.columns where table_schema = {ks} \
-                 order by table_name, ordinal_position"
+                 and table_name in ({}) order by table_name, ordinal_position",
+                names.join(", ")
             ))
             .await?;
         let mut by_table: std::collections::BTreeMap<String, Vec<String>> = Default::default();

@@ -147,7 +147,11 @@ final class BatchConverter<T> {
             c.skip--;
             return;
         }
-        collector.values = new ArrayList<>(1);
+        // An update's after image converts straight into its waiting before image's list: the
+        // pair becomes one element without copying either.
+        boolean completesUpdate =
+                !record.isSnapshot() && record.kind() == ChangeKind.UPDATE_AFTER && c.pendingUpdateBefore != null;
+        collector.values = completesUpdate ? c.pendingUpdateBefore.values : new ArrayList<>(1);
         collector.cursor = c;
         try {
             deserializer.deserialize(record, collector, collector);
@@ -157,8 +161,15 @@ final class BatchConverter<T> {
             metrics.recordInError();
             throw e;
         }
-        Change<T> change = new Change<>(collector.values, record.commitTimestampMillis(), record.isSnapshot());
         metrics.recordFetched(c.splitId, record.table().table(), record.commitTimestampMillis(), record.isSnapshot());
+        if (completesUpdate) {
+            Change<T> update = c.pendingUpdateBefore.completedAt(record.commitTimestampMillis());
+            c.pendingUpdateBefore = null;
+            c.recordsSinceMark += update.records;
+            out.add(c.splitId, update);
+            return;
+        }
+        Change<T> change = new Change<>(collector.values, record.commitTimestampMillis(), record.isSnapshot());
         if (record.isSnapshot()) {
             flushUpdateBefore(c, out);
             c.pendingCopyBatch.add(change);
@@ -173,11 +184,6 @@ final class BatchConverter<T> {
         } else if (record.kind() == ChangeKind.UPDATE_BEFORE) {
             flushPending(c, out);
             c.pendingUpdateBefore = change;
-        } else if (record.kind() == ChangeKind.UPDATE_AFTER && c.pendingUpdateBefore != null) {
-            Change<T> update = c.pendingUpdateBefore.followedBy(change);
-            c.pendingUpdateBefore = null;
-            c.recordsSinceMark += update.records;
-            out.add(c.splitId, update);
         } else {
             flushPending(c, out);
             c.recordsSinceMark++;

@@ -44,12 +44,12 @@ public interface SplitElement<T> {
             this.snapshot = snapshot;
         }
 
-        /** This update-before change followed by its update-after change, as one element. */
-        Change<T> followedBy(Change<T> after) {
-            List<T> both = new java.util.ArrayList<>(values.size() + after.values.size());
-            both.addAll(values);
-            both.addAll(after.values);
-            return new Change<>(both, records + after.records, after.commitTimestampMillis, snapshot);
+        /**
+         * This update-before change completed by its update-after record, whose values were
+         * collected into {@link #values} after the before image's: one element of both records.
+         */
+        Change<T> completedAt(long afterCommitTimestampMillis) {
+            return new Change<>(values, records + 1, afterCommitTimestampMillis, snapshot);
         }
 
         @Override
