@@ -249,7 +249,7 @@ impl BatchEncoder {
                 };
                 self.entry(tag::RECORD, |w| write_record(w, id, change))
             }
-            Event::Mark(pos) => self.entry(tag::POSITION, |w| write_position(w, pos)),
+            Event::Mark(pos) => self.entry(tag::POSITION, |w| write_mark(w, pos)),
             Event::Ddl {
                 keyspace,
                 shard,
@@ -536,12 +536,24 @@ fn write_value(w: &mut Writer<'_>, v: &Value) -> Result<(), EncodeError> {
 /// `str keyspace, str shard, u8 facts, bytes position`: the position in its versioned binary
 /// form ([`ShardPosition::to_bytes`]), the resumable token a consumer stores unread and hands
 /// back at open; the facts beside it, so the consumer needs no parser (people read the JSON
-/// rendering the bridge offers).
+/// rendering the bridge offers). A journal's new shards are written this way.
 fn write_position(w: &mut Writer<'_>, pos: &ShardPosition) -> Result<(), EncodeError> {
     w.str(&pos.keyspace)?;
     w.str(&pos.shard)?;
     w.u8(crate::position::facts::of(pos));
     w.bytes(&pos.to_bytes())
+}
+
+/// A `POSITION` entry: the position as [`write_position`], then `u64` the transactions in its
+/// GTID set, the base of the order rank of the records that follow (appended within version
+/// 2). Left out when the set is not a countable MySQL set: the consumer then asks the bridge,
+/// which says why.
+fn write_mark(w: &mut Writer<'_>, pos: &ShardPosition) -> Result<(), EncodeError> {
+    write_position(w, pos)?;
+    if let Ok(count) = pos.transaction_count() {
+        w.u64(count);
+    }
+    Ok(())
 }
 
 #[cfg(test)]

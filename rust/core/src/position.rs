@@ -592,6 +592,24 @@ impl ShardPosition {
     pub fn from_bytes(bytes: &[u8]) -> crate::Result<ShardPosition> {
         binary::decode_shard(bytes).map_err(|e| e.with_code(crate::ErrorCode::InvalidPosition))
     }
+
+    /// The number of transactions in the position's GTID set: it grows by one per commit of
+    /// the shard, in binlog order, whichever server is primary, so it ranks the shard's
+    /// positions the same way for every reader (the base of a record's order rank,
+    /// docs/positions.md "Order across reshards"). 0 for an empty set (before a copy's first
+    /// snapshot).
+    pub fn transaction_count(&self) -> crate::Result<u64> {
+        crate::gtid::GtidSet::parse(&self.gtid)
+            .map(|set| set.transaction_count())
+            .map_err(|e| {
+                crate::Error::config(format!(
+                    "the position of {}/{} has no countable GTID set ({e}): order ranks need a MySQL \
+                     GTID position",
+                    self.keyspace, self.shard
+                ))
+                .with_code(crate::ErrorCode::InvalidPosition)
+            })
+    }
 }
 
 impl StreamPosition {
@@ -609,6 +627,19 @@ impl StreamPosition {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn transaction_count_sums_every_server_uuid_and_refuses_what_is_not_a_mysql_set() {
+        let mut p = pos("MySQL56/3e11fa47-71ca-11e1-9e33-c80aa9429562:1-40:45,\
+                         4e11fa47-71ca-11e1-9e33-c80aa9429562:1-2");
+        assert_eq!(p.transaction_count().unwrap(), 43);
+        p.gtid = String::new();
+        assert_eq!(p.transaction_count().unwrap(), 0);
+        p.gtid = "MariaDB/0-1-5".into();
+        let e = p.transaction_count().unwrap_err();
+        assert_eq!(e.code, crate::ErrorCode::InvalidPosition);
+        assert!(e.message.contains("MariaDB"), "{}", e.message);
+    }
 
     fn pos(gtid: &str) -> ShardPosition {
         ShardPosition {

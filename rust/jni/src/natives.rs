@@ -109,6 +109,11 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
                 native_position_facts as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
+                jni_str!("nativePositionTransactionCount"),
+                jni_str!("([B)J"),
+                native_position_transaction_count as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
                 jni_str!("nativePositionCopyTables"),
                 jni_str!("([B)Ljava/lang/String;"),
                 native_position_copy_tables as *mut c_void,
@@ -243,6 +248,25 @@ extern "system" fn native_position_facts<'l>(
     env.with_env(|env| {
         let p = crate::positions::decode(env, &position)?;
         Ok::<_, BridgeError>(jint::from(vitess_cdc_core::position::facts::of(&p)))
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The transactions in a position's GTID set (the base of a record's order rank); -1 for a
+/// position that is not a MySQL GTID set (MariaDB, file positions: no count exists). Corrupt
+/// bytes throw.
+extern "system" fn native_position_transaction_count<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    position: JByteArray<'l>,
+) -> jlong {
+    env.with_env(|env| {
+        let p = crate::positions::decode(env, &position)?;
+        // A count beyond i64 cannot occur in practice; it saturates rather than turn negative.
+        let count = p
+            .transaction_count()
+            .map_or(-1, |n| jlong::try_from(n).unwrap_or(jlong::MAX));
+        Ok::<_, BridgeError>(count)
     })
     .resolve::<ThrowVitessException>()
 }

@@ -13,7 +13,8 @@
 //! versions `1..=before` on its first shard, the rest on `80-` or the new shard. A consumer that
 //! keeps per-key order across the reshard sees each key's versions strictly increasing.
 //!
-//! Positions are `fake/<shard>:<n>` (n transactions applied; `current` = 0). The old shard ends
+//! Positions are MySQL GTID sets `MySQL56/<uuid of the shard>:1-<n>` (n transactions applied,
+//! one server UUID per shard; `current` = 0), so order ranks can be computed from them. The old shard ends
 //! with `BEGIN, JOURNAL, VGTID, COMMIT`; with `stop_on_reshard` the RPC then ends (EOF) after a
 //! short pause, as VTGate does; other shards resume in the client's next request.
 
@@ -259,13 +260,23 @@ fn other() -> VEvent {
     }
 }
 
+/// The position of `shard` after `n` transactions: `MySQL56/<uuid>:1-<n>`, the uuid derived from
+/// the shard's name (each shard its own primary); the empty set for 0.
 pub fn gtid(shard: &str, n: i64) -> String {
-    format!("fake/{shard}:{n}")
+    if n <= 0 {
+        return "MySQL56/".into();
+    }
+    let mut id = [0u8; 6];
+    for (i, b) in shard.bytes().take(6).enumerate() {
+        id[i] = b;
+    }
+    let node: String = id.iter().map(|b| format!("{b:02x}")).collect();
+    format!("MySQL56/00000000-0000-4000-8000-{node}:1-{n}")
 }
 
-/// `fake/<shard>:<n>` → n; `current` and anything else → 0.
+/// [`gtid`]'s `n`; `current` and anything else → 0.
 fn parse_gtid(gtid: &str) -> i64 {
-    gtid.rsplit_once(':')
+    gtid.rsplit_once('-')
         .and_then(|(_, n)| n.parse().ok())
         .unwrap_or(0)
 }

@@ -116,7 +116,7 @@ public final class BatchDecoder {
             case TAG_RECORD:
                 return decodeRecord(buf, c, end);
             case TAG_POSITION:
-                return decodePosition(c);
+                return decodeMark(c);
             case TAG_HEARTBEAT:
                 return new BatchEntry.Heartbeat(c.i64());
             case TAG_SHARD_COPY_COMPLETED:
@@ -198,11 +198,24 @@ public final class BatchDecoder {
         return new VitessRecord(buf, table, kind, flags, commitTs, arity, bitmapPos, c.position(), end);
     }
 
-    private static BatchEntry.PositionMark decodePosition(BatchCursor c) {
+    /** A {@code POSITION} entry: a position, then (when the core could count it) its transactions. */
+    private static BatchEntry.PositionMark decodeMark(BatchCursor c) {
         String keyspace = c.str();
         String shard = c.str();
         int facts = c.u8();
         // The bytes stay unread: the core owns their meaning, the facts say what Java needs.
+        byte[] bytes = c.bytes();
+        // Appended within version 2: the transactions in the position's GTID set (the base of
+        // the records' order rank). A mark without it leaves the count to a native call.
+        Position position = c.remaining() >= 8 ? Position.ofMark(bytes, facts, c.i64()) : Position.ofMark(bytes, facts);
+        return new BatchEntry.PositionMark(keyspace, shard, (facts & POSITION_FACT_COPY_COMPLETED) != 0, position);
+    }
+
+    /** A position inside another entry (a journal's new shards). */
+    private static BatchEntry.PositionMark decodePosition(BatchCursor c) {
+        String keyspace = c.str();
+        String shard = c.str();
+        int facts = c.u8();
         return new BatchEntry.PositionMark(
                 keyspace, shard, (facts & POSITION_FACT_COPY_COMPLETED) != 0, Position.ofMark(c.bytes(), facts));
     }

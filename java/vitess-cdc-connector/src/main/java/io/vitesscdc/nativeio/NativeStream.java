@@ -290,6 +290,8 @@ public final class NativeStream implements AutoCloseable {
 
     static native String nativePositionJson(byte[] position);
 
+    static native long nativePositionTransactionCount(byte[] position);
+
     static native String nativePositionCopyTables(byte[] position);
 
     static native String nativeCopyEstimates(String optionsJson);

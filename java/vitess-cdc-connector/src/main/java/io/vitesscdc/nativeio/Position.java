@@ -32,6 +32,11 @@ public final class Position implements Serializable {
 
     private transient volatile CopyTables copyTables;
 
+    /** Transactions in the position's GTID set (-1: not countable); {@link #UNKNOWN} until asked. */
+    private transient volatile long transactionCount = UNKNOWN;
+
+    private static final long UNKNOWN = Long.MIN_VALUE;
+
     private Position(byte[] bytes) {
         this.bytes = bytes;
     }
@@ -48,6 +53,13 @@ public final class Position implements Serializable {
     static Position ofMark(byte[] bytes, int facts) {
         Position p = new Position(bytes);
         p.facts = facts;
+        return p;
+    }
+
+    /** A position with the facts and the transaction count its mark carried. */
+    static Position ofMark(byte[] bytes, int facts, long transactionCount) {
+        Position p = ofMark(bytes, facts);
+        p.transactionCount = transactionCount;
         return p;
     }
 
@@ -86,6 +98,26 @@ public final class Position implements Serializable {
             facts = f;
         }
         return (f & BatchDecoder.POSITION_FACT_COPY_COMPLETED) != 0;
+    }
+
+    /**
+     * The number of transactions in the position's GTID set (all server UUIDs together): it grows
+     * by one with every transaction the shard commits, in binlog order, and is the same for every
+     * reader of the shard, which is what makes it the base of a record's order rank. 0 for an
+     * empty GTID set (a copy that has not started); -1 when the position is not a MySQL GTID set
+     * (MariaDB or file positions), which have no count. Asked of the core at most once per
+     * instance, and never for a mark of a MySQL shard (the mark carries it).
+     *
+     * @throws ConfigurationException (code {@code INVALID_POSITION}) if the bytes are corrupt
+     */
+    public long transactionCount() {
+        long n = transactionCount;
+        if (n == UNKNOWN) {
+            NativeLibrary.load();
+            n = NativeStream.nativePositionTransactionCount(bytes);
+            transactionCount = n;
+        }
+        return n;
     }
 
     /**

@@ -45,7 +45,11 @@ public enum VitessReadableMetadata {
             (r, c) -> StringData.fromString(r.kind().shortString())),
     /** The shard position before the record's transaction, as JSON (resuming from it replays it). */
     POSITION("position", DataTypes.STRING().nullable(), (r, c) -> StringData.fromString(c.position())),
-    IS_SNAPSHOT("is_snapshot", DataTypes.BOOLEAN().notNull(), (r, c) -> r.isSnapshot());
+    IS_SNAPSHOT("is_snapshot", DataTypes.BOOLEAN().notNull(), (r, c) -> r.isSnapshot()),
+    /** The order epoch of the record's shard (raised at each reshard; see ChangeOrder). */
+    EPOCH("epoch", DataTypes.BIGINT().notNull(), (r, c) -> c.epoch()),
+    /** The record's order rank within its shard and epoch (see ChangeOrder). */
+    RANK("rank", DataTypes.BIGINT().notNull(), (r, c) -> c.rank());
 
     private final String key;
     private final DataType dataType;

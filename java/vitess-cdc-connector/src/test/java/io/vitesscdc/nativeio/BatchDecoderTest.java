@@ -89,6 +89,9 @@ class BatchDecoderTest {
                 .isEqualTo(Position.of(mark.position().toBytes()).copyCompleted());
         assertThat(mark.shard()).isEqualTo("-80");
         assertThat(mark.position().toJson()).contains("\"gtid\":\"MySQL56/3e11fa47-71ca-11e1-9e33-c80aa9429562:1-42\"");
+        // the transaction count the mark carries (the base of the order rank) is the core's count
+        assertThat(mark.position().transactionCount()).isEqualTo(42);
+        assertThat(Position.of(mark.position().toBytes()).transactionCount()).isEqualTo(42);
 
         assertThat(batch.entries().get(4)).isEqualTo(new BatchEntry.Heartbeat(1_700_000_000_999L));
         assertThat(batch.entries().get(5))

@@ -6,6 +6,7 @@
 package io.vitesscdc.nativeio;
 
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.testutils.FixedRecordContext;
 import io.vitesscdc.table.RowDataVitessDeserializationSchema;
 
 import org.apache.flink.table.data.RowData;
@@ -213,7 +214,7 @@ public final class BridgeBenchmark {
             });
 
             RowDataVitessDeserializationSchema schema = new RowDataVitessDeserializationSchema(type, List.of(), null);
-            VitessDeserializationSchema.RecordContext context = () -> "{}";
+            VitessDeserializationSchema.RecordContext context = new FixedRecordContext("{}", 0, 0);
             LastRow out = new LastRow();
             measure("rowdata", "poll + decode + RowData (all columns), " + label, n, rowsPerBatch, iterations -> {
                 for (long i = 0; i < iterations; i++) {

@@ -165,11 +165,40 @@ class VitessSourceReshardITCase {
 
         List<String> events = received();
         Map<Long, List<Integer>> versionsByKey = new TreeMap<>();
+        Map<Long, List<long[]>> orderByKey = new TreeMap<>();
         for (String e : events) {
-            JsonNode after = parse(e).path("after");
+            JsonNode event = parse(e);
+            JsonNode after = event.path("after");
             long id = after.path("id").asLong();
             int version = Integer.parseInt(after.path("v").asText().substring(1));
             versionsByKey.computeIfAbsent(id, k -> new ArrayList<>()).add(version);
+            JsonNode origin = event.path("source");
+            orderByKey.computeIfAbsent(id, k -> new ArrayList<>()).add(new long[] {
+                origin.path("epoch").asLong(), origin.path("rank").asLong(), version
+            });
+        }
+        // Order metadata: each key's changes, shuffled and sorted by (epoch, rank), are in their
+        // true order; the changes an odd key makes on 80- and an even key's on -80 are epoch 0, an
+        // even key's on the new shards -40 and 40-80 epoch 1 (see the scripted reshard).
+        java.util.Random shuffle = new java.util.Random(7);
+        for (Map.Entry<Long, List<long[]>> e : orderByKey.entrySet()) {
+            List<long[]> shuffled = new ArrayList<>(e.getValue());
+            java.util.Collections.shuffle(shuffled, shuffle);
+            shuffled.sort((a, b) -> ChangeOrder.compare(a[0], a[1], b[0], b[1]));
+            List<Long> versions = new ArrayList<>();
+            for (long[] c : shuffled) {
+                versions.add(c[2]);
+                assertThat(c[0])
+                        .as("epoch of key %s version %s", e.getKey(), c[2])
+                        .isEqualTo(e.getKey() % 2 == 0 && c[2] > BEFORE ? 1 : 0);
+                assertThat(c[1])
+                        .as("rank of key %s version %s", e.getKey(), c[2])
+                        .isPositive();
+            }
+            assertThat(versions)
+                    .as("key %s's changes shuffled, then sorted by (epoch, rank)", e.getKey())
+                    .isSortedAccordingTo(Long::compare)
+                    .hasSize(BEFORE + AFTER);
         }
         List<Integer> all = new ArrayList<>();
         for (int v = 1; v <= BEFORE + AFTER; v++) {

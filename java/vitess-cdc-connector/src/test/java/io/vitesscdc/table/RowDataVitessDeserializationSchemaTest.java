@@ -7,6 +7,7 @@ package io.vitesscdc.table;
 
 import io.vitesscdc.nativeio.Batch;
 import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.testutils.FixedRecordContext;
 import io.vitesscdc.source.testutils.NativeBatches;
 import io.vitesscdc.source.testutils.NativeBatches.Col;
 
@@ -80,7 +81,7 @@ class RowDataVitessDeserializationSchemaTest {
         RowDataVitessDeserializationSchema schema =
                 new RowDataVitessDeserializationSchema(type, metadata, InternalTypeInfo.of(type), upsert);
         List<RowData> out = new ArrayList<>();
-        schema.deserialize(r, () -> "{\"gtid\":\"g\"}", new Collector<>() {
+        schema.deserialize(r, new FixedRecordContext("{\"gtid\":\"g\"}", 3, 42), new Collector<>() {
             @Override
             public void collect(RowData record) {
                 out.add(record);
@@ -111,7 +112,9 @@ class RowDataVitessDeserializationSchemaTest {
                         VitessReadableMetadata.ROW_KIND,
                         VitessReadableMetadata.POSITION,
                         VitessReadableMetadata.IS_SNAPSHOT,
-                        VitessReadableMetadata.TABLE_NAME),
+                        VitessReadableMetadata.TABLE_NAME,
+                        VitessReadableMetadata.EPOCH,
+                        VitessReadableMetadata.RANK),
                 sample(2));
         assertThat(rows).hasSize(1);
         RowData row = rows.get(0);
@@ -131,6 +134,8 @@ class RowDataVitessDeserializationSchemaTest {
         assertThat(row.getString(11)).isEqualTo(StringData.fromString("{\"gtid\":\"g\"}"));
         assertThat(row.getBoolean(12)).isFalse();
         assertThat(row.getString(13)).isEqualTo(StringData.fromString("things"));
+        assertThat(row.getLong(14)).isEqualTo(3L);
+        assertThat(row.getLong(15)).isEqualTo(42L);
     }
 
     @Test

@@ -207,6 +207,15 @@ class VitessDynamicTableFactoryTest {
         assertThat(source.getChangelogMode()).isEqualTo(ChangelogModeResolver.UPSERT);
         assertThat(source.copy()).as("copies keep the mode").isEqualTo(source);
         assertThat(source.listReadableMetadata())
-                .containsOnlyKeys("keyspace", "shard", "table_name", "op_ts", "row_kind", "position", "is_snapshot");
+                .containsOnlyKeys(
+                        "keyspace",
+                        "shard",
+                        "table_name",
+                        "op_ts",
+                        "row_kind",
+                        "position",
+                        "is_snapshot",
+                        "epoch",
+                        "rank");
     }
 }

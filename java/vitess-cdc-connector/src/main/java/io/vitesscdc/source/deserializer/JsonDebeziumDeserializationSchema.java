@@ -28,7 +28,8 @@ import java.util.Base64;
 /**
  * Change records as Debezium-style JSON strings:
  * {@code {"before":{..}|null,"after":{..}|null,"op":"r|c|u|d","ts_ms":..,"source":{"connector":
- * "vitess","keyspace":..,"shard":..,"table":..,"ts_ms":<commit>,"snapshot":..,"position":..}}}.
+ * "vitess","keyspace":..,"shard":..,"table":..,"ts_ms":<commit>,"snapshot":..,"position":..,"epoch":..,"rank":..}}} ({@code epoch} and
+ * {@code rank} order one key's changes across reshards: {@link io.vitesscdc.source.ChangeOrder}).
  *
  * <p>An update arrives from the core as an update-before record directly followed by its
  * update-after record; they are merged into one {@code "u"} event (the before image is held
@@ -92,6 +93,8 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
         source.put("ts_ms", record.commitTimestampMillis());
         source.put("snapshot", record.isSnapshot());
         source.put("position", context.position());
+        source.put("epoch", context.epoch());
+        source.put("rank", context.rank());
         out.collect(mapper.writeValueAsString(event));
     }
 

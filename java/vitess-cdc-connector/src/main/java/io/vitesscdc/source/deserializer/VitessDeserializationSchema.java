@@ -47,5 +47,19 @@ public interface VitessDeserializationSchema<T> extends Serializable, ResultType
          * before the record, in the core's JSON form): resuming from it replays the transaction.
          */
         String position();
+
+        /**
+         * The order epoch of the record's shard: 0 for the shards the job started with, one more
+         * than the ended shards' highest for the new shards of each reshard (see {@link
+         * io.vitesscdc.source.ChangeOrder}).
+         */
+        long epoch();
+
+        /**
+         * The record's order rank within its shard and epoch, increasing in binlog order: a key's
+         * changes sorted by {@code (epoch(), rank())} are in their true order (see {@link
+         * io.vitesscdc.source.ChangeOrder}).
+         */
+        long rank();
     }
 }

@@ -45,6 +45,9 @@ import java.util.TreeSet;
  * bytes} (an int length plus the core's binary position) instead of {@code str} JSON; nested
  * splits carry their own (split serializer) version as before. Reading version 2 converts the
  * JSON positions to bytes through the core (golden bytes in {@code src/test/resources/state}).
+ *
+ * <p>Version 4 (order epochs): version 3 with each pending journal followed by {@code long} the
+ * highest order epoch of its ended participants. Older versions read it as 0.
  */
 @Internal
 public final class VitessEnumeratorStateSerializer implements SimpleVersionedSerializer<VitessEnumeratorState> {
@@ -52,7 +55,8 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
     public static final int VERSION_1 = 1;
     public static final int VERSION_2 = 2;
     public static final int VERSION_3 = 3;
-    public static final int CURRENT_VERSION = VERSION_3;
+    public static final int VERSION_4 = 4;
+    public static final int CURRENT_VERSION = VERSION_4;
 
     private final VitessSplitSerializer splitSerializer = VitessSplitSerializer.INSTANCE;
 
@@ -98,6 +102,7 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             for (String shard : pending.endedShards()) {
                 out.writeUTF(shard);
             }
+            out.writeLong(pending.maxEndedEpoch());
         }
         Set<Long> completed = new TreeSet<>(state.completedJournals());
         out.writeInt(completed.size());
@@ -113,9 +118,11 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             case VERSION_1:
                 return deserializeV1(serialized);
             case VERSION_2:
-                return deserializeV2(serialized, false);
+                return deserializeV2(serialized, false, false);
             case VERSION_3:
-                return deserializeV2(serialized, true);
+                return deserializeV2(serialized, true, false);
+            case VERSION_4:
+                return deserializeV2(serialized, true, true);
             default:
                 throw new IOException("Unknown Vitess enumerator state version " + version + " (this connector reads "
                         + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
@@ -135,8 +142,12 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
         return new VitessEnumeratorState(discovered, assigned, unassigned);
     }
 
-    /** Versions 2 and 3: the same layout, start positions as JSON text (2) or bytes (3). */
-    private VitessEnumeratorState deserializeV2(byte[] serialized, boolean positionBytes) throws IOException {
+    /**
+     * Versions 2 to 4: the same layout, start positions as JSON text (2) or bytes (3, 4), each
+     * pending journal's epoch last (4).
+     */
+    private VitessEnumeratorState deserializeV2(byte[] serialized, boolean positionBytes, boolean withEpochs)
+            throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         boolean discovered = in.readBoolean();
         int n = count(in);
@@ -166,8 +177,13 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             for (int x = 0; x < e; x++) {
                 ended.add(in.readUTF());
             }
+            long maxEndedEpoch = withEpochs ? in.readLong() : 0;
+            if (maxEndedEpoch < 0) {
+                throw new IOException("corrupt Vitess enumerator state: epoch " + maxEndedEpoch);
+            }
             try {
-                pending.add(new PendingJournal(new ReshardJournal(id, keyspace, participants, started), ended));
+                pending.add(new PendingJournal(
+                        new ReshardJournal(id, keyspace, participants, started), ended, maxEndedEpoch));
             } catch (IllegalArgumentException bad) {
                 throw new IOException("corrupt Vitess enumerator state: " + bad.getMessage(), bad);
             }

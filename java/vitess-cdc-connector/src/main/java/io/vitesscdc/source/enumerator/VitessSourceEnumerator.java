@@ -221,7 +221,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
                     journal,
                     pending.journal());
         }
-        pending = pending.withEnded(event.shard());
+        pending = pending.withEnded(event.shard(), event.epoch());
         assigned.remove(event.splitId());
         context.sendEventToSourceReader(subtaskId, ack);
         if (!pending.waitingFor().isEmpty()) {
@@ -237,13 +237,15 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
         pendingJournals.remove(journal.id());
         completedJournals.add(journal.id());
         ReshardJournal complete = pending.journal();
+        long epoch = pending.newShardsEpoch();
         LOG.info(
-                "Every participant {} of reshard journal {} ended; starting shards {}",
+                "Every participant {} of reshard journal {} ended; starting shards {} in order epoch {}",
                 complete.participants(),
                 complete.id(),
-                complete.started().keySet());
+                complete.started().keySet(),
+                epoch);
         for (Map.Entry<String, Position> e : complete.started().entrySet()) {
-            VitessSplit split = new VitessSplit(keyspace, e.getKey(), e.getValue(), 0);
+            VitessSplit split = VitessSplit.startedByReshard(keyspace, e.getKey(), e.getValue(), epoch);
             if (assigned.containsKey(split.splitId()) || unassigned.containsKey(split.splitId())) {
                 LOG.warn(
                         "Shard {} of reshard journal {} is a split already; not starting it again",

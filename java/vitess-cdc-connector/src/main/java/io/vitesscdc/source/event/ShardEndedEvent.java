@@ -31,16 +31,18 @@ public final class ShardEndedEvent implements SourceEvent {
     private final String shard;
     private final ReshardJournal journal;
     private final boolean durable;
+    private final long epoch;
 
-    public ShardEndedEvent(String keyspace, String shard, ReshardJournal journal, boolean durable) {
+    public ShardEndedEvent(String keyspace, String shard, ReshardJournal journal, boolean durable, long epoch) {
         this.keyspace = Objects.requireNonNull(keyspace);
         this.shard = Objects.requireNonNull(shard);
         this.journal = Objects.requireNonNull(journal);
         this.durable = durable;
+        this.epoch = epoch;
     }
 
     public static ShardEndedEvent of(VitessSplit split, boolean durable) {
-        return new ShardEndedEvent(split.keyspace(), split.shard(), split.endedBy(), durable);
+        return new ShardEndedEvent(split.keyspace(), split.shard(), split.endedBy(), durable, split.epoch());
     }
 
     public String keyspace() {
@@ -63,8 +65,14 @@ public final class ShardEndedEvent implements SourceEvent {
         return durable;
     }
 
+    /** The order epoch of the split that ended: the journal's new shards get a higher one. */
+    public long epoch() {
+        return epoch;
+    }
+
     @Override
     public String toString() {
-        return "ShardEndedEvent{" + splitId() + ", " + journal + (durable ? ", durable" : ", tentative") + "}";
+        return "ShardEndedEvent{" + splitId() + ", " + journal + ", epoch " + epoch
+                + (durable ? ", durable" : ", tentative") + "}";
     }
 }

@@ -11,6 +11,7 @@ import io.vitesscdc.nativeio.ChangeKind;
 import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.ChangeOrder;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.reader.SplitElement.Change;
@@ -153,6 +154,11 @@ final class BatchConverter<T> {
                 !record.isSnapshot() && record.kind() == ChangeKind.UPDATE_AFTER && c.pendingUpdateBefore != null;
         collector.values = completesUpdate ? c.pendingUpdateBefore.values : new ArrayList<>(1);
         collector.cursor = c;
+        collector.snapshot = record.isSnapshot();
+        // The record's index since the cursor's mark: those handed out, and those still waiting.
+        collector.ordinal = c.recordsSinceMark
+                + c.pendingCopyBatch.size()
+                + (c.pendingUpdateBefore == null ? 0 : c.pendingUpdateBefore.records);
         try {
             deserializer.deserialize(record, collector, collector);
         } catch (Exception e) {
@@ -332,6 +338,8 @@ final class BatchConverter<T> {
     private static final class ValuesCollector<T> implements Collector<T>, VitessDeserializationSchema.RecordContext {
         List<T> values;
         ShardCursor<T> cursor;
+        boolean snapshot;
+        long ordinal;
 
         @Override
         public void collect(T value) {
@@ -345,6 +353,21 @@ final class BatchConverter<T> {
         @Override
         public String position() {
             return cursor.position.toJson();
+        }
+
+        @Override
+        public long epoch() {
+            return cursor.epoch;
+        }
+
+        /** From the mark's transaction count (carried by the mark, so no native call per record). */
+        @Override
+        public long rank() {
+            long transactions = cursor.position.transactionCount();
+            if (transactions < 0) {
+                return ChangeOrder.UNAVAILABLE;
+            }
+            return snapshot ? ChangeOrder.snapshotRank(transactions) : ChangeOrder.streamedRank(transactions, ordinal);
         }
     }
 }

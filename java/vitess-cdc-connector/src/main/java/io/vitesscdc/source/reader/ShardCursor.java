@@ -26,6 +26,8 @@ final class ShardCursor<T> {
     final String splitId;
     final String keyspace;
     final String shard;
+    /** The split's order epoch (see {@link io.vitesscdc.source.ChangeOrder}). */
+    final long epoch;
     /** Position of the last mark handed out (or the split's start position). */
     Position position;
     /** Records handed out after {@link #position}. */
@@ -51,6 +53,7 @@ final class ShardCursor<T> {
         this.splitId = split.splitId();
         this.keyspace = split.keyspace();
         this.shard = split.shard();
+        this.epoch = split.epoch();
         this.position = split.position();
         this.recordsSinceMark = split.recordsSinceMark();
         this.skip = split.recordsSinceMark();

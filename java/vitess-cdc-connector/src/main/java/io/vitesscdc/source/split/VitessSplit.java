@@ -21,6 +21,12 @@ import java.util.Objects;
  * {@link #recordsSinceMark()} counts the change records already emitted after that mark; on restore exactly that many are skipped, so a
  * checkpoint taken inside a transaction neither loses nor repeats a record (DESIGN invariant 1).
  *
+ * <p>{@link #epoch()} is the split's order epoch: 0 for the shards a job starts with, and for the
+ * new shards of a reshard one more than the highest epoch of the shards that ended at its journal
+ * (the enumerator assigns it once every participant ended, so every reader sees the same value).
+ * Records carry it with their rank, so a downstream can restore one key's order across reshards
+ * by comparing {@code (epoch, rank)} (docs/positions.md, "Order across reshards").
+ *
  * <p>A split whose shard reached a reshard journal is <em>ended</em> ({@link #endedBy()} is set):
  * it is no longer read; the reader keeps it in its state until the enumerator has taken note of
  * the journal (see {@code VitessSourceReader}).
@@ -33,13 +39,24 @@ public final class VitessSplit implements SourceSplit {
     private final Position position;
     private final long recordsSinceMark;
     private final ReshardJournal endedBy;
+    private final long epoch;
 
     public VitessSplit(String keyspace, String shard, Position position, long recordsSinceMark) {
-        this(keyspace, shard, position, recordsSinceMark, null);
+        this(keyspace, shard, position, recordsSinceMark, null, 0);
     }
 
     public VitessSplit(
             String keyspace, String shard, Position position, long recordsSinceMark, ReshardJournal endedBy) {
+        this(keyspace, shard, position, recordsSinceMark, endedBy, 0);
+    }
+
+    public VitessSplit(
+            String keyspace,
+            String shard,
+            Position position,
+            long recordsSinceMark,
+            ReshardJournal endedBy,
+            long epoch) {
         this.keyspace = Objects.requireNonNull(keyspace, "keyspace");
         this.shard = Objects.requireNonNull(shard, "shard");
         this.position = Objects.requireNonNull(position, "position");
@@ -48,6 +65,15 @@ public final class VitessSplit implements SourceSplit {
         }
         this.recordsSinceMark = recordsSinceMark;
         this.endedBy = endedBy;
+        if (epoch < 0) {
+            throw new IllegalArgumentException("epoch must be >= 0, was " + epoch);
+        }
+        this.epoch = epoch;
+    }
+
+    /** A split of a new shard of a reshard, starting at {@code position} in {@code epoch}. */
+    public static VitessSplit startedByReshard(String keyspace, String shard, Position position, long epoch) {
+        return new VitessSplit(keyspace, shard, position, 0, null, epoch);
     }
 
     /** The split id of a shard: {@code keyspace/shard}, e.g. {@code customer/-80}. */
@@ -83,6 +109,11 @@ public final class VitessSplit implements SourceSplit {
         return endedBy;
     }
 
+    /** The order epoch of the shard's records (see the class comment). */
+    public long epoch() {
+        return epoch;
+    }
+
     public boolean isEnded() {
         return endedBy != null;
     }
@@ -97,6 +128,7 @@ public final class VitessSplit implements SourceSplit {
         }
         VitessSplit that = (VitessSplit) o;
         return recordsSinceMark == that.recordsSinceMark
+                && epoch == that.epoch
                 && keyspace.equals(that.keyspace)
                 && shard.equals(that.shard)
                 && position.equals(that.position)
@@ -105,12 +137,13 @@ public final class VitessSplit implements SourceSplit {
 
     @Override
     public int hashCode() {
-        return Objects.hash(keyspace, shard, position, recordsSinceMark, endedBy);
+        return Objects.hash(keyspace, shard, position, recordsSinceMark, endedBy, epoch);
     }
 
     @Override
     public String toString() {
         return "VitessSplit{" + splitId() + ", position=" + position + ", recordsSinceMark=" + recordsSinceMark
+                + (epoch == 0 ? "" : ", epoch=" + epoch)
                 + (endedBy == null ? "" : ", endedBy=" + endedBy) + "}";
     }
 }

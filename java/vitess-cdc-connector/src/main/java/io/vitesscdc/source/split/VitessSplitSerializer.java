@@ -37,6 +37,9 @@ import java.util.Map;
  * instead of {@code utf8} JSON. Versions 1 and 2 stored the core's position JSON; reading them
  * converts each position to bytes through the core ({@link Position#fromSavedJson}), so old
  * checkpoints and savepoints restore (golden bytes in {@code src/test/resources/state}).
+ *
+ * <p>Version 4 (order epochs): version 3, then {@code long epoch}. Older versions read as epoch 0
+ * (their jobs never assigned one; a reshard after the restore raises it as usual).
  */
 @Internal
 public final class VitessSplitSerializer implements SimpleVersionedSerializer<VitessSplit> {
@@ -46,7 +49,8 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
     public static final int VERSION_1 = 1;
     public static final int VERSION_2 = 2;
     public static final int VERSION_3 = 3;
-    public static final int CURRENT_VERSION = VERSION_3;
+    public static final int VERSION_4 = 4;
+    public static final int CURRENT_VERSION = VERSION_4;
 
     @Override
     public int getVersion() {
@@ -75,6 +79,7 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
                 writePosition(out, e.getValue());
             }
         }
+        out.writeLong(split.epoch());
         return out.getCopyOfBuffer();
     }
 
@@ -84,9 +89,11 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
             case VERSION_1:
                 return deserializeV1(serialized);
             case VERSION_2:
-                return deserializeV2(serialized, false);
+                return deserializeV2(serialized, false, false);
             case VERSION_3:
-                return deserializeV2(serialized, true);
+                return deserializeV2(serialized, true, false);
+            case VERSION_4:
+                return deserializeV2(serialized, true, true);
             default:
                 throw new IOException("Unknown Vitess split serializer version " + version + " (this connector reads "
                         + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
@@ -105,8 +112,12 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
         return new VitessSplit(keyspace, shard, position, recordsSinceMark);
     }
 
-    /** Versions 2 and 3: the same layout, positions as JSON text (2) or bytes (3). */
-    private static VitessSplit deserializeV2(byte[] serialized, boolean positionBytes) throws IOException {
+    /**
+     * Versions 2 to 4: the same layout, positions as JSON text (2) or bytes (3, 4), the epoch last
+     * (4).
+     */
+    private static VitessSplit deserializeV2(byte[] serialized, boolean positionBytes, boolean withEpoch)
+            throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         String keyspace = readString(in);
         String shard = readString(in);
@@ -132,10 +143,14 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
                 throw new IOException("corrupt Vitess split state: " + e.getMessage(), e);
             }
         }
+        long epoch = withEpoch ? in.readLong() : 0;
         if (in.available() != 0) {
             throw new IOException("corrupt Vitess split state: " + in.available() + " trailing bytes");
         }
-        return new VitessSplit(keyspace, shard, position, recordsSinceMark, journal);
+        if (epoch < 0) {
+            throw new IOException("corrupt Vitess split state: epoch " + epoch);
+        }
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark, journal, epoch);
     }
 
     /** A count of entries each at least 4 bytes long. */

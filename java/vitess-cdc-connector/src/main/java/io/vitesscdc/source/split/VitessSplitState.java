@@ -26,6 +26,7 @@ public final class VitessSplitState {
     private long lastHeartbeatRecords = -1;
     private long totalRecords;
     private ReshardJournal endedBy;
+    private final long epoch;
 
     public VitessSplitState(VitessSplit split) {
         this.keyspace = split.keyspace();
@@ -34,6 +35,7 @@ public final class VitessSplitState {
         this.recordsSinceMark = split.recordsSinceMark();
         this.copyCompleted = split.position().copyCompleted();
         this.endedBy = split.endedBy();
+        this.epoch = split.epoch();
     }
 
     public String splitId() {
@@ -120,7 +122,7 @@ public final class VitessSplitState {
     }
 
     public VitessSplit toSplit() {
-        return new VitessSplit(keyspace, shard, position, recordsSinceMark, endedBy);
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark, endedBy, epoch);
     }
 
     @Override

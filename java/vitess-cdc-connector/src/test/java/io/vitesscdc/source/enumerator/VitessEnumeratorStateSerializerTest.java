@@ -82,13 +82,32 @@ class VitessEnumeratorStateSerializerTest {
     }
 
     @Test
-    void currentVersionIsVersion3AndRoundTripsTheVersion2State() throws IOException {
-        assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_3);
-        byte[] v3 = serializer.serialize(STATE_V2);
-        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_3, v3))
+    void currentVersionIsVersion4AndRoundTripsTheVersion2State() throws IOException {
+        assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_4);
+        byte[] v4 = serializer.serialize(STATE_V2);
+        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_4, v4))
                 .isEqualTo(STATE_V2);
         // positions are bytes now: no JSON of them is left in the state
-        assertThat(new String(v3, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("\"gtid\"");
+        assertThat(new String(v4, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("\"gtid\"");
+    }
+
+    @Test
+    void version4KeepsAPendingJournalsEpochAndVersion3ReadsAsEpochZero() throws IOException {
+        VitessEnumeratorState withEpoch = new VitessEnumeratorState(
+                true, Map.of(), List.of(), List.of(new PendingJournal(MERGE, Set.of("-80"), 6)), Set.of());
+        byte[] v4 = serializer.serialize(withEpoch);
+        VitessEnumeratorState back = serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_4, v4);
+        assertThat(back).isEqualTo(withEpoch);
+        assertThat(back.pendingJournals().get(0).newShardsEpoch()).isEqualTo(7);
+        // version 3 is version 4 without each pending journal's trailing epoch (the last 8 bytes
+        // before the completed-journal count here)
+        byte[] v3 = new byte[v4.length - 8];
+        int epochAt = v4.length - 4 - 8;
+        System.arraycopy(v4, 0, v3, 0, epochAt);
+        System.arraycopy(v4, epochAt + 8, v3, epochAt, 4);
+        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_3, v3))
+                .isEqualTo(new VitessEnumeratorState(
+                        true, Map.of(), List.of(), List.of(new PendingJournal(MERGE, Set.of("-80"))), Set.of()));
     }
 
     @Test

@@ -186,7 +186,7 @@ class VitessSourceEnumeratorTest {
     }
 
     private static ShardEndedEvent ended(String shard, ReshardJournal j, boolean durable) {
-        return new ShardEndedEvent(KS, shard, j, durable);
+        return new ShardEndedEvent(KS, shard, j, durable, 0);
     }
 
     /** An enumerator that assigned -80 to reader 0 and 80- to reader 1 (parallelism 2). */
@@ -223,14 +223,42 @@ class VitessSourceEnumeratorTest {
                     .isEqualTo(Map.of(
                             0,
                             List.of(
-                                    new VitessSplit(KS, "-40", pos("-40"), 0),
-                                    new VitessSplit(KS, "40-80", pos("40-80"), 0))));
+                                    VitessSplit.startedByReshard(KS, "-40", pos("-40"), 1),
+                                    VitessSplit.startedByReshard(KS, "40-80", pos("40-80"), 1))));
             assertThat(ctx.getSentSourceEvent().get(0)).containsExactly(new ShardEndedAck("customer/-80", 7));
             VitessEnumeratorState state = e.snapshotState(2);
             assertThat(state.assignedOwners())
                     .isEqualTo(Map.of("customer/-40", 0, "customer/40-80", 0, "customer/80-", 1));
             assertThat(state.pendingJournals()).isEmpty();
             assertThat(state.completedJournals()).containsExactly(7L);
+        }
+    }
+
+    @Test
+    void aMergesNewShardStartsOneEpochAboveItsHighestParticipantAndTheEpochSurvivesACheckpoint() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            e.snapshotState(1);
+            ReshardJournal merge = journal(9, List.of("-80", "80-"), List.of("-"));
+            // -80 was itself born in epoch 3, 80- in epoch 1: the merged shard is epoch 4
+            e.handleSourceEvent(0, new ShardEndedEvent(KS, "-80", merge, true, 3));
+            VitessEnumeratorState midway = e.snapshotState(2);
+            assertThat(midway.pendingJournals()).singleElement().satisfies(p -> {
+                assertThat(p.maxEndedEpoch()).isEqualTo(3);
+                assertThat(p.waitingFor()).containsExactly("80-");
+            });
+            VitessEnumeratorStateSerializer serializer = new VitessEnumeratorStateSerializer();
+            VitessEnumeratorState restored =
+                    serializer.deserialize(serializer.getVersion(), serializer.serialize(midway));
+            assertThat(restored).isEqualTo(midway);
+
+            int before = ctx.getSplitsAssignmentSequence().size();
+            VitessSourceEnumerator again = new VitessSourceEnumerator(
+                    ctx, shards("-80", "80-"), KS, Boundedness.CONTINUOUS_UNBOUNDED, restored);
+            again.start();
+            again.snapshotState(3);
+            again.handleSourceEvent(1, new ShardEndedEvent(KS, "80-", merge, true, 1));
+            assertThat(assignedAfter(ctx, before)).containsExactly(VitessSplit.startedByReshard(KS, "-", pos("-"), 4));
         }
     }
 
@@ -275,7 +303,7 @@ class VitessSourceEnumeratorTest {
             e.handleSourceEvent(0, ended("-80", j, true));
             assertThat(ctx.getSplitsAssignmentSequence()).hasSize(before);
             e.handleSourceEvent(1, ended("80-", j, true));
-            assertThat(assignedAfter(ctx, before)).containsExactly(new VitessSplit(KS, "0", pos("0"), 0));
+            assertThat(assignedAfter(ctx, before)).containsExactly(VitessSplit.startedByReshard(KS, "0", pos("0"), 1));
             assertThat(ctx.getSentSourceEvent().get(1)).containsExactly(new ShardEndedAck("customer/80-", 9));
         }
     }
@@ -335,7 +363,7 @@ class VitessSourceEnumeratorTest {
             e.handleSourceEvent(0, ended("80-", j, false));
             assertThat(ctx.getSplitsAssignmentSequence()).isEmpty();
             e.handleSourceEvent(0, ended("80-", j, true));
-            assertThat(assignedAfter(ctx, 0)).containsExactly(new VitessSplit(KS, "0", pos("0"), 0));
+            assertThat(assignedAfter(ctx, 0)).containsExactly(VitessSplit.startedByReshard(KS, "0", pos("0"), 1));
             // late repeats of a completed journal are acknowledged and start nothing
             e.handleSourceEvent(1, ended("80-", j, true));
             assertThat(ctx.getSplitsAssignmentSequence()).hasSize(1);

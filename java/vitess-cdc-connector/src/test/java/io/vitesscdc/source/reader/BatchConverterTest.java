@@ -7,6 +7,7 @@ package io.vitesscdc.source.reader;
 
 import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.ChangeOrder;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.split.ReshardJournal;
@@ -94,6 +95,89 @@ class BatchConverterTest {
             return "heartbeat " + ((SplitElement.Heartbeat<String>) e).timestampMillis;
         }
         return e.getClass().getSimpleName();
+    }
+
+    /** "kind:id@epoch/transaction.ordinal" per record: the order metadata the context reports. */
+    static final class Ranks implements VitessDeserializationSchema<String> {
+        @Override
+        public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) {
+            long rank = context.rank();
+            out.collect(record.kind().shortString() + ":" + record.getLong(0) + "@" + context.epoch() + "/"
+                    + (rank >>> ChangeOrder.ORDINAL_BITS) + "." + (rank & ChangeOrder.MAX_ORDINAL));
+        }
+
+        @Override
+        public TypeInformation<String> getProducedType() {
+            return Types.STRING;
+        }
+    }
+
+    private static final String UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+
+    @Test
+    void recordsCarryTheirSplitsEpochAndARankFromTheMarksTransactionCount() throws Exception {
+        BatchConverter<String> c = new BatchConverter<>(new Ranks(), false, 100, metrics);
+        // a split of a reshard's new shard, in epoch 2, starting at a set of 10 transactions
+        c.addSplit(
+                new VitessSplit("ks", "-80", NativeBatches.position("-80", "MySQL56/" + UUID + ":1-10"), 0, null, 2));
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1000, 1)
+                .record(1, UPDATE_BEFORE, false, 1000, 1)
+                .record(1, UPDATE_AFTER, false, 1000, 1)
+                .mark("-80", "MySQL56/" + UUID + ":1-11", 11)
+                .record(1, INSERT, false, 1001, 2)
+                .mark("-80", "MySQL56/" + UUID + ":1-12", 12);
+        assertThat(drain(c.convert(b.build())))
+                .containsExactly(
+                        "ks/-80 change[+I:1@2/11.0]",
+                        "ks/-80 change[-U:1@2/11.1, +U:1@2/11.2]",
+                        "ks/-80 mark MySQL56/" + UUID + ":1-11",
+                        "ks/-80 change[+I:2@2/12.0]",
+                        "ks/-80 mark MySQL56/" + UUID + ":1-12");
+    }
+
+    @Test
+    void snapshotRowsRankAfterEveryChangeInTheirSnapshotAndBeforeTheNext() throws Exception {
+        BatchConverter<String> c = new BatchConverter<>(new Ranks(), false, 100, metrics);
+        c.addSplit(split("-80", "", 0));
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .mark("-80", "MySQL56/" + UUID + ":1-7", 7)
+                .record(1, INSERT, true, 0, 1)
+                .record(1, INSERT, true, 0, 2)
+                .mark("-80", "MySQL56/" + UUID + ":1-7", 7)
+                .record(1, INSERT, false, 1000, 1);
+        List<String> out = drain(c.convert(b.build()));
+        assertThat(out)
+                .contains(
+                        "ks/-80 copy[+I:1@0/7." + ChangeOrder.MAX_ORDINAL + ", +I:2@0/7." + ChangeOrder.MAX_ORDINAL
+                                + "] mark MySQL56/" + UUID + ":1-7",
+                        "ks/-80 change[+I:1@0/8.0]");
+        assertThat(ChangeOrder.compare(0, ChangeOrder.snapshotRank(7), 0, ChangeOrder.streamedRank(7, 0)))
+                .isNegative();
+        assertThat(ChangeOrder.compare(0, ChangeOrder.streamedRank(6, 5), 0, ChangeOrder.snapshotRank(7)))
+                .isNegative();
+    }
+
+    @Test
+    void aRestoredSplitRanksTheRecordsAfterTheSkippedOnesAsTheOriginalRunDid() throws Exception {
+        BatchConverter<String> c = new BatchConverter<>(new Ranks(), false, 100, metrics);
+        c.addSplit(new VitessSplit("ks", "-80", NativeBatches.position("-80", "MySQL56/" + UUID + ":1-5"), 2, null, 1));
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1, 10)
+                .record(1, INSERT, false, 1, 11)
+                .record(1, INSERT, false, 1, 12);
+        assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 change[+I:12@1/6.2]");
+    }
+
+    @Test
+    void aTransactionBeyondTheOrdinalRangeSharesItsLastRankButNeverReachesTheNextTransactions() {
+        long last = ChangeOrder.streamedRank(41, ChangeOrder.MAX_ORDINAL + 5);
+        assertThat(last).isEqualTo(ChangeOrder.streamedRank(41, ChangeOrder.MAX_ORDINAL - 1));
+        assertThat(last).isLessThan(ChangeOrder.snapshotRank(42)).isLessThan(ChangeOrder.streamedRank(42, 0));
+        assertThat(ChangeOrder.streamedRank(Long.MAX_VALUE, 0)).isPositive();
     }
 
     /** Fails on the record with id 2. */

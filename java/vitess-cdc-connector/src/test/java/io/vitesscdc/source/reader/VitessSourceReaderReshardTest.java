@@ -132,7 +132,7 @@ class VitessSourceReaderReshardTest {
             assertThat(context.sent)
                     .singleElement()
                     .usingRecursiveComparison()
-                    .isEqualTo(new ShardEndedEvent("ks", "-80", JOURNAL, false));
+                    .isEqualTo(new ShardEndedEvent("ks", "-80", JOURNAL, false, 0));
             assertThat(reader.snapshotState(1)).containsExactly(ended);
             // a checkpoint that completes before the one holding the split proves nothing
             reader.notifyCheckpointComplete(0);

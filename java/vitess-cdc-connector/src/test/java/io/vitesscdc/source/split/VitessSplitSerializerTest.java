@@ -86,29 +86,57 @@ class VitessSplitSerializerTest {
                 .isEqualTo(ENDED);
     }
 
-    @Test
-    void currentVersionWritesVersion3Bytes() throws IOException {
-        // While CURRENT_VERSION is 3 the layout must be exactly this; bump the version when it changes.
-        assertThat(serializer.getVersion()).isEqualTo(VitessSplitSerializer.VERSION_3);
-        DataOutputSerializer expected = new DataOutputSerializer(64);
-        VitessSplitSerializer.writeString(expected, "customer");
-        VitessSplitSerializer.writeString(expected, "-80");
-        expected.writeInt(POSITION.length());
-        expected.write(POSITION.toBytes());
-        expected.writeLong(0);
-        expected.writeBoolean(true);
-        expected.writeLong(12);
-        expected.writeInt(1);
-        VitessSplitSerializer.writeString(expected, "-80");
-        expected.writeInt(1);
-        VitessSplitSerializer.writeString(expected, "-40");
+    /** The version-3 layout of {@link #ENDED} (positions as bytes, no epoch). */
+    private static byte[] endedVersion3Bytes() throws IOException {
+        DataOutputSerializer v3 = new DataOutputSerializer(64);
+        VitessSplitSerializer.writeString(v3, "customer");
+        VitessSplitSerializer.writeString(v3, "-80");
+        v3.writeInt(POSITION.length());
+        v3.write(POSITION.toBytes());
+        v3.writeLong(0);
+        v3.writeBoolean(true);
+        v3.writeLong(12);
+        v3.writeInt(1);
+        VitessSplitSerializer.writeString(v3, "-80");
+        v3.writeInt(1);
+        VitessSplitSerializer.writeString(v3, "-40");
         Position started = ENDED.endedBy().started().get("-40");
-        expected.writeInt(started.length());
-        expected.write(started.toBytes());
-        assertThat(serializer.serialize(ENDED)).isEqualTo(expected.getCopyOfBuffer());
+        v3.writeInt(started.length());
+        v3.write(started.toBytes());
+        return v3.getCopyOfBuffer();
+    }
+
+    @Test
+    void version3StaysReadableAsEpochZero() throws IOException {
+        assertThat(serializer.deserialize(VitessSplitSerializer.VERSION_3, endedVersion3Bytes()))
+                .isEqualTo(ENDED);
+    }
+
+    @Test
+    void currentVersionWritesVersion4Bytes() throws IOException {
+        // While CURRENT_VERSION is 4 the layout must be exactly this; bump the version when it changes.
+        assertThat(serializer.getVersion()).isEqualTo(VitessSplitSerializer.VERSION_4);
+        VitessSplit inEpoch5 = new VitessSplit("customer", "-80", POSITION, 0, ENDED.endedBy(), 5);
+        DataOutputSerializer expected = new DataOutputSerializer(64);
+        expected.write(endedVersion3Bytes());
+        expected.writeLong(5);
+        assertThat(serializer.serialize(inEpoch5)).isEqualTo(expected.getCopyOfBuffer());
+        assertThat(serializer.deserialize(VitessSplitSerializer.VERSION_4, expected.getCopyOfBuffer()))
+                .isEqualTo(inEpoch5);
         // the positions inside are the core's binary form (magic "VCSP"), not JSON
         assertThat(new String(POSITION.toBytes(), 0, 4, java.nio.charset.StandardCharsets.US_ASCII))
                 .isEqualTo("VCSP");
+    }
+
+    @Test
+    void aNegativeEpochIsCorruptState() throws IOException {
+        DataOutputSerializer bad = new DataOutputSerializer(64);
+        bad.write(endedVersion3Bytes());
+        bad.writeLong(-1);
+        org.assertj.core.api.Assertions.assertThatThrownBy(
+                        () -> serializer.deserialize(VitessSplitSerializer.VERSION_4, bad.getCopyOfBuffer()))
+                .isInstanceOf(IOException.class)
+                .hasMessageContaining("corrupt Vitess split state: epoch -1");
     }
 
     // ---- golden state of the release before positions became bytes (src/test/resources/state) ----

@@ -126,6 +126,15 @@ public final class NativeBatches {
         return entry(3, p);
     }
 
+    /** A mark that carries the transaction count of its GTID set, as the core writes marks. */
+    public NativeBatches mark(String shard, String gtid, long transactionCount) {
+        Payload p = new Payload();
+        Position position = position(shard, gtid);
+        p.str("ks").str(shard).u8(position.copyCompleted() ? 1 : 0).bytes(position.toBytes());
+        p.i64(transactionCount);
+        return entry(3, p);
+    }
+
     public NativeBatches heartbeat(long ts) {
         return entry(4, new Payload().i64(ts));
     }
