@@ -10,8 +10,7 @@ import io.vitesscdc.source.config.VitessSourceConfig;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.Boundedness;
 import org.apache.flink.streaming.api.lineage.DatasetConfigFacet;
-import org.apache.flink.streaming.api.lineage.DefaultLineageDataset;
-import org.apache.flink.streaming.api.lineage.DefaultSourceLineageVertex;
+import org.apache.flink.streaming.api.lineage.LineageDataset;
 import org.apache.flink.streaming.api.lineage.LineageDatasetFacet;
 import org.apache.flink.streaming.api.lineage.SourceLineageVertex;
 
@@ -28,6 +27,10 @@ import java.util.Map;
  * only once the job runs); no table selection at all is the keyspace, named {@code <keyspace>}.
  * Each dataset carries a {@code config} facet: keyspace, table or pattern, shards, tablet type and
  * startup mode — never credentials or TLS material.
+ *
+ * <p>The vertex and datasets are this class's own small implementations of Flink's lineage
+ * interfaces, not Flink's {@code Default*} classes, which Flink 1.20 does not have: the same code
+ * serves every supported Flink line.
  */
 @Internal
 final class VitessLineage {
@@ -37,17 +40,17 @@ final class VitessLineage {
     private VitessLineage() {}
 
     static SourceLineageVertex vertex(VitessSourceConfig config, Boundedness boundedness) {
-        DefaultSourceLineageVertex vertex = new DefaultSourceLineageVertex(boundedness);
+        Vertex vertex = new Vertex(boundedness);
         String namespace = namespace(config.address());
         String keyspace = config.keyspace();
         for (String table : config.tables()) {
-            vertex.addDataset(dataset(namespace, keyspace + "." + table, config, "table", table));
+            vertex.datasets.add(dataset(namespace, keyspace + "." + table, config, "table", table));
         }
         for (String pattern : config.tablePatterns()) {
-            vertex.addDataset(dataset(namespace, keyspace + "." + pattern, config, "table-pattern", pattern));
+            vertex.datasets.add(dataset(namespace, keyspace + "." + pattern, config, "table-pattern", pattern));
         }
         if (config.tables().isEmpty() && config.tablePatterns().isEmpty()) {
-            vertex.addDataset(dataset(namespace, keyspace, config, "table-pattern", ".*"));
+            vertex.datasets.add(dataset(namespace, keyspace, config, "table-pattern", ".*"));
         }
         return vertex;
     }
@@ -59,7 +62,7 @@ final class VitessLineage {
         return SCHEME + (slash >= 0 ? hostPort.substring(0, slash) : hostPort);
     }
 
-    private static DefaultLineageDataset dataset(
+    private static LineageDataset dataset(
             String namespace, String name, VitessSourceConfig config, String selectionKey, String selection) {
         Map<String, String> settings = new LinkedHashMap<>();
         settings.put("keyspace", config.keyspace());
@@ -70,7 +73,7 @@ final class VitessLineage {
         Map<String, LineageDatasetFacet> facets = new LinkedHashMap<>();
         ConfigFacet facet = new ConfigFacet(settings);
         facets.put(facet.name(), facet);
-        return new DefaultLineageDataset(name, namespace, facets);
+        return new Dataset(name, namespace, facets);
     }
 
     /** Names of every dataset of a vertex, {@code namespace/name}, for logs and tests. */
@@ -79,6 +82,28 @@ final class VitessLineage {
         vertex.datasets().forEach(d -> names.add(d.namespace() + "/" + d.name()));
         return names;
     }
+
+    private static final class Vertex implements SourceLineageVertex {
+        private final Boundedness boundedness;
+        private final List<LineageDataset> datasets = new ArrayList<>();
+
+        Vertex(Boundedness boundedness) {
+            this.boundedness = boundedness;
+        }
+
+        @Override
+        public Boundedness boundedness() {
+            return boundedness;
+        }
+
+        @Override
+        public List<LineageDataset> datasets() {
+            return datasets;
+        }
+    }
+
+    private record Dataset(String name, String namespace, Map<String, LineageDatasetFacet> facets)
+            implements LineageDataset {}
 
     private static final class ConfigFacet implements DatasetConfigFacet {
         private final Map<String, String> config;

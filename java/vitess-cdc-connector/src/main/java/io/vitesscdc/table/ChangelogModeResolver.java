@@ -11,6 +11,7 @@ import io.vitesscdc.nativeio.VitessCdcException;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
+import org.apache.flink.types.RowKind;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,9 +36,14 @@ final class ChangelogModeResolver {
     /**
      * Upsert with full rows in deletes: the source's {@code -D} carries the whole row (as MySQL's
      * binlog has it), so the planner need not restore it. Flink's {@code ChangelogMode.upsert()}
-     * would declare key-only deletes.
+     * would declare key-only deletes. Built without {@code keyOnlyDeletes}, which Flink 1.20 does
+     * not have (its upsert deletes are full rows anyway), so one class serves every Flink line.
      */
-    static final ChangelogMode UPSERT = ChangelogMode.upsert(false);
+    static final ChangelogMode UPSERT = ChangelogMode.newBuilder()
+            .addContainedKind(RowKind.INSERT)
+            .addContainedKind(RowKind.UPDATE_AFTER)
+            .addContainedKind(RowKind.DELETE)
+            .build();
 
     private final String table;
     private final VitessChangelogMode option;

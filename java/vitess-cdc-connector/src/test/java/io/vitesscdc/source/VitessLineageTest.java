@@ -7,19 +7,13 @@ package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 
-import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.connector.source.Boundedness;
-import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
-import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.streaming.api.lineage.DatasetConfigFacet;
 import org.apache.flink.streaming.api.lineage.LineageDataset;
-import org.apache.flink.streaming.api.lineage.LineageGraph;
-import org.apache.flink.streaming.api.lineage.LineageGraphUtils;
 import org.apache.flink.streaming.api.lineage.SourceLineageVertex;
 
 import org.junit.jupiter.api.Test;
 
-import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -76,22 +70,5 @@ class VitessLineageTest {
 
         SourceLineageVertex keyspace = builder("vtgate:15991").build().getLineageVertex();
         assertThat(VitessLineage.qualifiedNames(keyspace)).containsExactly("vitess://vtgate:15991/customer");
-    }
-
-    @Test
-    void flinkFindsTheSourceInTheJobsLineageGraph() {
-        StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
-        env.fromSource(
-                        builder("127.0.0.1:15991").tables("customer").build(),
-                        WatermarkStrategy.noWatermarks(),
-                        "vitess")
-                .sinkTo(new DiscardingSink<>());
-        LineageGraph graph = LineageGraphUtils.convertToLineageGraph(env.getTransformations());
-
-        List<String> names = graph.sources().stream()
-                .flatMap(v -> v.datasets().stream())
-                .map(d -> d.namespace() + "/" + d.name())
-                .toList();
-        assertThat(names).containsExactly("vitess://127.0.0.1:15991/customer.customer");
     }
 }

@@ -8,6 +8,7 @@ package io.vitesscdc.source;
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.DebeziumJson;
+import io.vitesscdc.source.testutils.TestSink;
 import io.vitesscdc.source.testutils.TestTimeouts;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -15,9 +16,8 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.common.state.ValueState;
 import org.apache.flink.api.common.state.ValueStateDescriptor;
-import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.InitContext;
 import org.apache.flink.api.connector.sink2.SinkWriter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.api.java.functions.KeySelector;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.RestartStrategyOptions;
@@ -367,7 +367,7 @@ class VitessSourceReshardITCase {
     }
 
     /** Appends every element, in arrival order, to a list per run (parallelism 1). */
-    private static final class CollectingSink implements Sink<String> {
+    private static final class CollectingSink extends TestSink<String> {
         static final Map<String, List<String>> RECEIVED = new ConcurrentHashMap<>();
         private final String runId;
 
@@ -376,7 +376,7 @@ class VitessSourceReshardITCase {
         }
 
         @Override
-        public SinkWriter<String> createWriter(WriterInitContext context) {
+        protected SinkWriter<String> newWriter(InitContext context) {
             List<String> list = RECEIVED.computeIfAbsent(runId, k -> Collections.synchronizedList(new ArrayList<>()));
             return new SinkWriter<>() {
                 @Override

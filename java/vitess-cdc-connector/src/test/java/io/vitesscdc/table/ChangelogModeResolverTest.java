@@ -58,7 +58,6 @@ class ChangelogModeResolverTest {
                         && mode.contains(RowKind.UPDATE_AFTER)
                         && mode.contains(RowKind.DELETE))
                 .isTrue();
-        assertThat(mode.keyOnlyDeletes()).as("-D carries the whole row").isFalse();
         assertThat(r.upsert()).isTrue();
         assertThat(lookups).hasValue(1);
     }

@@ -8,14 +8,14 @@ package io.vitesscdc.table;
 import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.testutils.StrictTable;
+import io.vitesscdc.source.testutils.TestSink;
 
 import org.apache.flink.api.connector.sink2.Committer;
 import org.apache.flink.api.connector.sink2.CommitterInitContext;
 import org.apache.flink.api.connector.sink2.CommittingSinkWriter;
-import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.InitContext;
 import org.apache.flink.api.connector.sink2.SinkWriter;
 import org.apache.flink.api.connector.sink2.SupportsCommitter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.core.io.SimpleVersionedSerializer;
@@ -204,7 +204,7 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         }
     }
 
-    private static final class RecordingSink implements Sink<RowData>, SupportsCommitter<Batch> {
+    private static final class RecordingSink extends TestSink<RowData> implements SupportsCommitter<Batch> {
         private static final long serialVersionUID = 1L;
         private final Settings settings;
         private final DynamicTableSink.DataStructureConverter converter;
@@ -215,7 +215,7 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         }
 
         @Override
-        public SinkWriter<RowData> createWriter(WriterInitContext context) {
+        protected SinkWriter<RowData> newWriter(InitContext context) {
             converter.open(
                     RuntimeConverter.Context.create(Thread.currentThread().getContextClassLoader()));
             return new RecordingWriter(

@@ -6,11 +6,11 @@
 package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.TestSink;
 import io.vitesscdc.source.testutils.Values;
 
-import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.InitContext;
 import org.apache.flink.api.connector.sink2.SinkWriter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.ConfigOption;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.table.catalog.ResolvedSchema;
@@ -97,7 +97,7 @@ public final class UpsertCollectingSinkFactory implements DynamicTableSinkFactor
         }
     }
 
-    private static final class RowSink implements Sink<RowData> {
+    private static final class RowSink extends TestSink<RowData> {
         private static final long serialVersionUID = 1L;
         private final String tablesId;
         private final DynamicTableSink.DataStructureConverter converter;
@@ -116,7 +116,7 @@ public final class UpsertCollectingSinkFactory implements DynamicTableSinkFactor
         }
 
         @Override
-        public SinkWriter<RowData> createWriter(WriterInitContext context) {
+        protected SinkWriter<RowData> newWriter(InitContext context) {
             converter.open(org.apache.flink.table.connector.RuntimeConverter.Context.create(
                     Thread.currentThread().getContextClassLoader()));
             MaterializedTables tables = MaterializedTables.get(tablesId);

@@ -177,8 +177,7 @@ class VitessDynamicTableFactoryTest {
                         Column.physical("id", DataTypes.BIGINT().notNull()),
                         Column.physical("name", DataTypes.STRING())),
                 List.of(),
-                UniqueConstraint.primaryKey("pk", List.of("id")),
-                List.of());
+                UniqueConstraint.primaryKey("pk", List.of("id")));
         CatalogTable table = CatalogTable.newBuilder()
                 .schema(Schema.newBuilder().fromResolvedSchema(schema).build())
                 .options(options)

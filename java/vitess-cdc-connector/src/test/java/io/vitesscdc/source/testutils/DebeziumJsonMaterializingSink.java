@@ -5,9 +5,8 @@
 
 package io.vitesscdc.source.testutils;
 
-import org.apache.flink.api.connector.sink2.Sink;
+import org.apache.flink.api.connector.sink2.InitContext;
 import org.apache.flink.api.connector.sink2.SinkWriter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 
@@ -19,7 +18,7 @@ import java.util.Map;
  * {@link MaterializedTables} keyed by the given key columns; records the identity of every
  * streamed event so a test can prove none was delivered twice.
  */
-public final class DebeziumJsonMaterializingSink implements Sink<String> {
+public final class DebeziumJsonMaterializingSink extends TestSink<String> {
 
     private static final long serialVersionUID = 1L;
 
@@ -32,7 +31,7 @@ public final class DebeziumJsonMaterializingSink implements Sink<String> {
     }
 
     @Override
-    public SinkWriter<String> createWriter(WriterInitContext context) {
+    protected SinkWriter<String> newWriter(InitContext context) {
         return new Writer(MaterializedTables.get(tablesId), keyColumns);
     }
 
