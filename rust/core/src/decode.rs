@@ -228,7 +228,9 @@ impl RowDecoder {
             None => String::new(),
         };
         Error::fatal(format!(
-            "cannot decode a row of {}.{} (shard {}){where_}: {}",
+            "cannot decode a row of {}.{} (shard {}){where_}: {} — the stream stops before this \
+             transaction's position; restart from the last checkpoint, and if the same row fails \
+             again report it with the table's CREATE TABLE and the Vitess version",
             self.schema.keyspace, self.schema.table, self.schema.shard, e.message
         ))
     }
