@@ -97,6 +97,9 @@ fn check(name: &str, (err, seen): (vitess_cdc_core::Error, Vec<Event>), expect: 
     }
 }
 
+/// A named change to valid options, and what it must produce.
+type OptionCase = (&'static str, Box<dyn Fn(&mut StreamOptions)>, Expect);
+
 fn scripted(sessions: Vec<Session>) -> Harness {
     Harness::start(keyspace(), sessions)
 }
@@ -109,7 +112,7 @@ fn wire(events: Vec<VEvent>) -> Harness {
 #[test]
 fn options_the_core_refuses() {
     let h = scripted(vec![]);
-    let cases: Vec<(&str, Box<dyn Fn(&mut StreamOptions)>, Expect)> = vec![
+    let cases: Vec<OptionCase> = vec![
         (
             "empty keyspace",
             Box::new(|o| o.keyspace = String::new()),
