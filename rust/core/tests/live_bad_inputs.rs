@@ -17,7 +17,7 @@ use common::live::{mysql_opts, mysql_port, vtgate};
 use common::{poll_until, timeouts, Materialized};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::blocking::BlockingStream;
-use vitess_cdc_core::{ErrorCode, ErrorKind, Event, StartMode, StreamOptions, Value};
+use vitess_cdc_core::{ErrorCode, ErrorKind, Event, StartMode, StreamOptions};
 
 fn sql(statements: &[String]) {
     let rt = tokio::runtime::Builder::new_current_thread()
