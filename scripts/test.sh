@@ -5,8 +5,9 @@
 #   Rust format, lint and unit tests first (fast, no cluster); then install the local Vitess
 #   (MySQL 9.7 + Vitess v0.24.4) and start it, Rust integration tests, the Maven build (Rust
 #   cdylib inside the jar) with Java unit and integration tests against the real cluster, and the
-#   end-to-end CLI scenarios; then the other Flink lines (1.20, 2.3): their build, unit tests and
-#   main ITCases.
+#   end-to-end CLI scenarios, a short smoke of the fuzz targets (nightly + cargo-fuzz, installed
+#   once if missing); then the other Flink lines (1.20, 2.3): their build, unit tests and main
+#   ITCases.
 # Env: KEEP_CLUSTER=1 leaves a cluster this script started running afterwards.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -29,4 +30,5 @@ step "maven verify (jar with native library, Java unit + integration tests)" \
 step "native bridge tests again under -Xcheck:jni (fails on any JNI warning)" \
   "${MVN[@]}" verify -Dcargo.profile=dev -Pxcheck-jni -pl java/vitess-cdc-connector
 step "end-to-end scenarios" bash tests/e2e/run.sh
+step "fuzz smoke (every rust/fuzz target for a few seconds over its committed corpus)" bash scripts/fuzz.sh smoke
 step "the other Flink lines (1.20, 2.3): unit tests and the main ITCases" bash scripts/flink-lines.sh

@@ -228,7 +228,9 @@ impl RowDecoder {
             None => String::new(),
         };
         Error::fatal(format!(
-            "cannot decode a row of {}.{} (shard {}){where_}: {}",
+            "cannot decode a row of {}.{} (shard {}){where_}: {} — the stream stops before this \
+             transaction's position; restart from the last checkpoint, and if the same row fails \
+             again report it with the table's CREATE TABLE and the Vitess version",
             self.schema.keyspace, self.schema.table, self.schema.shard, e.message
         ))
     }
@@ -364,8 +366,25 @@ pub fn decode_value(column: &Column, bytes: &[u8]) -> Result<Value> {
             Value::String(decode_text(bytes, column.charset)?)
         }
         ColumnType::Json => Value::String(normalize_json_text(decode_text(bytes, column.charset)?)),
-        ColumnType::Bytes | ColumnType::Bit | ColumnType::Geometry => Value::Bytes(bytes.to_vec()),
+        ColumnType::Bytes | ColumnType::Bit => Value::Bytes(bytes.to_vec()),
+        ColumnType::Geometry => Value::Bytes(geometry_wkb(bytes)?.to_vec()),
     })
+}
+
+/// The WKB of a MySQL geometry value. MySQL stores (and both the copy phase and the binlog
+/// send) a 4-byte little-endian SRID in front of the WKB; GIS libraries and `ST_GeomFromWKB`
+/// read WKB alone, so the SRID is dropped here (docs/sql-connector.md says how to keep it).
+fn geometry_wkb(bytes: &[u8]) -> Result<&[u8]> {
+    // The shortest WKB is 5 bytes (byte order + type); an empty GEOMETRYCOLLECTION has 9.
+    if bytes.len() < 4 + 5 {
+        return Err(Error::fatal(format!(
+            "GEOMETRY value {} ({} bytes) is shorter than MySQL's 4-byte SRID followed by WKB: \
+             the server sent a value that is not a MySQL geometry; please report it with the column's type",
+            preview(bytes),
+            bytes.len()
+        )));
+    }
+    Ok(&bytes[4..])
 }
 
 /// FLOAT rounded to 6 significant digits (FLT_DIG), the precision MySQL prints a FLOAT with.

@@ -341,7 +341,10 @@ impl Machine {
         let key = (keyspace.clone(), shard.clone(), table.clone());
         let Some(decoder) = self.decoders.get(&key) else {
             return Err(Error::fatal(format!(
-                "ROW event for {keyspace}.{table} (shard {shard}) without a preceding FIELD event"
+                "ROW event for {keyspace}.{table} (shard {shard}) without a preceding FIELD event: \
+                 VTGate sent the events out of order and the row cannot be decoded; the stream stops \
+                 before this transaction's position — restart from the last checkpoint, and report \
+                 it with the Vitess version if it repeats"
             )));
         };
         let schema = decoder.schema.clone();

@@ -250,8 +250,9 @@ pub fn start_positions(options: &StreamOptions, plan: &Plan) -> Result<Vec<Shard
             for p in saved {
                 if p.keyspace != options.keyspace {
                     return Err(Error::config(format!(
-                        "a saved position is for keyspace '{}' but the stream reads '{}'",
-                        p.keyspace, options.keyspace
+                        "a saved position is for keyspace '{}' but the stream reads '{}': restore a \
+                         checkpoint of a job that read '{}', or start without saved positions",
+                        p.keyspace, options.keyspace, options.keyspace
                     ))
                     .with_code(ErrorCode::InvalidPosition));
                 }

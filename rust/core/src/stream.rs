@@ -653,7 +653,9 @@ pub struct CopyEstimates {
 }
 
 /// Checks the options before anything connects: every mistake is an [`ErrorCode::InvalidOption`].
-fn validate_options(o: &StreamOptions) -> Result<()> {
+/// Checks options without a server: the checks every stream, plan and read makes first, public
+/// so a caller can fail early (the SQL connector at planning).
+pub fn validate_options(o: &StreamOptions) -> Result<()> {
     check_options(o).map_err(|e| e.or_code(ErrorCode::InvalidOption))
 }
 
@@ -669,26 +671,35 @@ fn check_options(o: &StreamOptions) -> Result<()> {
         ));
     }
     if o.connect_timeout.is_zero() {
-        return Err(Error::config("connect_timeout must be greater than zero"));
+        return Err(Error::config(
+            "connect_timeout (SQL 'connect.timeout') must be greater than zero: give VTGate a few seconds, \
+             e.g. 10 s",
+        ));
     }
     if o.max_message_bytes < 4 * 1024 * 1024 {
         return Err(Error::config(
-            "max_message_bytes must be at least 4 MiB (VTGate sends up to --grpc-max-message-size, 16 MiB by default)",
+            "max_message_bytes (SQL 'grpc.max-message-size') must be at least 4 MiB: VTGate sends messages up to \
+             its --grpc-max-message-size (16 MiB by default); set it to that size or more",
         ));
     }
     if o.buffer_bytes < 1024 * 1024 {
-        return Err(Error::config("buffer_bytes must be at least 1 MiB"));
+        return Err(Error::config(
+            "buffer_bytes (SQL 'buffer.size') must be at least 1 MiB: it holds the decoded events between \
+             gRPC and the consumer; keep the default 64 MiB or set 1 MiB or more",
+        ));
     }
     if o.retry_initial_backoff > o.retry_max_backoff {
         return Err(Error::config(
-            "retry_initial_backoff must not exceed retry_max_backoff",
+            "retry_initial_backoff (SQL 'retry.initial-backoff') must not exceed retry_max_backoff \
+             ('retry.max-backoff'): lower the first or raise the second",
         ));
     }
     if o.heartbeat_interval_secs > 0
         && o.idle_timeout <= Duration::from_secs(o.heartbeat_interval_secs as u64)
     {
         return Err(Error::config(
-            "idle_timeout must be longer than the heartbeat interval",
+            "idle_timeout (SQL 'stream.idle-timeout') must be longer than the heartbeat interval \
+             ('heartbeat.interval'), or every quiet stream would count as dead: raise it or shorten the heartbeat",
         ));
     }
     Ok(())

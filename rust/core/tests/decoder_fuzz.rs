@@ -279,7 +279,8 @@ fn the_valid_transaction_decodes() {
         "b",
         "x,y",
         "{\"k\": 1}",
-        "geo",
+        // MySQL's internal POINT(0 0): SRID 0, then WKB (byte order, type 1, x, y).
+        "\0\0\0\0\x01\x01\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
     ]
     .iter()
     .map(|s| Some(s.as_bytes().to_vec()))

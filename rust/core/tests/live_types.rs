@@ -98,16 +98,16 @@ fn hex(v: &[u8]) -> String {
     )
 }
 
-/// MySQL's internal geometry: 4-byte SRID (0) + little-endian WKB.
+/// Little-endian WKB, as the stream delivers GEOMETRY (MySQL's 4-byte SRID prefix removed).
 fn wkb_point(x: f64, y: f64) -> Vec<u8> {
-    let mut v = vec![0, 0, 0, 0, 1, 1, 0, 0, 0];
+    let mut v = vec![1, 1, 0, 0, 0];
     v.extend_from_slice(&x.to_le_bytes());
     v.extend_from_slice(&y.to_le_bytes());
     v
 }
 
 fn wkb_linestring(points: &[(f64, f64)]) -> Vec<u8> {
-    let mut v = vec![0, 0, 0, 0, 1, 2, 0, 0, 0];
+    let mut v = vec![1, 2, 0, 0, 0];
     v.extend_from_slice(&(points.len() as u32).to_le_bytes());
     for (x, y) in points {
         v.extend_from_slice(&x.to_le_bytes());
@@ -422,9 +422,10 @@ fn row_misc() -> Row {
         c("c_enum", "'medium'", s("medium")),
         c("c_set", "'d,a'", s("a,d")),
         c("c_json", "'null'", s("null")),
+        // A non-zero SRID (Web Mercator, x-y axis order): the WKB alone arrives, SRID removed.
         c(
             "c_geometry",
-            "ST_GeomFromText('POINT(3 4)')",
+            "ST_GeomFromText('POINT(3 4)', 3857)",
             b(&wkb_point(3.0, 4.0)),
         ),
         c(

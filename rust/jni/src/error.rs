@@ -5,7 +5,7 @@
 //!
 //! | Rust | Java |
 //! |---|---|
-//! | core `ErrorKind::Config` | `ConfigurationException` |
+//! | core `ErrorKind::Config` | `ConfigurationException` (non-recoverable for Flink: no restart) |
 //! | core `ErrorKind::Retryable` | `RetryableException` |
 //! | core `ErrorKind::Fatal`, unrepresentable data, JNI failures, panics | `FatalException` |
 //! | closed / foreign / garbage handle | `java.lang.IllegalStateException` |

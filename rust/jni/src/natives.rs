@@ -139,6 +139,11 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
                 native_check_specific_offsets as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
+                jni_str!("nativeCheckOptions"),
+                jni_str!("(Ljava/lang/String;)V"),
+                native_check_options as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
                 jni_str!("nativeSelfTest"),
                 jni_str!("(I)Ljava/lang/String;"),
                 native_self_test as *mut c_void,
@@ -341,6 +346,22 @@ extern "system" fn native_check_specific_offsets<'l>(
         let keyspace = crate::positions::string(env, &keyspace, "keyspace")?;
         let json = crate::positions::string(env, &json, "specificOffsets")?;
         crate::positions::check_specific_offsets(&keyspace, &json)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// Checks stream options (the JSON `NativeStream.open` takes) without a server: the same checks
+/// every stream makes when it opens, for failing at planning instead of when the job starts.
+extern "system" fn native_check_options<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    options: JString<'l>,
+) {
+    env.with_env(|env| {
+        let json = crate::positions::string(env, &options, "optionsJson")?;
+        let options = crate::options::parse(&json)?;
+        vitess_cdc_core::stream::validate_options(&options)?;
+        Ok::<_, BridgeError>(())
     })
     .resolve::<ThrowVitessException>()
 }

@@ -302,6 +302,32 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
             refusal_code(&lower),
             format!("VTGate at {address} failed the stream: {msg}"),
         ),
+        // The tablet reloads its schema at every DDL it streams; a table dropped (or renamed)
+        // meanwhile makes that reload fail although nothing is wrong with the stream. The next
+        // attempt resumes from the last position and reloads against the current schema.
+        Code::Unknown if lower.contains("failed to reload schema after ddl") => (
+            ErrorKind::Retryable,
+            ErrorCode::Unspecified,
+            format!(
+                "VStream from {address} interrupted: the tablet could not reload its schema after a DDL in the \
+                 stream (a table changed again meanwhile); resuming from the last position: {msg}"
+            ),
+        ),
+        // Rows of a table written before its DROP and not streamed yet: the tablet decodes them
+        // with its current schema, which no longer has the table, and VTGate gives up. Every
+        // retry meets the same rows; only the user can decide what to do.
+        Code::Unknown if lower.contains("unknown table") && lower.contains("replication plan") => (
+            ErrorKind::Config,
+            ErrorCode::UnknownTable,
+            format!(
+                "VTGate at {address} cannot stream past a table that was dropped (or renamed) while the stream \
+                 read it: the tablet decodes the table's last rows with its current schema, which no longer has \
+                 the table ({msg}). Fix: run the tablets with schema version tracking (vttablet \
+                 --track-schema-versions), which decodes old rows with the schema of their time, and restart \
+                 from the last checkpoint; or start again from a position after the DROP (its last changes are \
+                 then not read); next time stop the job before dropping a table it reads"
+            ),
+        ),
         Code::Unknown if !is_transport_message(&lower) && is_refusal_message(&lower) => (
             ErrorKind::Fatal,
             refusal_code(&lower),
@@ -373,6 +399,39 @@ fn is_refusal_message(lower: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_of_a_dropped_table_are_a_configuration_error_naming_the_fix() {
+        let e = status_error(
+            "vtgate:15991",
+            &tonic::Status::new(
+                tonic::Code::Unknown,
+                "persistent error in vstream for ks/-80; giving up: stream (at source tablet) error @ x: \
+                 unknown table t in schema\nfailed to build table replication plan for table t",
+            ),
+        );
+        assert_eq!(e.kind, ErrorKind::Config, "{}", e.message);
+        assert_eq!(e.code, ErrorCode::UnknownTable);
+        assert!(
+            e.message.contains("--track-schema-versions"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn a_schema_reload_failing_after_a_ddl_is_retried() {
+        let e = status_error(
+            "vtgate:15991",
+            &tonic::Status::new(
+                tonic::Code::Unknown,
+                "stream (at source tablet) error @ x: in Engine.reload(), reading table t: Table 'vt_ks.t' \
+                 doesn't exist (errno 1146)\nfailed to reload schema after DDL encountered in stream",
+            ),
+        );
+        assert_eq!(e.kind, ErrorKind::Retryable, "{}", e.message);
+        assert!(e.message.contains("resuming from the last position"));
+    }
 
     #[test]
     fn status_classification() {

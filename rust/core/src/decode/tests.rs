@@ -305,9 +305,23 @@ fn bit_json_geometry_enum_set() {
     );
     let geo = col(Type::Geometry, "point", 63);
     assert_eq!(geo.column_type, ColumnType::Geometry);
+    // MySQL's internal form (SRID 3857, little-endian) arrives as the WKB alone.
+    let point_wkb = [
+        &[1u8, 1, 0, 0, 0][..],
+        &1.5f64.to_le_bytes(),
+        &(-2.0f64).to_le_bytes(),
+    ]
+    .concat();
+    let internal = [&3857u32.to_le_bytes()[..], &point_wkb].concat();
     assert_eq!(
-        decode_value(&geo, &[0, 0, 0, 0, 1, 1]).unwrap(),
-        Value::Bytes(vec![0, 0, 0, 0, 1, 1])
+        decode_value(&geo, &internal).unwrap(),
+        Value::Bytes(point_wkb)
+    );
+    let short = decode_value(&geo, &[0, 0, 0, 0, 1, 1]).unwrap_err();
+    assert!(
+        short.message.contains("not a MySQL geometry"),
+        "{}",
+        short.message
     );
     assert_eq!(
         col(Type::Enum, "enum('a','b')", 255).column_type,

@@ -130,6 +130,17 @@ public final class NativeStream implements AutoCloseable {
     }
 
     /**
+     * Checks stream options without a server: the checks every stream makes when it opens (sizes,
+     * timeouts, backoffs, their relations), for failing early (e.g. at SQL planning).
+     *
+     * @throws ConfigurationException (code {@code INVALID_OPTION}) naming the option and the fix
+     */
+    public static void checkOptions(String optionsJson) {
+        NativeLibrary.load();
+        nativeCheckOptions(optionsJson);
+    }
+
+    /**
      * Which tables the options select and whether the core reproduces each one's primary-key order
      * exactly, as the JSON {@link KeyOrders#parse} reads. Connects, queries and closes within the
      * connect timeout; opens no VStream.
@@ -299,6 +310,8 @@ public final class NativeStream implements AutoCloseable {
     static native byte[] nativePositionFromJson(String keyspace, String shard, String positionJson);
 
     static native void nativeCheckSpecificOffsets(String keyspace, String specificOffsets);
+
+    static native void nativeCheckOptions(String optionsJson);
 
     static native int nativePoll(long handle, ByteBuffer buffer, long timeoutMillis);
 

@@ -151,7 +151,11 @@ final class FieldConverters {
         } else {
             throw mismatch(r, i, d.asSummaryString(), t.name());
         }
-        DecimalData data = DecimalData.fromBigDecimal(v, d.getPrecision(), d.getScale());
+        // fromBigDecimal rounds extra fractional digits away; an exact source value must not lose any.
+        boolean exact = t != ValueType.FLOAT;
+        DecimalData data = exact && v.stripTrailingZeros().scale() > d.getScale()
+                ? null
+                : DecimalData.fromBigDecimal(v, d.getPrecision(), d.getScale());
         if (data == null) {
             throw new ValueMismatchException("value " + v + " of column " + describe(r, i) + " does not fit "
                     + d.asSummaryString() + ": declare it as "
@@ -184,15 +188,27 @@ final class FieldConverters {
         }
     }
 
+    /**
+     * Flink's TIME is milliseconds of a day whatever precision the DDL declares (the planner turns
+     * {@code TIME(6)} into {@code TIME(0)}), so a MySQL TIME beyond a day or with sub-millisecond
+     * digits has no exact Flink TIME: it fails rather than being cut.
+     */
     private static Object timeOfDay(VitessRecord r, int i) {
         long micros = r.getTimeMicros(i);
         if (micros < 0 || micros >= 86_400_000_000L) {
             throw new ValueMismatchException("value " + formatTime(micros) + " of column " + describe(r, i)
-                    + " is outside TIME's range 00:00:00..23:59:59.999: declare the column as STRING to keep "
-                    + "MySQL's full TIME range");
+                    + " is outside Flink's TIME range " + FlinkTypes.TIME_RANGE + ": " + KEEP_TIME_AS_STRING);
+        }
+        if (micros % 1000 != 0) {
+            throw new ValueMismatchException("value " + formatTime(micros) + " of column " + describe(r, i)
+                    + " has sub-millisecond digits, which Flink's TIME cannot hold (it keeps milliseconds, "
+                    + "whatever precision is declared): " + KEEP_TIME_AS_STRING);
         }
         return (int) (micros / 1000);
     }
+
+    private static final String KEEP_TIME_AS_STRING = "declare the column as STRING, which keeps MySQL's whole "
+            + "TIME range " + FlinkTypes.MYSQL_TIME_RANGE + " and its microseconds exactly";
 
     static String formatTime(long micros) {
         String sign = micros < 0 ? "-" : "";

@@ -8,6 +8,8 @@ package io.vitesscdc.table;
 import io.vitesscdc.nativeio.ColumnDescriptor;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.LogicalTypeRoot;
 
 import java.util.Locale;
 
@@ -19,6 +21,26 @@ import java.util.Locale;
 public final class FlinkTypes {
 
     private FlinkTypes() {}
+
+    /** Flink's DECIMAL cannot declare more digits (MySQL's go up to 65). */
+    public static final int MAX_FLINK_DECIMAL_PRECISION = 38;
+
+    /** What Flink's TIME holds: milliseconds of one day. */
+    public static final String TIME_RANGE = "00:00:00 to 23:59:59.999";
+
+    /** What MySQL's TIME holds. */
+    public static final String MYSQL_TIME_RANGE = "-838:59:59.000000 to 838:59:59.000000";
+
+    /**
+     * A declared type as the user wrote it, as far as Flink keeps it: the planner stores every
+     * {@code TIME(p)} as {@code TIME(0)}, so naming that precision would contradict the DDL.
+     */
+    public static String declared(LogicalType type) {
+        if (type.getTypeRoot() == LogicalTypeRoot.TIME_WITHOUT_TIME_ZONE) {
+            return type.isNullable() ? "TIME" : "TIME NOT NULL";
+        }
+        return type.asSummaryString();
+    }
 
     public static String suggest(ColumnDescriptor column) {
         String mysql = column.mysqlType().toLowerCase(Locale.ROOT);
@@ -51,6 +73,10 @@ public final class FlinkTypes {
             case DOUBLE:
                 return "DOUBLE";
             case DECIMAL:
+                if (column.length() > MAX_FLINK_DECIMAL_PRECISION) {
+                    return "STRING (exact: Flink's DECIMAL stops at precision " + MAX_FLINK_DECIMAL_PRECISION
+                            + ", this column is " + column.mysqlType() + ")";
+                }
                 return "DECIMAL(" + column.length() + ", " + column.decimals() + ")";
             case DATE:
                 return "DATE";
@@ -59,7 +85,8 @@ public final class FlinkTypes {
             case TIMESTAMP:
                 return "TIMESTAMP(" + precision + ") or TIMESTAMP_LTZ(" + precision + ")";
             case TIME:
-                return "TIME(" + precision + ") (or STRING for values beyond 00:00..24:00)";
+                return "STRING (exact for MySQL's whole range " + MYSQL_TIME_RANGE + "), or TIME if every value "
+                        + "lies within " + TIME_RANGE + " in whole milliseconds";
             case YEAR:
                 return "INT";
             case BIT:

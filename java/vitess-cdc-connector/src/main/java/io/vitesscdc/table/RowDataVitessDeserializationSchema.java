@@ -34,6 +34,9 @@ import java.util.Map;
  * primary key as the {@code -D} of the old key and the {@code +I} of the new one, so a {@code -U}
  * is always followed by the {@code +U} of the same key. Every {@code -D} carries the whole row.
  *
+ * <p>Every column that cannot be read fails with an {@link UnreadableColumnException}, which Flink
+ * does not restart: the same rows would fail again.
+ *
  * <p>Only declared columns are read, so projection pushdown saves the conversion of the rest. The
  * name mapping is computed once per table shape (schema changes bring a new descriptor) and
  * fails with the missing column and the table's real columns when a declared column is absent.
@@ -101,9 +104,9 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
                         ? ""
                         : "; declare it as "
                                 + FlinkTypes.suggest(record.table().columns().get(column));
-                throw new IllegalArgumentException(
+                throw new UnreadableColumnException(
                         "cannot read column '" + physicalType.getFieldNames().get(f) + "' declared as "
-                                + physicalType.getTypeAt(f).asSummaryString() + ": " + e.getMessage() + fix,
+                                + FlinkTypes.declared(physicalType.getTypeAt(f)) + ": " + e.getMessage() + fix,
                         e);
             }
         }
@@ -142,15 +145,16 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
                 }
             }
             if (column < 0) {
-                throw new IllegalArgumentException("column '" + names.get(f) + "' is declared in the Flink table but "
+                throw new UnreadableColumnException("column '" + names.get(f) + "' is declared in the Flink table but "
                         + "Vitess table " + table.keyspace() + "." + table.table() + " (shard " + table.shard()
                         + ") has no such column; its columns are " + table.columns()
                         + ". Remove the column from the DDL or fix its name.");
             }
             ColumnDescriptor described = table.columns().get(column);
             if (!compatible(physicalType.getTypeAt(f), described.type())) {
-                throw new IllegalArgumentException("column '" + names.get(f) + "' is declared as "
-                        + physicalType.getTypeAt(f).asSummaryString() + " but Vitess column " + table.keyspace() + "."
+                throw new UnreadableColumnException("column '" + names.get(f) + "' is declared as "
+                        + FlinkTypes.declared(physicalType.getTypeAt(f)) + " but Vitess column " + table.keyspace()
+                        + "."
                         + table.table() + "." + described.name() + " is " + described.mysqlType() + " ("
                         + described.type() + "); declare it as " + FlinkTypes.suggest(described));
             }

@@ -187,6 +187,13 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         } catch (IllegalArgumentException e) {
             throw invalid(table, e.getMessage());
         }
+        try {
+            // The core's own checks (sizes, timeouts and their relations), at planning rather than
+            // when the job starts.
+            NativeStream.checkOptions(built.planningOptionsJson());
+        } catch (ConfigurationException e) {
+            throw invalid(table, e.getMessage());
+        }
         ChangelogModeResolver changelog = new ChangelogModeResolver(
                 table,
                 changelogMode,
@@ -316,7 +323,10 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
 
     private static int notNegative(int v, String table) {
         if (v < 0) {
-            throw invalid(table, "option '" + RETRY_MAX_ATTEMPTS.key() + "' = " + v + " must not be negative");
+            throw invalid(
+                    table,
+                    "option '" + RETRY_MAX_ATTEMPTS.key() + "' = " + v + " must not be negative: set 0 (fail at the "
+                            + "first connection error) or more reconnects");
         }
         return v;
     }

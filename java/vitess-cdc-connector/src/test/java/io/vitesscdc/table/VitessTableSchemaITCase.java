@@ -15,6 +15,7 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.metrics.Counter;
+import org.apache.flink.metrics.Gauge;
 import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.table.api.TableEnvironment;
@@ -27,6 +28,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,6 +40,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 import static io.vitesscdc.source.testutils.SqlJobs.project;
 import static io.vitesscdc.source.testutils.SqlJobs.tableEnv;
@@ -288,6 +293,91 @@ class VitessTableSchemaITCase extends VitessITBase {
                     System.out.println("incompatible type -> " + m);
                     assertThat(m).contains("'email'").contains("INT").contains("declare it as STRING");
                 });
+    }
+
+    /**
+     * A value its declared Flink type cannot hold exactly, read by a job whose restart strategy
+     * would restart it a thousand times: the job fails once, at once, naming a declaration Flink
+     * accepts (a restart would replay the same row and fail again).
+     */
+    @ParameterizedTest(name = "{0} holding {1} declared as {2}")
+    @MethodSource("valuesThatDoNotFit")
+    void valueThatDoesNotFitFailsTheJobWithoutRestarts(
+            String mysqlType, String value, String declared, List<String> expected, List<String> unexpected)
+            throws Exception {
+        String t = createTable("nofit", "id BIGINT NOT NULL PRIMARY KEY, v " + mysqlType);
+        VitessCluster.execute("customer", "INSERT INTO " + t + " (id, v) VALUES (1, " + value + ")");
+        TableEnvironment tEnv = tableEnv(1);
+        tEnv.getConfig().set("restart-strategy.type", "fixed-delay");
+        tEnv.getConfig().set("restart-strategy.fixed-delay.attempts", "1000");
+        tEnv.getConfig().set("restart-strategy.fixed-delay.delay", "100 ms");
+        tEnv.executeSql(
+                "CREATE TABLE src (id BIGINT, v " + declared + ", PRIMARY KEY (id) NOT ENFORCED)" + with(t, ""));
+        tEnv.executeSql("CREATE TABLE snk (id BIGINT, v " + declared + ", PRIMARY KEY (id) NOT ENFORCED)" + sink());
+        TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
+        JobClient job = insert.getJobClient().orElseThrow();
+        assertThatThrownBy(() -> insert.await(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS))
+                .satisfies(e -> {
+                    String m = rootMessages(e);
+                    System.out.println(mysqlType + " " + value + " as " + declared + " -> " + m);
+                    assertThat(m).as("the job's failure").doesNotContain("TimeoutException");
+                    assertThat(m).contains("'v'").contains(t);
+                    for (String needle : expected) {
+                        assertThat(m).contains(needle);
+                    }
+                    for (String needle : unexpected) {
+                        assertThat(m).doesNotContain(needle);
+                    }
+                });
+        assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.FAILED);
+        Map<String, Metric> restarts = REPORTER.findMetrics(job.getJobID(), "numRestarts");
+        assertThat(restarts).as("the job's numRestarts gauge").isNotEmpty();
+        for (Metric gauge : restarts.values()) {
+            assertThat(((Gauge<?>) gauge).getValue()).as("restarts").isEqualTo(0L);
+        }
+    }
+
+    static Stream<Arguments> valuesThatDoNotFit() {
+        return Stream.of(
+                // Flink's DECIMAL stops at 38 digits: the advice must be one Flink can declare.
+                Arguments.of(
+                        "DECIMAL(65, 30)",
+                        "'12345678901234567890123456789012345.5'",
+                        "DECIMAL(38, 30)",
+                        List.of("does not fit DECIMAL(38, 30)", "declare it as STRING (exact"),
+                        List.of("declare it as DECIMAL(65")),
+                // Flink turns TIME(6) into TIME(0): the message names neither a precision nor a range
+                // that contradicts the DDL or the docs.
+                Arguments.of(
+                        "TIME(6)",
+                        "'-838:59:59'",
+                        "TIME(6)",
+                        List.of(
+                                "declared as TIME:",
+                                "-838:59:59.000000",
+                                "outside Flink's TIME range 00:00:00 to 23:59:59.999",
+                                "declare the column as STRING"),
+                        List.of("TIME(0)")),
+                Arguments.of(
+                        "TIME(6)",
+                        "'12:00:00.123456'",
+                        "TIME(6)",
+                        List.of("12:00:00.123456", "sub-millisecond", "declare the column as STRING"),
+                        List.of("TIME(0)")),
+                Arguments.of(
+                        "DECIMAL(10, 4)",
+                        "'1.2345'",
+                        "DECIMAL(10, 2)",
+                        List.of("does not fit DECIMAL(10, 2)", "declare it as DECIMAL(10, 4)"),
+                        List.of()),
+                Arguments.of(
+                        "BIGINT UNSIGNED",
+                        "18446744073709551615",
+                        "BIGINT",
+                        List.of("does not fit BIGINT", "DECIMAL(20, 0)"),
+                        List.of()),
+                Arguments.of(
+                        "INT", "100000", "SMALLINT", List.of("does not fit SMALLINT", "declare it as INT"), List.of()));
     }
 
     @Test

@@ -441,7 +441,10 @@ public final class VitessSourceConfig implements Serializable {
 
         /** Consecutive failed reconnects before the source fails (zero = fail at the first error). */
         public Builder retryMaxAttempts(int attempts) {
-            require(attempts >= 0, "retryMaxAttempts must not be negative, got " + attempts);
+            require(
+                    attempts >= 0,
+                    "retryMaxAttempts must not be negative, got " + attempts
+                            + ": pass 0 (fail at the first connection error) or more reconnects");
             return nativeOption(RETRY_MAX_ATTEMPTS, attempts);
         }
 
@@ -452,7 +455,7 @@ public final class VitessSourceConfig implements Serializable {
 
         private static long millis(String what, Duration d) {
             Objects.requireNonNull(d, what);
-            require(!d.isNegative(), what + " must not be negative, got " + d);
+            require(!d.isNegative(), what + " must not be negative, got " + d + ": pass zero or a positive duration");
             return d.toMillis();
         }
 

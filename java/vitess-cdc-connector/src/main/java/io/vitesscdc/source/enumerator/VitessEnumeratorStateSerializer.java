@@ -7,6 +7,7 @@ package io.vitesscdc.source.enumerator;
 
 import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.split.ReshardJournal;
+import io.vitesscdc.source.split.UnreadableStateException;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.split.VitessSplitSerializer;
 
@@ -114,18 +115,25 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
 
     @Override
     public VitessEnumeratorState deserialize(int version, byte[] serialized) throws IOException {
-        switch (version) {
-            case VERSION_1:
-                return deserializeV1(serialized);
-            case VERSION_2:
-                return deserializeV2(serialized, false, false);
-            case VERSION_3:
-                return deserializeV2(serialized, true, false);
-            case VERSION_4:
-                return deserializeV2(serialized, true, true);
-            default:
-                throw new IOException("Unknown Vitess enumerator state version " + version + " (this connector reads "
-                        + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
+        if (version < VERSION_1 || version > CURRENT_VERSION) {
+            throw UnreadableStateException.unknownVersion("Vitess enumerator", version, CURRENT_VERSION);
+        }
+        try {
+            switch (version) {
+                case VERSION_1:
+                    return deserializeV1(serialized);
+                case VERSION_2:
+                    return deserializeV2(serialized, false, false);
+                case VERSION_3:
+                    return deserializeV2(serialized, true, false);
+                default:
+                    return deserializeV2(serialized, true, true);
+            }
+        } catch (UnreadableStateException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            // Whatever the bytes are, nothing half-read is used and the job is not restarted on them.
+            throw UnreadableStateException.corrupt("Vitess enumerator", e);
         }
     }
 
@@ -170,7 +178,7 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             Map<String, Position> started = new LinkedHashMap<>();
             for (int x = 0; x < s; x++) {
                 String shard = in.readUTF();
-                started.put(shard, positionBytes ? Position.of(readLongBytes(in)) : savedJson(keyspace, shard, in));
+                started.put(shard, positionBytes ? checkedPosition(readLongBytes(in)) : savedJson(keyspace, shard, in));
             }
             int e = count(in);
             Set<String> ended = new TreeSet<>();
@@ -240,6 +248,13 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
                             + " of a reshard journal: " + e.getMessage(),
                     e);
         }
+    }
+
+    /** Decoded now (by the core) so corrupt bytes fail the restore, not the enumerator later. */
+    private static Position checkedPosition(byte[] bytes) {
+        Position position = Position.of(bytes);
+        position.copyCompleted();
+        return position;
     }
 
     private static byte[] readLongBytes(DataInputDeserializer in) throws IOException {

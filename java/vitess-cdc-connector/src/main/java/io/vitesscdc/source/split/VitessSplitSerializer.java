@@ -85,18 +85,25 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
 
     @Override
     public VitessSplit deserialize(int version, byte[] serialized) throws IOException {
-        switch (version) {
-            case VERSION_1:
-                return deserializeV1(serialized);
-            case VERSION_2:
-                return deserializeV2(serialized, false, false);
-            case VERSION_3:
-                return deserializeV2(serialized, true, false);
-            case VERSION_4:
-                return deserializeV2(serialized, true, true);
-            default:
-                throw new IOException("Unknown Vitess split serializer version " + version + " (this connector reads "
-                        + "versions 1.." + CURRENT_VERSION + "): the state was written by a newer connector");
+        if (version < VERSION_1 || version > CURRENT_VERSION) {
+            throw UnreadableStateException.unknownVersion("Vitess split", version, CURRENT_VERSION);
+        }
+        try {
+            switch (version) {
+                case VERSION_1:
+                    return deserializeV1(serialized);
+                case VERSION_2:
+                    return deserializeV2(serialized, false, false);
+                case VERSION_3:
+                    return deserializeV2(serialized, true, false);
+                default:
+                    return deserializeV2(serialized, true, true);
+            }
+        } catch (UnreadableStateException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            // Whatever the bytes are, nothing half-read is used and the job is not restarted on them.
+            throw UnreadableStateException.corrupt("Vitess split", e);
         }
     }
 
@@ -191,7 +198,10 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
         }
         byte[] bytes = new byte[n];
         in.readFully(bytes);
-        return Position.of(bytes);
+        Position position = Position.of(bytes);
+        // Decoded now (by the core) so corrupt bytes fail the restore, not a reader later.
+        position.copyCompleted();
+        return position;
     }
 
     static void writeString(DataOutputSerializer out, String s) throws IOException {
