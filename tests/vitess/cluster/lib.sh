@@ -75,41 +75,52 @@ stop_pids() {
   kill -KILL "${left[@]}" 2> /dev/null || true
 }
 
-# stop_named PATTERN WHAT: stops every process of pids/PATTERN.pid, removes those pid files.
-stop_named() {
-  local pattern=$1 what=$2 f pid pids=()
-  for f in "$PIDS_DIR"/$pattern.pid; do
-    [ -f "$f" ] || continue
-    if pid=$(live_pid "$f"); then pids+=("$pid"); fi
-    rm -f "$f"
-  done
-  [ ${#pids[@]} -eq 0 ] && return 0
-  say "stopping $what (pids ${pids[*]})"
-  stop_pids "$what" "${pids[@]}"
+# pid_kind PID: which server of the cluster a process is (etcd, vtctld, vtgate, vttablet,
+# mysqlctl, mysqld), from its executable.
+pid_kind() {
+  local exe
+  exe=$(readlink "/proc/$1/exe" 2> /dev/null) || return 1
+  case "$exe" in
+    "$MYSQL_SID_ROOT/"*) echo mysqld ;;
+    *) basename "$exe" ;;
+  esac
 }
 
-# Stops everything of this cluster, in dependency order: the gates and tablets first (so they do
-# not reconnect and retry), then vtctld, the mysqlds, etcd; then anything else that names our run
-# dir. Safe on a half-started or already stopped cluster.
-stop_everything() {
-  local f pid pids=()
-  stop_named 'vtgate*' vtgates
-  stop_named 'vttablet-*' vttablets
-  stop_named vtctld vtctld
-  for f in "$VT_CLUSTER_RUN"/vt_*/mysql.pid; do
-    [ -f "$f" ] || continue
-    if pid=$(live_pid "$f"); then pids+=("$pid"); fi
+# stop_kinds KIND...: stops every process of these kinds of this cluster together, known by a pid
+# file or not, and removes the kinds' pid files.
+stop_kinds() {
+  local pid kind pids=() names=()
+  for pid in $(cluster_pids); do
+    kind=$(pid_kind "$pid") || continue
+    for k in "$@"; do [ "$kind" = "$k" ] && { pids+=("$pid"); names+=("$kind"); }; done
   done
-  if [ ${#pids[@]} -gt 0 ]; then
-    say "stopping mysqld (pids ${pids[*]})"
-    stop_pids mysqld "${pids[@]}"
+  for kind in "$@"; do
+    # mysqld removes its own pid file
+    [ "$kind" = mysqld ] || rm -f "$PIDS_DIR/$kind"*.pid
+  done
+  [ ${#pids[@]} -eq 0 ] && return 0
+  say "stopping $(printf '%s\n' "${names[@]}" | sort | uniq -c | awk '{printf "%s%d %s", sep, $1, $2; sep=", "}') (pids ${pids[*]})"
+  stop_pids "$*" "${pids[@]}"
+}
+
+# Stops everything of this cluster in dependency order: the Vitess servers first (together: each
+# spends a few seconds in its graceful shutdown), then the mysqlds, etcd last. The pid files say
+# what up.sh started; cluster_pids also finds what a killed up.sh or a lost pid file left
+# behind, so this is safe on a half-started, half-dead or already stopped cluster.
+stop_everything() {
+  stop_kinds vtgate vttablet vtctld mysqlctl
+  stop_kinds mysqld
+  stop_kinds etcd
+}
+
+# stop_named NAME: stops the one server of pids/NAME.pid (e.g. vttablet-200).
+stop_named() {
+  local name=$1 pid
+  if pid=$(live_pid "$PIDS_DIR/$name.pid"); then
+    say "stopping $name (pid $pid)"
+    stop_pids "$name" "$pid"
   fi
-  stop_named etcd etcd
-  mapfile -t pids < <(cluster_pids)
-  if [ ${#pids[@]} -gt 0 ]; then
-    say "stopping leftovers of an earlier run that no pid file names (pids ${pids[*]}: $(for p in "${pids[@]}"; do tr '\0' ' ' < "/proc/$p/cmdline" | awk '{print $1}' | xargs basename; done | sort | uniq -c | xargs))"
-    stop_pids leftovers "${pids[@]}"
-  fi
+  rm -f "$PIDS_DIR/$name.pid"
 }
 
 port_in_use() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }

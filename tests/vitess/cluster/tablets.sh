@@ -85,7 +85,7 @@ elect_primary() {
 # stop_tablet UID: stops its vttablet, then its mysqld, and removes it from the topology.
 stop_tablet() {
   local uid=$1 pid
-  stop_named "vttablet-$uid" "vttablet $uid"
+  stop_named "vttablet-$uid"
   if pid=$(live_pid "$(mysqld_pid_file "$uid")"); then
     say "stopping mysqld of tablet $uid (pid $pid)"
     stop_pids "mysqld $uid" "$pid"
