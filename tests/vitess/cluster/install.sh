@@ -4,7 +4,7 @@
 # Installs what the multi-process test cluster needs on top of tests/vitess/install.sh (MySQL 9.7,
 # mysqlctl): the separate Vitess servers vtctld, vtgate, vttablet and the client vtctldclient at
 # the same pinned vitess.io/vitess version, and etcd as the topology server, all built with Go
-# from the Go module proxy, and openssl for the certificates of the TLS gates.
+# from the Go module proxy; openssl for the certificates of the TLS gates, jq for reshard.sh.
 # Idempotent and cached: a second run checks versions and returns in about a second.
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -45,10 +45,12 @@ if ! "$VTROOT/bin/etcd" --version 2> /dev/null | grep -q "etcd Version: $etcd_ve
 fi
 say "etcd: $("$VTROOT/bin/etcd" --version | head -1)"
 
-# --- openssl, for the CA and certificates up.sh generates --------------------------------------
-if ! command -v openssl > /dev/null; then
-  say "installing openssl (Debian)"
-  [ -n "$(ls -A /var/lib/apt/lists 2> /dev/null | grep -v lock)" ] || apt-get update -q > /dev/null
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends openssl > /dev/null
-fi
+# --- openssl for the certificates up.sh generates, jq for vtctldclient's JSON (reshard.sh) ------
+for tool in openssl jq; do
+  if ! command -v "$tool" > /dev/null; then
+    say "installing $tool (Debian)"
+    [ -n "$(ls -A /var/lib/apt/lists 2> /dev/null | grep -v lock)" ] || apt-get update -q > /dev/null
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$tool" > /dev/null
+  fi
+done
 say "installed"

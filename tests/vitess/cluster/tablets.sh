@@ -82,12 +82,22 @@ elect_primary() {
   return 1
 }
 
-# stop_tablet UID: stops its vttablet, then its mysqld, and removes it from the topology.
-stop_tablet() {
-  local uid=$1 pid
-  stop_named "vttablet-$uid"
-  if pid=$(live_pid "$(mysqld_pid_file "$uid")"); then
-    say "stopping mysqld of tablet $uid (pid $pid)"
-    stop_pids "mysqld $uid" "$pid"
+# stop_tablets UID...: stops their vttablets (together), then their mysqlds (together).
+stop_tablets() {
+  local uid pid vttablets=() mysqlds=()
+  for uid in "$@"; do
+    if pid=$(live_pid "$PIDS_DIR/vttablet-$uid.pid"); then vttablets+=("$pid"); fi
+    rm -f "$PIDS_DIR/vttablet-$uid.pid"
+  done
+  if [ ${#vttablets[@]} -gt 0 ]; then
+    say "stopping vttablets $* (pids ${vttablets[*]})"
+    stop_pids vttablets "${vttablets[@]}"
+  fi
+  for uid in "$@"; do
+    if pid=$(live_pid "$(mysqld_pid_file "$uid")"); then mysqlds+=("$pid"); fi
+  done
+  if [ ${#mysqlds[@]} -gt 0 ]; then
+    say "stopping the mysqlds of tablets $* (pids ${mysqlds[*]})"
+    stop_pids mysqlds "${mysqlds[@]}"
   fi
 }
