@@ -32,19 +32,22 @@ step=$1 keyspace=$2
 workflow="${keyspace}_reshard"
 bash "$HERE/status.sh" > /dev/null 2>&1 || die "the cluster is not running and ready: start it with tests/vitess/cluster/up.sh"
 
-# A tablet group (uids 100g, 100g+1) that no tablet uses (no data dir, not in the topology) and
-# that is not among the groups given (claimed already for another new shard).
+# A tablet group (uids 100g, 100g+1) never used in this cluster's life (groups-used, kept by
+# up.sh and here) and not among the groups given (claimed already for another new shard). New
+# tablets get new aliases, as in production, so no VTGate health-check entry of a deleted tablet
+# can be mistaken for a new one.
 free_group() {
   local g used
   used=$(vt_cluster_ctl GetTablets 2> /dev/null | awk '{print $1}')
   for g in $(seq 1 25); do
     [[ " $* " == *" $g "* ]] && continue
+    grep -qx "$g" "$VT_CLUSTER_RUN/groups-used" 2> /dev/null && continue
     [ -e "$(tablet_dir $((100 * g)))" ] || [ -e "$(tablet_dir $((100 * g + 1)))" ] && continue
     grep -q "$(tablet_alias $((100 * g)))\|$(tablet_alias $((100 * g + 1)))" <<< "$used" && continue
     echo "$g"
     return 0
   done
-  die "no free tablet group left (uids 100..2501 are all in use)"
+  die "no unused tablet group left (uids 100..2501 have all been used since up.sh): restart the cluster with down.sh and up.sh"
 }
 
 # The uids of a shard's tablets, from the topology.
@@ -63,6 +66,7 @@ do_prepare() {
     # Its data dirs appear only when the tablets start: skip the groups claimed so far.
     g=$(free_group "${claimed[@]}")
     claimed+=("$g")
+    echo "$g" >> "$VT_CLUSTER_RUN/groups-used"
     specs+=("$((100 * g)):$keyspace:$shard" "$((100 * g + 1)):$keyspace:$shard")
   done
   [ ${#specs[@]} -gt 0 ] || return 0

@@ -78,6 +78,9 @@ done
 say "topology: cell $VT_CLUSTER_CELL, keyspaces $(keyspaces_of "$VT_CLUSTER_TABLETS" | xargs)"
 
 # --- tablets ----------------------------------------------------------------------------------
+# reshard.sh gives new shards tablet groups never used before (see free_group there).
+for t in $VT_CLUSTER_TABLETS; do echo $(($(spec_uid "$t") / 100)); done | sort -u > "$VT_CLUSTER_RUN/groups-used"
+# shellcheck disable=SC2086 # one spec per word
 start_tablets $VT_CLUSTER_TABLETS
 elections=()
 for shard in $(shards_of "$VT_CLUSTER_TABLETS"); do
