@@ -113,16 +113,6 @@ stop_everything() {
   stop_kinds etcd
 }
 
-# stop_named NAME: stops the one server of pids/NAME.pid (e.g. vttablet-200).
-stop_named() {
-  local name=$1 pid
-  if pid=$(live_pid "$PIDS_DIR/$name.pid"); then
-    say "stopping $name (pid $pid)"
-    stop_pids "$name" "$pid"
-  fi
-  rm -f "$PIDS_DIR/$name.pid"
-}
-
 port_in_use() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
 port_owner() {
   local owner
