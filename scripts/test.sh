@@ -4,9 +4,9 @@
 # Sets up everything on a fresh machine and runs every test:
 #   Rust format, lint and unit tests first (fast, no cluster); then install the local Vitess
 #   (MySQL 9.7 + Vitess v0.24.4) and start it with the multi-process cluster next to it (TLS
-#   gates, real tablets), Rust integration tests against both, the multi-process cluster stopped
-#   again, the Maven build (Rust cdylib inside the jar) with Java unit and integration tests
-#   against the real cluster, and the end-to-end CLI scenarios.
+#   gates, real tablets), Rust integration tests against both, the Maven build (Rust cdylib
+#   inside the jar) with Java unit and integration tests against both, the multi-process cluster
+#   stopped again, and the end-to-end CLI scenarios.
 # Env: KEEP_CLUSTER=1 leaves the clusters this script started running afterwards.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -26,10 +26,10 @@ step "install multi-process Vitess (vtgate, vttablet, vtctld, etcd)" bash tests/
 step "start local Vitess" ensure_cluster
 step "start multi-process Vitess" ensure_multi_cluster
 step "cargo test (unit + integration against both clusters)" cargo test --workspace --all-features --no-fail-fast
-# Only the Rust tests use it so far: free its ~2 GB and its idle CPU before the Maven build.
-step "stop multi-process Vitess" stop_multi_cluster_if_started_here
 step "maven verify (jar with native library, Java unit + integration tests)" \
   "${MVN[@]}" verify -Dcargo.profile=dev
+# VitessSourceTlsITCase was its last user: free its ~2 GB and its idle CPU for the rest.
+step "stop multi-process Vitess" stop_multi_cluster_if_started_here
 step "native bridge tests again under -Xcheck:jni (fails on any JNI warning)" \
   "${MVN[@]}" verify -Dcargo.profile=dev -Pxcheck-jni -pl java/vitess-cdc-connector
 step "end-to-end scenarios" bash tests/e2e/run.sh
