@@ -46,8 +46,8 @@ live_pid() {
 mysqld_pid_file() { echo "$(tablet_dir "$1")/mysql.pid"; }
 
 # Every process of this cluster: a Vitess, etcd or MySQL binary of our install whose command
-# line names our run dir. After stop_everything's pid files, this finds what a killed up.sh or
-# a lost pid file left behind.
+# line names our run dir. Unlike the pid files, this also finds what a killed up.sh or a lost
+# pid file left behind.
 cluster_pids() {
   local p exe
   for p in /proc/[0-9]*; do
@@ -89,7 +89,7 @@ pid_kind() {
 # stop_kinds KIND...: stops every process of these kinds of this cluster together, known by a pid
 # file or not, and removes the kinds' pid files.
 stop_kinds() {
-  local pid kind pids=() names=()
+  local pid kind k pids=() names=()
   for pid in $(cluster_pids); do
     kind=$(pid_kind "$pid") || continue
     for k in "$@"; do [ "$kind" = "$k" ] && { pids+=("$pid"); names+=("$kind"); }; done
