@@ -4,6 +4,8 @@
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=../tests/vitess/env.sh
 source "$REPO/tests/vitess/env.sh"
+# shellcheck source=../tests/vitess/cluster/env.sh
+source "$REPO/tests/vitess/cluster/env.sh"
 
 # Build caches live outside the checkout, so a fresh clone (CI) reuses what an earlier run built
 # on the same machine, and a fresh machine simply builds everything once.
@@ -37,6 +39,24 @@ ensure_cluster() {
 stop_cluster_if_started_here() {
   if [ "$CLUSTER_STARTED_HERE" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
     bash "$REPO/tests/vitess/down.sh"
+  fi
+}
+
+# The same for the multi-process cluster (tests/vitess/cluster), whose tests need TLS gates and
+# real tablets; VT_CLUSTER_* (exported by its env.sh) tell the tests where it is.
+MULTI_CLUSTER_STARTED_HERE=0
+ensure_multi_cluster() {
+  if bash "$REPO/tests/vitess/cluster/status.sh" > /dev/null 2>&1; then
+    echo "using the running multi-process cluster ($VT_CLUSTER_GRPC_ADDR)"
+  else
+    bash "$REPO/tests/vitess/cluster/up.sh"
+    MULTI_CLUSTER_STARTED_HERE=1
+  fi
+}
+stop_multi_cluster_if_started_here() {
+  if [ "$MULTI_CLUSTER_STARTED_HERE" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
+    bash "$REPO/tests/vitess/cluster/down.sh"
+    MULTI_CLUSTER_STARTED_HERE=0
   fi
 }
 

@@ -5,81 +5,16 @@
 //! client certificate are generated per test run (rcgen), written to a temporary directory and
 //! handed to the core through `TlsOptions` paths, exactly as a user would.
 
-use rcgen::{
-    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
-    KeyPair, KeyUsagePurpose,
-};
-use std::path::{Path, PathBuf};
+mod common;
+
+use common::certs::{Ca, TempDir};
+use rcgen::ExtendedKeyUsagePurpose;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::options::TlsOptions;
 use vitess_cdc_core::{ErrorKind, Event, StartMode, StreamOptions, Value};
 use vitess_cdc_testkit::events::*;
 use vitess_cdc_testkit::{FakeVtgate, Keyspace, ServerTls, Session};
-
-struct Ca {
-    issuer: CertifiedIssuer<'static, KeyPair>,
-}
-
-impl Ca {
-    fn new(name: &str) -> Ca {
-        let mut params = CertificateParams::new(Vec::<String>::new()).unwrap();
-        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-        params.distinguished_name.push(DnType::CommonName, name);
-        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-        let issuer = CertifiedIssuer::self_signed(params, KeyPair::generate().unwrap()).unwrap();
-        Ca { issuer }
-    }
-
-    fn pem(&self) -> String {
-        self.issuer.pem()
-    }
-
-    /// (certificate PEM, key PEM) for `names`, for server or client use.
-    fn leaf(&self, names: &[&str], purpose: ExtendedKeyUsagePurpose) -> (String, String) {
-        let mut params =
-            CertificateParams::new(names.iter().map(|n| n.to_string()).collect::<Vec<_>>())
-                .unwrap();
-        params.distinguished_name.push(
-            DnType::CommonName,
-            names.first().copied().unwrap_or("client"),
-        );
-        params.extended_key_usages = vec![purpose];
-        let key = KeyPair::generate().unwrap();
-        let cert = params.signed_by(&key, &self.issuer).unwrap();
-        (cert.pem(), key.serialize_pem())
-    }
-}
-
-/// Temporary directory removed on drop.
-struct TempDir(PathBuf);
-impl TempDir {
-    fn new() -> TempDir {
-        let dir = std::env::temp_dir().join(format!(
-            "vitess-cdc-tls-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap()
-                .as_nanos()
-        ));
-        std::fs::create_dir_all(&dir).unwrap();
-        TempDir(dir)
-    }
-    fn write(&self, name: &str, content: &str) -> String {
-        let path = self.0.join(name);
-        std::fs::write(&path, content).unwrap();
-        path.to_string_lossy().into_owned()
-    }
-    fn path(&self) -> &Path {
-        &self.0
-    }
-}
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
-}
 
 /// Everything one TLS scenario needs: certificates on disk and a TLS fake VTGate.
 struct Setup {

@@ -264,6 +264,17 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
                  remove it from the selection (the columns option, or the Flink table's declared columns)"
             ),
         ),
+        // VTGate answers NOT_FOUND while its health check still holds a tablet that went away
+        // (a tablet restarted under the same alias, a reparent, the new shards right after a
+        // reshard): the next attempt finds the healthy one.
+        _ if is_tablet_gone_message(&lower) => (
+            ErrorKind::Retryable,
+            ErrorCode::Unspecified,
+            format!(
+                "VStream from {address} interrupted: VTGate has no connection to a shard's tablet yet ({msg}) — \
+                 retrying; this passes once VTGate sees the shard's tablet healthy again"
+            ),
+        ),
         Code::Unauthenticated => (
             ErrorKind::Config,
             ErrorCode::AuthFailed,
@@ -380,6 +391,12 @@ fn is_transport_message(lower: &str) -> bool {
     .any(|m| lower.contains(m))
 }
 
+/// VTGate's words for a tablet its health check no longer (or not yet) reaches.
+fn is_tablet_gone_message(lower: &str) -> bool {
+    lower.contains("is either down or nonexistent")
+        || lower.contains("failed to get tablet connection")
+}
+
 /// VTGate answers some configuration mistakes with UNKNOWN status.
 fn is_refusal_message(lower: &str) -> bool {
     [
@@ -441,6 +458,15 @@ mod tests {
         assert_eq!(status_error("a", &s).kind, ErrorKind::Config);
         let s = tonic::Status::invalid_argument("GTIDSet Mismatch");
         assert_eq!(status_error("a", &s).kind, ErrorKind::Fatal);
+        // seen on a real cluster right after a reshard whose new shard reused a tablet alias
+        let s = tonic::Status::not_found(
+            "error starting stream from shard GTID keyspace:\"customer\" shard:\"80-\" gtid:\"MySQL56/42d6:1-86\": \
+             failed to get tablet connection to zone1-0000000300: target: customer.80-.primary: \
+             tablet: cell:\"zone1\" uid:300 is either down or nonexistent",
+        );
+        let e = status_error("a", &s);
+        assert_eq!(e.kind, ErrorKind::Retryable, "{}", e.message);
+        assert!(e.message.contains("retrying"), "{}", e.message);
         let s = tonic::Status::internal("h2 protocol error: stream reset");
         assert_eq!(status_error("a", &s).kind, ErrorKind::Retryable);
         let refused = |msg: &str| {

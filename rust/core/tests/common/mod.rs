@@ -6,6 +6,8 @@
 //! is a strict changelog, and a poll loop with a deadline.
 #![allow(dead_code)]
 
+pub mod certs;
+pub mod cluster;
 pub mod live;
 pub mod scripted;
 pub mod timeouts;

@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
+# Reshards a keyspace of the running multi-process cluster, step by step, the way an operator
+# does it (VReplication's Reshard workflow). Each step prints what it did and how long it took.
+#
+#   reshard.sh all      KEYSPACE FROM TO   every step below, in order
+#   reshard.sh prepare  KEYSPACE TO        a PRIMARY and a REPLICA tablet for each new shard
+#   reshard.sh create   KEYSPACE FROM TO   Reshard create; returns when the copy is done and
+#                                          the workflow replicates
+#   reshard.sh switch   KEYSPACE           SwitchTraffic for all tablet types: the old shards
+#                                          journal (VStreams see the reshard here)
+#   reshard.sh complete KEYSPACE FROM      Reshard complete, then the old shards' tablets stop
+#                                          and the old shards leave the topology
+# FROM and TO are comma-separated shard lists, e.g.
+#   reshard.sh all customer -80,80- -40,40-80,80-c0,c0-
+#   reshard.sh all customer -40,40-80,80-c0,c0- -80,80-
+# The workflow is named KEYSPACE_reshard.
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=env.sh
+source "$HERE/env.sh"
+# shellcheck source=lib.sh
+source "$HERE/lib.sh"
+# shellcheck source=tablets.sh
+source "$HERE/tablets.sh"
+T0=$SECONDS
+
+usage() { sed -n '5,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+[ $# -ge 2 ] || usage
+step=$1 keyspace=$2
+workflow="${keyspace}_reshard"
+bash "$HERE/status.sh" > /dev/null 2>&1 || die "the cluster is not running and ready: start it with tests/vitess/cluster/up.sh"
+
+# A tablet group (uids 100g, 100g+1) never used in this cluster's life (groups-used, kept by
+# up.sh and here) and not among the groups given (claimed already for another new shard). New
+# tablets get new aliases, as in production, so no VTGate health-check entry of a deleted tablet
+# can be mistaken for a new one.
+free_group() {
+  local g used
+  used=$(vt_cluster_ctl GetTablets 2> /dev/null | awk '{print $1}')
+  for g in $(seq 1 25); do
+    [[ " $* " == *" $g "* ]] && continue
+    grep -qx "$g" "$VT_CLUSTER_RUN/groups-used" 2> /dev/null && continue
+    [ -e "$(tablet_dir $((100 * g)))" ] || [ -e "$(tablet_dir $((100 * g + 1)))" ] && continue
+    grep -q "$(tablet_alias $((100 * g)))\|$(tablet_alias $((100 * g + 1)))" <<< "$used" && continue
+    echo "$g"
+    return 0
+  done
+  die "no unused tablet group left (uids 100..2501 have all been used since up.sh): restart the cluster with down.sh and up.sh"
+}
+
+# The uids of a shard's tablets, from the topology.
+tablets_of_shard() {
+  # (a shard not in the topology yet has none; vtctldclient says so on stderr)
+  vt_cluster_ctl GetTablets --keyspace "$keyspace" --shard "$1" 2> /dev/null | awk '{print $1}' | sed 's/.*-0*//'
+}
+
+do_prepare() {
+  local to=$1 shard g specs=() claimed=()
+  for shard in ${to//,/ }; do
+    if [ -n "$(tablets_of_shard "$shard")" ]; then
+      say "$keyspace/$shard already has tablets"
+      continue
+    fi
+    # Its data dirs appear only when the tablets start: skip the groups claimed so far.
+    g=$(free_group "${claimed[@]}")
+    claimed+=("$g")
+    echo "$g" >> "$VT_CLUSTER_RUN/groups-used"
+    specs+=("$((100 * g)):$keyspace:$shard" "$((100 * g + 1)):$keyspace:$shard")
+  done
+  [ ${#specs[@]} -gt 0 ] || return 0
+  start_tablets "${specs[@]}"
+  local pids=() t
+  for shard in ${to//,/ }; do
+    for t in "${specs[@]}"; do
+      if [ "$(spec_shard "$t")" = "$shard" ]; then
+        elect_primary "$keyspace/$shard" "$(spec_uid "$t")" &
+        pids+=($!)
+        break
+      fi
+    done
+  done
+  wait_all "electing primaries of the new shards" "${pids[@]}"
+  say "new shards $to: tablets ${specs[*]}, primaries elected"
+}
+
+workflow_show() { vt_cluster_ctl Workflow --keyspace "$keyspace" show --workflow "$workflow"; }
+
+# The state of every stream of the workflow, one per line (Copying, Running, Error, ...).
+stream_states() {
+  workflow_show | jq -r '.workflows[].shard_streams[].streams[].state'
+}
+# Copied = every stream of the workflow replicates (none still copying, none in error).
+workflow_replicating() {
+  local states
+  states=$(stream_states 2> /dev/null) || return 1
+  [ -n "$states" ] && ! grep -qv '^Running$' <<< "$states"
+}
+
+do_create() {
+  local from=$1 to=$2
+  vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" create \
+    --source-shards "$from" --target-shards "$to" > "$LOGS_DIR/reshard-create.log"
+  say "Reshard create $keyspace $from -> $to (workflow $workflow)"
+  wait_for "copy of $keyspace into $to" 300 workflow_replicating \
+    || { workflow_show >&2 || true; die "the workflow did not finish copying in 300s"; }
+}
+
+do_switch() {
+  vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" switchtraffic \
+    > "$LOGS_DIR/reshard-switch.log"
+  say "SwitchTraffic: $(vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs) serve"
+}
+
+do_complete() {
+  local from=$1 shard uid uids=()
+  # Reshard complete removes the old shards and their tablets from the topology (their
+  # processes keep running): note the tablets first.
+  for shard in ${from//,/ }; do
+    for uid in $(tablets_of_shard "$shard"); do uids+=("$uid"); done
+  done
+  vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" complete \
+    > "$LOGS_DIR/reshard-complete.log"
+  say "Reshard complete"
+  stop_tablets "${uids[@]}"
+  for uid in "${uids[@]}"; do rm -rf "$(tablet_dir "$uid")"; done
+  for shard in ${from//,/ }; do
+    if vt_cluster_ctl GetShard "$keyspace/$shard" > /dev/null 2>&1; then
+      vt_cluster_ctl DeleteShards --recursive "$keyspace/$shard" > /dev/null
+    fi
+  done
+  say "old shards $from: tablets ${uids[*]} stopped, shards gone; serving: $(vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs)"
+}
+
+case "$step" in
+  prepare) [ $# = 3 ] || usage; do_prepare "$3" ;;
+  create) [ $# = 4 ] || usage; do_create "$3" "$4" ;;
+  switch) [ $# = 2 ] || usage; do_switch ;;
+  complete) [ $# = 3 ] || usage; do_complete "$3" ;;
+  all)
+    [ $# = 4 ] || usage
+    do_prepare "$4"
+    do_create "$3" "$4"
+    do_switch
+    do_complete "$3"
+    say "resharded $keyspace from $3 to $4 in $((SECONDS - T0))s"
+    ;;
+  *) usage ;;
+esac

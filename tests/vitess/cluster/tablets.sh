@@ -1,0 +1,103 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
+# Tablets of the multi-process cluster: start (mysqld via mysqlctl, then vttablet), stop, elect a
+# primary. Used by up.sh and reshard.sh; needs env.sh and lib.sh sourced first.
+# A tablet spec is uid:keyspace:shard (see VT_CLUSTER_TABLETS in env.sh).
+
+spec_uid() { echo "${1%%:*}"; }
+spec_keyspace() { local r=${1#*:}; echo "${r%%:*}"; }
+spec_shard() { echo "${1##*:}"; }
+
+keyspaces_of() { local t; for t in $1; do spec_keyspace "$t"; done | awk '!seen[$0]++'; }
+# keyspace/shard of every spec, in order, once each.
+shards_of() { local t; for t in $1; do echo "$(spec_keyspace "$t")/$(spec_shard "$t")"; done | awk '!seen[$0]++'; }
+first_tablet_of() {
+  local t
+  for t in $2; do
+    [ "$(spec_keyspace "$t")/$(spec_shard "$t")" = "$1" ] && { spec_uid "$t"; return 0; }
+  done
+  return 1
+}
+
+# wait_all WHAT PID...: waits for these background jobs; fails naming WHAT if any failed.
+# (Not `jobs -p`: the servers started with start_daemon are background jobs too.)
+wait_all() {
+  local what=$1 failed=0 job
+  shift
+  for job in "$@"; do wait "$job" || failed=1; done
+  [ $failed = 0 ] || die "$what failed; logs in $LOGS_DIR"
+}
+
+# start_tablets SPEC...: a fresh mysqld for each (in parallel), then a vttablet for each; returns
+# when every tablet is registered in the topology and its vttablet serves HTTP.
+start_tablets() {
+  local t uid inits=()
+  for t in "$@"; do
+    uid=$(spec_uid "$t")
+    # mysqlctl init creates the data dir, starts mysqld (which outlives mysqlctl) and runs
+    # init_db.sql (the Vitess users and databases).
+    run_as "$VTROOT/bin/mysqlctl" --tablet-uid "$uid" --mysql-port "$(tablet_mysql_port "$uid")" \
+      --log-format text init --init-db-sql-file "$VTROOT/config/init_db.sql" \
+      > "$LOGS_DIR/mysqlctl-$uid.log" 2>&1 &
+    inits+=($!)
+  done
+  wait_all "mysqlctl init (mysqld start) of $*" "${inits[@]}"
+  say "mysqld started for tablets $(for t in "$@"; do spec_uid "$t"; done | xargs)"
+  for t in "$@"; do
+    uid=$(spec_uid "$t")
+    start_daemon "vttablet-$uid" "$VTROOT/bin/vttablet" "${TOPO_FLAGS[@]}" \
+      --tablet-path "$(tablet_alias "$uid")" --tablet-hostname 127.0.0.1 \
+      --init-keyspace "$(spec_keyspace "$t")" --init-shard "$(spec_shard "$t")" --init-tablet-type replica \
+      --port "$(tablet_http_port "$uid")" --grpc-port "$(tablet_grpc_port "$uid")" \
+      --bind-address 127.0.0.1 --grpc-bind-address 127.0.0.1 \
+      --service-map grpc-queryservice,grpc-tabletmanager,grpc-updatestream \
+      --health-check-interval 2s --heartbeat-on-demand-duration 5s --enable-replication-reporter \
+      --pid-file "$VT_CLUSTER_RUN/tmp/vttablet-$uid.pid" --log-format text
+  done
+  for t in "$@"; do
+    uid=$(spec_uid "$t")
+    wait_for "vttablet $(tablet_alias "$uid") ($(spec_keyspace "$t")/$(spec_shard "$t"))" 90 \
+      tablet_registered "$uid" || die "vttablet $uid did not come up; see $LOGS_DIR/vttablet-$uid.log"
+  done
+}
+
+tablet_registered() {
+  http_ok "$(tablet_http_port "$1")" && vt_cluster_ctl GetTablet "$(tablet_alias "$1")" > /dev/null
+}
+
+# elect_primary KEYSPACE/SHARD UID: makes tablet UID the shard's first PRIMARY. PlannedReparentShard
+# initializes a shard that has none (InitShardPrimary's successor); the tablets must be replicas
+# in the topology first, and may need a moment to report their replication status.
+elect_primary() {
+  local shard=$1 uid=$2 i
+  for i in $(seq 1 20); do
+    if vt_cluster_ctl PlannedReparentShard --new-primary "$(tablet_alias "$uid")" "$shard" \
+      > "$LOGS_DIR/prs-${shard//\//_}.log" 2>&1; then
+      return 0
+    fi
+    sleep 1
+  done
+  echo "cluster $SCRIPT_NAME: PlannedReparentShard $shard to $(tablet_alias "$uid") failed:" >&2
+  cat "$LOGS_DIR/prs-${shard//\//_}.log" >&2
+  return 1
+}
+
+# stop_tablets UID...: stops their vttablets (together), then their mysqlds (together).
+stop_tablets() {
+  local uid pid vttablets=() mysqlds=()
+  for uid in "$@"; do
+    if pid=$(live_pid "$PIDS_DIR/vttablet-$uid.pid"); then vttablets+=("$pid"); fi
+    rm -f "$PIDS_DIR/vttablet-$uid.pid"
+  done
+  if [ ${#vttablets[@]} -gt 0 ]; then
+    say "stopping vttablets $* (pids ${vttablets[*]})"
+    stop_pids vttablets "${vttablets[@]}"
+  fi
+  for uid in "$@"; do
+    if pid=$(live_pid "$(mysqld_pid_file "$uid")"); then mysqlds+=("$pid"); fi
+  done
+  if [ ${#mysqlds[@]} -gt 0 ]; then
+    say "stopping the mysqlds of tablets $* (pids ${mysqlds[*]})"
+    stop_pids mysqlds "${mysqlds[@]}"
+  fi
+}
