@@ -106,6 +106,12 @@ fn read_batch(batch: &[u8], columns: &mut HashMap<u32, u16>) -> Vec<(u8, Option<
                 let (ks, shard) = (p.str().to_string(), p.str().to_string());
                 let facts = p.u8();
                 let decoded = ShardPosition::from_bytes(p.bytes()).expect("position bytes decode");
+                // The transaction count appended within version 2: present exactly when the GTID
+                // set is countable, and then the count of the decoded position's set.
+                if let Ok(count) = decoded.transaction_count() {
+                    let carried = u64::from_le_bytes(p.take(8).try_into().unwrap());
+                    assert_eq!(carried, count, "the mark's transaction count");
+                }
                 assert!(p.done(), "POSITION payload fully read");
                 assert_eq!(
                     (ks.as_str(), shard.as_str()),
