@@ -10,6 +10,7 @@
 //! - [`value`], [`decode`]: MySQL text-encoded row values → typed [`value::Value`]s.
 //! - [`keyorder`], [`copyfilter`]: MySQL's primary-key order and the exact-changelog rule of the
 //!   copy phase (changes beyond the copy position are dropped).
+//! - [`gtid`]: GTID sets of Vitess positions (containment, membership).
 //! - [`position`]: per-shard positions (GTID set, copy progress), JSON and binary forms.
 //! - [`event`]: what a consumer sees: typed changes, table schemas, position marks.
 //! - [`options`]: every knob, with documented defaults, in one place.
@@ -25,6 +26,7 @@ pub mod copyfilter;
 pub mod decode;
 pub mod error;
 pub mod event;
+pub mod gtid;
 pub mod keyorder;
 pub mod machine;
 pub mod metrics;
