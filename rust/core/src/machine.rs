@@ -359,6 +359,10 @@ impl Machine {
         let delivered = |values: &Vec<Value>| copied.as_ref().is_none_or(|r| r.contains(values));
         let decoder = &self.decoders[&key];
         let commit_ts_millis = ev.timestamp * 1000;
+        // One allocation per ROW event, shared by its changes (the chunked snapshot's merge
+        // tests each change's transaction against a chunk's snapshot GTID set).
+        let gtid: Option<Arc<str>> =
+            (!ev.event_gtid.is_empty()).then(|| Arc::from(ev.event_gtid.as_str()));
         let mut changes = Vec::with_capacity(re.row_changes.len());
         for rc in &re.row_changes {
             if rc.json_partial_values.as_ref().is_some_and(bitmap_any) {
@@ -384,6 +388,7 @@ impl Machine {
                 values,
                 commit_ts_millis,
                 is_snapshot,
+                gtid: gtid.clone(),
             };
             // A row beyond the copy position does not exist downstream yet (the copy sends it
             // later): its changes are dropped, and an update moving a key across the copy

@@ -279,6 +279,7 @@ pub(crate) fn offline_shape(
                 values: decoder.decode(r, None).unwrap(),
                 commit_ts_millis: 1_795_996_391_000,
                 is_snapshot: false,
+                gtid: None,
             })
         })
         .collect();
