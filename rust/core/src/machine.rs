@@ -622,6 +622,7 @@ impl Machine {
                     table_p_ks: Vec::new(),
                     tables_to_copy: Vec::new(),
                     copy_completed: true,
+                    snapshots: Vec::new(),
                 })
             });
             let old = &track.pos;
@@ -648,6 +649,7 @@ impl Machine {
                 table_p_ks,
                 tables_to_copy,
                 copy_completed: old.copy_completed,
+                snapshots: Vec::new(),
             };
             if new != track.pos || own_shard == Some(&key) {
                 track.set_pos(new.clone());
@@ -716,6 +718,7 @@ impl Machine {
                 table_p_ks: Vec::new(),
                 tables_to_copy: Vec::new(),
                 copy_completed: true,
+                snapshots: Vec::new(),
             })
             .collect();
         // The shard whose stream carries the journal; VTGate names it on the event. Without a

@@ -435,6 +435,7 @@ pub(crate) fn run(args: &Args) -> Result<Vec<Scenario>, String> {
                 table_p_ks: vec![],
                 tables_to_copy: vec![],
                 copy_completed: false,
+                snapshots: Vec::new(),
                 ..p.clone()
             })
             .collect()

@@ -412,6 +412,7 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
         table_p_ks: vec![],
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
     };
     let mut machine = Machine::new(
         MachineConfig {

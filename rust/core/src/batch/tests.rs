@@ -369,11 +369,13 @@ fn markers_and_positions() {
         table_p_ks: vec![],
         tables_to_copy: vec!["t2".into()],
         copy_completed: false,
+        snapshots: Vec::new(),
     };
     let started = ShardPosition {
         shard: "-40".into(),
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
         ..pos.clone()
     };
     let mut enc = BatchEncoder::new();
@@ -524,6 +526,7 @@ pub(crate) fn golden_events() -> Vec<Event> {
         table_p_ks: vec![],
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
     };
     vec![
         Event::Schema(customer.clone()),

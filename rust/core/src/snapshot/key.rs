@@ -21,59 +21,78 @@ use std::cmp::Ordering;
 pub struct TableKey {
     /// Column names in index order.
     pub names: Vec<String>,
-    /// Positions of those columns in the schema's rows.
-    pub columns: Vec<usize>,
     pub order: KeyOrder,
 }
 
 impl TableKey {
-    /// The key of `schema` whose columns, in index order, are `names` (from
-    /// `information_schema.statistics`). Refuses keys whose order the core cannot reproduce:
-    /// the merge must tell equal keys and ranges exactly as MySQL does.
-    pub fn of(schema: &TableSchema, names: &[String]) -> Result<TableKey> {
-        let table = format!("{}.{}", schema.keyspace, schema.table);
+    /// The key of `table` (`keyspace.table`, for messages) from its index-ordered column names
+    /// and their order as `information_schema` declares them
+    /// ([`crate::client::VtgateClient::key_orders`]). Refuses keys whose order the core cannot
+    /// reproduce: the merge must tell equal keys and ranges apart exactly as MySQL does.
+    pub fn new(
+        table: &str,
+        names: Vec<String>,
+        order: std::result::Result<KeyOrder, crate::keyorder::Inexact>,
+    ) -> Result<TableKey> {
         if names.is_empty() {
             return Err(Error::config(format!(
                 "table '{table}' has no primary key: a chunked snapshot reads it in key ranges — add a primary key"
             ))
             .with_code(ErrorCode::NoPrimaryKey));
         }
-        let mut columns = Vec::with_capacity(names.len());
+        let order = order.map_err(|why| {
+            Error::config(format!(
+                "table '{table}' cannot be captured in chunks: {why} — the merge of chunks and log needs MySQL's exact key order \
+                 (use the in-stream copy for this table)"
+            ))
+            .with_code(ErrorCode::InvalidOption)
+        })?;
+        if order.columns.len() != names.len() {
+            return Err(Error::fatal(format!(
+                "table '{table}': {} primary-key columns but {} column orders",
+                names.len(),
+                order.columns.len()
+            )));
+        }
+        Ok(TableKey { names, order })
+    }
+
+    /// The key of `schema` as a FIELD event describes it, with `names` in index order.
+    pub fn of_schema(schema: &TableSchema, names: &[String]) -> Result<TableKey> {
+        let table = format!("{}.{}", schema.keyspace, schema.table);
         let mut orders = Vec::with_capacity(names.len());
         for name in names {
-            let (i, c) = schema
+            let c = schema
                 .columns
                 .iter()
-                .enumerate()
-                .find(|(_, c)| c.name.eq_ignore_ascii_case(name))
+                .find(|c| c.name.eq_ignore_ascii_case(name))
                 .ok_or_else(|| {
                     Error::config(format!(
                         "primary-key column '{name}' of table '{table}' is not streamed — a chunked snapshot needs every key column"
                     ))
                     .with_code(ErrorCode::UnknownColumn)
                 })?;
-            let order = ColumnOrder::of_column(c).map_err(|why| {
-                Error::config(format!(
-                    "table '{table}' cannot be captured in chunks: {why} — the merge of chunks and log needs MySQL's exact key order \
-                     (use the in-stream copy for this table)"
-                ))
-                .with_code(ErrorCode::InvalidOption)
-            })?;
-            columns.push(i);
-            orders.push(order);
+            match ColumnOrder::of_column(c) {
+                Ok(o) => orders.push(o),
+                Err(why) => return TableKey::new(&table, names.to_vec(), Err(why)),
+            }
         }
-        Ok(TableKey {
-            names: names.to_vec(),
-            columns,
-            order: KeyOrder { columns: orders },
-        })
+        TableKey::new(&table, names.to_vec(), Ok(KeyOrder { columns: orders }))
     }
 
-    /// The key values of a row (schema order in, index order out).
-    pub fn key_of(&self, row: &[Value]) -> Vec<Value> {
-        self.columns
+    /// The key values of a row of `schema` (index order). A key column the schema lacks gives
+    /// NULL, which compares with nothing (treated as inside every range: safe).
+    pub fn key_of(&self, schema: &TableSchema, row: &[Value]) -> Vec<Value> {
+        self.names
             .iter()
-            .map(|&i| row.get(i).cloned().unwrap_or(Value::Null))
+            .map(|name| {
+                schema
+                    .columns
+                    .iter()
+                    .position(|c| c.name.eq_ignore_ascii_case(name))
+                    .and_then(|i| row.get(i).cloned())
+                    .unwrap_or(Value::Null)
+            })
             .collect()
     }
 
@@ -135,7 +154,7 @@ impl ChunkRange {
     /// Whether `key` lies in the range. Keys that do not compare count as inside: the merge
     /// then treats a log change of them as newer than the chunk, which is always safe.
     pub fn contains(&self, tk: &TableKey, key: &[Value]) -> bool {
-        if key.len() != tk.columns.len() {
+        if key.len() != tk.names.len() {
             return true;
         }
         if let Some(after) = &self.after {
@@ -174,6 +193,169 @@ impl ChunkRange {
         }
         Ok(terms)
     }
+}
+
+/// A key's values as bytes, for positions ([`crate::position::TableSnapshot::after`]): per
+/// value a tag byte, then its payload (varint lengths).
+pub fn encode_key(key: &[Value]) -> Vec<u8> {
+    fn bytes(out: &mut Vec<u8>, b: &[u8]) {
+        let mut n = b.len() as u64;
+        while n >= 0x80 {
+            out.push((n as u8) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+        out.extend_from_slice(b);
+    }
+    let mut out = Vec::new();
+    for v in key {
+        match v {
+            Value::Null | Value::Absent => out.push(0),
+            Value::Int(n) => {
+                out.push(1);
+                out.extend_from_slice(&n.to_be_bytes());
+            }
+            Value::UInt(n) => {
+                out.push(2);
+                out.extend_from_slice(&n.to_be_bytes());
+            }
+            Value::Float(f) => {
+                out.push(3);
+                out.extend_from_slice(&f.to_bits().to_be_bytes());
+            }
+            Value::Decimal(d) => {
+                out.push(4);
+                bytes(&mut out, d.as_bytes());
+            }
+            Value::String(s) => {
+                out.push(5);
+                bytes(&mut out, s.as_bytes());
+            }
+            Value::Bytes(b) => {
+                out.push(6);
+                bytes(&mut out, b);
+            }
+            Value::Date { year, month, day } => {
+                out.push(7);
+                out.extend_from_slice(&year.to_be_bytes());
+                out.extend_from_slice(&[*month, *day]);
+            }
+            Value::DateTime {
+                year,
+                month,
+                day,
+                hour,
+                minute,
+                second,
+                micros,
+            } => {
+                out.push(8);
+                out.extend_from_slice(&year.to_be_bytes());
+                out.extend_from_slice(&[*month, *day, *hour, *minute, *second]);
+                out.extend_from_slice(&micros.to_be_bytes());
+            }
+            Value::Time {
+                negative,
+                hours,
+                minute,
+                second,
+                micros,
+            } => {
+                out.push(9);
+                out.push(u8::from(*negative));
+                out.extend_from_slice(&hours.to_be_bytes());
+                out.extend_from_slice(&[*minute, *second]);
+                out.extend_from_slice(&micros.to_be_bytes());
+            }
+        }
+    }
+    out
+}
+
+/// Reads [`encode_key`]'s bytes back.
+pub fn decode_key(buf: &[u8]) -> Result<Vec<Value>> {
+    let corrupt = |what: &str| {
+        Error::config(format!(
+            "corrupt snapshot cursor key in a position ({what}) — the saved state is damaged; restore from another checkpoint"
+        ))
+        .with_code(ErrorCode::InvalidPosition)
+    };
+    let mut at = 0usize;
+    let mut take = |n: usize| -> Result<&[u8]> {
+        let s = buf.get(at..at + n).ok_or_else(|| corrupt("truncated"))?;
+        at += n;
+        Ok(s)
+    };
+    let mut out = Vec::new();
+    loop {
+        let tag = match take(1) {
+            Ok(t) => t[0],
+            Err(_) => break,
+        };
+        let arr8 = |s: &[u8]| -> [u8; 8] { s.try_into().expect("8 bytes") };
+        let v = match tag {
+            0 => Value::Null,
+            1 => Value::Int(i64::from_be_bytes(arr8(take(8)?))),
+            2 => Value::UInt(u64::from_be_bytes(arr8(take(8)?))),
+            3 => Value::Float(f64::from_bits(u64::from_be_bytes(arr8(take(8)?)))),
+            4..=6 => {
+                let mut n: u64 = 0;
+                for i in 0..10 {
+                    let b = take(1)?[0];
+                    n |= u64::from(b & 0x7f) << (7 * i);
+                    if b & 0x80 == 0 {
+                        break;
+                    }
+                }
+                let raw = take(usize::try_from(n).map_err(|_| corrupt("length"))?)?.to_vec();
+                match tag {
+                    6 => Value::Bytes(raw),
+                    _ => {
+                        let text =
+                            String::from_utf8(raw).map_err(|_| corrupt("text is not UTF-8"))?;
+                        if tag == 4 {
+                            Value::Decimal(text)
+                        } else {
+                            Value::String(text)
+                        }
+                    }
+                }
+            }
+            7 => {
+                let b = take(4)?;
+                Value::Date {
+                    year: u16::from_be_bytes([b[0], b[1]]),
+                    month: b[2],
+                    day: b[3],
+                }
+            }
+            8 => {
+                let b = take(11)?;
+                Value::DateTime {
+                    year: u16::from_be_bytes([b[0], b[1]]),
+                    month: b[2],
+                    day: b[3],
+                    hour: b[4],
+                    minute: b[5],
+                    second: b[6],
+                    micros: u32::from_be_bytes([b[7], b[8], b[9], b[10]]),
+                }
+            }
+            9 => {
+                let b = take(11)?;
+                Value::Time {
+                    negative: b[0] != 0,
+                    hours: u32::from_be_bytes([b[1], b[2], b[3], b[4]]),
+                    minute: b[5],
+                    second: b[6],
+                    micros: u32::from_be_bytes([b[7], b[8], b[9], b[10]]),
+                }
+            }
+            t => return Err(corrupt(&format!("unknown value tag {t}"))),
+        };
+        out.push(v);
+    }
+    Ok(out)
 }
 
 /// A column name as Vitess's filter parser reads it.
@@ -276,9 +458,8 @@ mod tests {
     #[test]
     fn composite_keys_read_in_index_order_as_and_levels() {
         let s = schema(&["a", "b"]);
-        let tk = TableKey::of(&s, &["a".into(), "b".into()]).unwrap();
-        assert_eq!(tk.columns, vec![2, 1]);
-        assert_eq!(tk.key_of(&ints(&[9, 5, 3])), ints(&[3, 5]));
+        let tk = TableKey::of_schema(&s, &["a".into(), "b".into()]).unwrap();
+        assert_eq!(tk.key_of(&s, &ints(&[9, 5, 3])), ints(&[3, 5]));
         let r = ChunkRange::after(ints(&[3, 5]));
         assert_eq!(r.predicate(&tk).unwrap(), vec!["`a` = 3", "`b` > 5"]);
         assert!(r.contains(&tk, &ints(&[3, 6])));
@@ -311,9 +492,53 @@ mod tests {
     fn keys_without_exact_order_are_refused() {
         let mut s = schema(&["a"]);
         s.columns[2].column_type = ColumnType::Float;
-        let e = TableKey::of(&s, &["a".into()]).unwrap_err();
+        let e = TableKey::of_schema(&s, &["a".into()]).unwrap_err();
         assert!(e.message.contains("cannot be captured in chunks"), "{e}");
-        let e = TableKey::of(&s, &["zz".into()]).unwrap_err();
+        let e = TableKey::of_schema(&s, &["zz".into()]).unwrap_err();
         assert!(e.message.contains("'zz'"), "{e}");
+        let e = TableKey::of_schema(&s, &[]).unwrap_err();
+        assert!(e.message.contains("no primary key"), "{e}");
+    }
+
+    #[test]
+    fn keys_round_trip_through_bytes() {
+        let key = vec![
+            Value::Int(-5),
+            Value::UInt(u64::MAX),
+            Value::Decimal("-1.50".into()),
+            Value::String("héllo".into()),
+            Value::Bytes(vec![0; 300]),
+            Value::Date {
+                year: 2026,
+                month: 12,
+                day: 2,
+            },
+            Value::DateTime {
+                year: 1,
+                month: 2,
+                day: 3,
+                hour: 4,
+                minute: 5,
+                second: 6,
+                micros: 7,
+            },
+            Value::Time {
+                negative: true,
+                hours: 838,
+                minute: 59,
+                second: 59,
+                micros: 0,
+            },
+            Value::Float(1.5),
+        ];
+        assert_eq!(decode_key(&encode_key(&key)).unwrap(), key);
+        assert!(decode_key(&[1, 2])
+            .unwrap_err()
+            .message
+            .contains("truncated"));
+        assert!(decode_key(&[42])
+            .unwrap_err()
+            .message
+            .contains("unknown value tag 42"));
     }
 }

@@ -30,7 +30,7 @@
 
 use super::key::{ChunkRange, TableKey};
 use crate::error::{Error, Result};
-use crate::event::ChangeEvent;
+use crate::event::{ChangeEvent, TableSchema};
 use crate::gtid::{Gtid, GtidSet};
 use crate::value::Value;
 use std::cmp::Ordering;
@@ -155,9 +155,15 @@ impl ShardMerge {
     }
 
     /// A change the log delivers (it is emitted as usual; the merge only takes note).
-    pub fn on_log_change(&mut self, table: &str, values: &[Value], gtid: Option<&Gtid>) {
+    pub fn on_log_change(
+        &mut self,
+        table: &str,
+        schema: &TableSchema,
+        values: &[Value],
+        gtid: Option<&Gtid>,
+    ) {
         for c in self.chunks.iter_mut().filter(|c| c.table == table) {
-            let key = c.key.key_of(values);
+            let key = c.key.key_of(schema, values);
             if !c.range.contains(&c.key, &key) {
                 continue;
             }
@@ -184,7 +190,7 @@ impl ShardMerge {
     pub fn on_chunk_rows(&mut self, id: ChunkId, rows: Vec<ChangeEvent>) -> Result<()> {
         let c = self.chunk_mut(id)?;
         for row in rows {
-            let key = c.key.key_of(&row.values);
+            let key = c.key.key_of(&row.schema, &row.values);
             if let Some(last) = c.last_key() {
                 if c.key.compare(&key, last) != Some(Ordering::Greater) {
                     return Err(Error::fatal(format!(

@@ -685,6 +685,7 @@ fn random_position(rng: &mut Rng, keyspace: &str, shard: &str) -> ShardPosition 
             Vec::new()
         },
         copy_completed: !copying,
+        snapshots: Vec::new(),
     }
 }
 

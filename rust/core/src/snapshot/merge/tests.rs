@@ -43,7 +43,7 @@ fn schema() -> Arc<TableSchema> {
 
 fn table_key(arity: usize) -> Arc<TableKey> {
     let names: Vec<String> = ["a", "b"][..arity].iter().map(|s| s.to_string()).collect();
-    Arc::new(TableKey::of(&schema(), &names).unwrap())
+    Arc::new(TableKey::of_schema(&schema(), &names).unwrap())
 }
 
 type Key = (i64, i64);
@@ -87,9 +87,9 @@ fn a_row_deleted_after_the_snapshot_stays_deleted() {
     .unwrap();
     m.on_chunk_snapshot(1, upto(11)).unwrap().unwrap();
     m.complete(1).unwrap();
-    m.on_log_change("t", &values((2, 0), 11), Some(&gtid(11)));
+    m.on_log_change("t", &schema(), &values((2, 0), 11), Some(&gtid(11)));
     m.on_log_position(upto(11));
-    m.on_log_change("t", &values((2, 0), 11), Some(&gtid(12)));
+    m.on_log_change("t", &schema(), &values((2, 0), 11), Some(&gtid(12)));
     m.on_log_position(upto(12));
     let ready = m.take_ready();
     assert_eq!(ready.len(), 1);
@@ -112,11 +112,11 @@ fn the_chunk_waits_until_the_log_has_passed_its_snapshot() {
     m.on_chunk_snapshot(1, upto(12)).unwrap().unwrap();
     m.complete(1).unwrap();
     assert!(m.take_ready().is_empty());
-    m.on_log_change("t", &values((1, 0), 11), Some(&gtid(11)));
+    m.on_log_change("t", &schema(), &values((1, 0), 11), Some(&gtid(11)));
     m.on_log_position(upto(11));
     assert!(m.take_ready().is_empty());
     // Txn 12 is in the snapshot: the chunk's row is not older than it and stays.
-    m.on_log_change("t", &values((1, 0), 12), Some(&gtid(12)));
+    m.on_log_change("t", &schema(), &values((1, 0), 12), Some(&gtid(12)));
     m.on_log_position(upto(12));
     let ready = m.take_ready();
     assert_eq!(ready[0].rows.len(), 1);
@@ -137,7 +137,7 @@ fn a_chunk_behind_the_log_is_discarded() {
 fn changes_without_gtid_count_as_newer() {
     let mut m = ShardMerge::new(upto(10));
     m.request(1, "t", table_key(1), ChunkRange::all());
-    m.on_log_change("t", &values((3, 0), 4), None);
+    m.on_log_change("t", &schema(), &values((3, 0), 4), None);
     m.on_chunk_rows(1, vec![row(RowKind::SnapshotRead, (3, 0), 4)])
         .unwrap();
     m.on_chunk_snapshot(1, upto(10)).unwrap().unwrap();
@@ -154,12 +154,12 @@ fn a_cut_chunk_forgets_keys_beyond_its_end_and_counts_bytes() {
     let before = m.chunk_bytes(1);
     m.on_chunk_snapshot(1, upto(10)).unwrap().unwrap();
     // Key 5 changes after the snapshot: remembered (the chunk may still send it).
-    m.on_log_change("t", &values((5, 0), 11), Some(&gtid(11)));
+    m.on_log_change("t", &schema(), &values((5, 0), 11), Some(&gtid(11)));
     assert!(m.chunk_bytes(1) > before);
     assert_eq!(m.cut(1).unwrap(), Some(vec![Value::Int(1)]));
     assert_eq!(m.chunk_bytes(1), before);
     // Beyond the cut: no longer this chunk's business.
-    m.on_log_change("t", &values((6, 0), 12), Some(&gtid(12)));
+    m.on_log_change("t", &schema(), &values((6, 0), 12), Some(&gtid(12)));
     assert_eq!(m.chunk_bytes(1), before);
     m.on_log_position(upto(12));
     let ready = m.take_ready();
@@ -335,7 +335,8 @@ impl Sim {
                     RowKind::Insert | RowKind::UpdateAfter => self.out.push((k, Out::Upsert(ver))),
                     _ => {}
                 }
-                self.merge.on_log_change("t", &values(k, ver), g.as_ref());
+                self.merge
+                    .on_log_change("t", &schema(), &values(k, ver), g.as_ref());
             }
             self.log_next += 1;
             self.merge.on_log_position(upto(seq));
