@@ -264,15 +264,16 @@ impl View {
             Event::Mark(p) => {
                 self.marks.insert(p.shard.clone(), p.clone());
             }
-            Event::Change(c) if c.schema.table == "snap_ticks" => {
-                if capturing && c.kind == RowKind::Insert {
-                    let written = match c.values[1] {
-                        Value::Int(ms) => ms,
-                        _ => unreachable!(),
-                    };
-                    self.tick_lags_ms.push(now_ms() - written);
-                }
+            Event::Change(c)
+                if c.schema.table == "snap_ticks" && capturing && c.kind == RowKind::Insert =>
+            {
+                let written = match c.values[1] {
+                    Value::Int(ms) => ms,
+                    _ => unreachable!(),
+                };
+                self.tick_lags_ms.push(now_ms() - written);
             }
+            Event::Change(c) if c.schema.table == "snap_ticks" => {}
             Event::Change(c) => {
                 let k = key_of(c);
                 let v = ver_of(c);
