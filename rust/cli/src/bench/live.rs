@@ -26,7 +26,7 @@ fn mysql_opts(args: &Args) -> mysql_async::Opts {
         .into()
 }
 
-async fn sql(args: &Args, statements: &[String]) -> Result<(), String> {
+pub(crate) async fn sql(args: &Args, statements: &[String]) -> Result<(), String> {
     use mysql_async::prelude::Queryable;
     let mut conn = mysql_async::Conn::new(mysql_opts(args))
         .await
