@@ -51,6 +51,10 @@ impl Printer {
                     *changes += 1;
                     change_json("delete", c, Some(row_json(c)), None)
                 }
+                RowKind::SnapshotRead => {
+                    *changes += 1;
+                    change_json("read", c, None, Some(row_json(c)))
+                }
             },
             Event::Mark(p) if self.marks => json!({"op": "mark", "position": p}),
             Event::Schema(s) if self.schemas => json!({

@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::options::{defaults, TabletType, TlsOptions};
 use vitess_cdc_core::position::binary;
+use vitess_cdc_core::snapshot::{Capture, CaptureStream};
+use vitess_cdc_core::SnapshotOptions;
 use vitess_cdc_core::{
     Error, ErrorKind, Event, ShardPosition, StartMode, StreamOptions, StreamPosition,
 };
@@ -54,6 +56,13 @@ enum Command {
         /// stop the same way). The final position goes to stderr.
         #[arg(long)]
         duration: Option<u64>,
+        /// Capture TABLE (or the rows of TABLE matching WHERE) in chunks beside the log, while
+        /// every change keeps streaming; repeatable. Its rows print as {"op":"read"}. Needs
+        /// --start latest or saved positions (which also resume a capture) [docs/snapshots.md]
+        #[arg(long = "resnapshot", value_name = "TABLE[:WHERE]")]
+        resnapshot: Vec<String>,
+        #[command(flatten)]
+        chunks: ChunkArgs,
     },
     /// Copy the selected tables (consistent snapshot), print the rows, then exit.
     Snapshot {
@@ -62,6 +71,13 @@ enum Command {
         /// Also print {"op":"mark"} lines.
         #[arg(long)]
         positions: bool,
+        /// Read the tables in chunks beside a log stream started now (instead of VStream's
+        /// copy, one table after another): prints the rows ({"op":"read"}) and the changes
+        /// made meanwhile, then exits when every chunk is merged [docs/snapshots.md]
+        #[arg(long)]
+        chunked: bool,
+        #[command(flatten)]
+        chunks: ChunkArgs,
     },
     /// Print the positions every shard reaches from --start (default: latest), as JSON, then exit.
     Positions {
@@ -82,6 +98,44 @@ enum TabletTypeArg {
     Primary,
     Replica,
     Rdonly,
+}
+
+/// How chunked snapshots read; each maps to one `SnapshotOptions` field.
+#[derive(Args)]
+struct ChunkArgs {
+    /// Rows per chunk before its side stream is cut [SnapshotOptions.chunk_rows]
+    #[arg(long, default_value_t = defaults::SNAPSHOT_CHUNK_ROWS)]
+    chunk_rows: usize,
+    /// Bytes of rows one chunk may buffer before it is cut [chunk_bytes]
+    #[arg(long, default_value_t = defaults::SNAPSHOT_CHUNK_BYTES)]
+    chunk_bytes: usize,
+    /// Chunk side streams reading at once [chunks_in_flight]
+    #[arg(long, default_value_t = defaults::SNAPSHOT_CHUNKS_IN_FLIGHT)]
+    chunks_in_flight: usize,
+    /// Tablet type the chunks read from [tablet_type]
+    #[arg(long, value_enum, default_value = "replica")]
+    snapshot_tablet_type: TabletTypeArg,
+}
+
+impl ChunkArgs {
+    fn to_options(&self) -> SnapshotOptions {
+        SnapshotOptions {
+            chunk_rows: self.chunk_rows,
+            chunk_bytes: self.chunk_bytes,
+            chunks_in_flight: self.chunks_in_flight,
+            tablet_type: self.snapshot_tablet_type.into(),
+        }
+    }
+}
+
+impl From<TabletTypeArg> for TabletType {
+    fn from(t: TabletTypeArg) -> TabletType {
+        match t {
+            TabletTypeArg::Primary => TabletType::Primary,
+            TabletTypeArg::Replica => TabletType::Replica,
+            TabletTypeArg::Rdonly => TabletType::Rdonly,
+        }
+    }
 }
 
 /// Options shared by every subcommand; each maps to one `StreamOptions` field.
@@ -190,11 +244,7 @@ impl StreamArgs {
             None => default_start,
             Some(s) => parse_start(s)?,
         };
-        o.tablet_type = match self.tablet_type {
-            TabletTypeArg::Primary => TabletType::Primary,
-            TabletTypeArg::Replica => TabletType::Replica,
-            TabletTypeArg::Rdonly => TabletType::Rdonly,
-        };
+        o.tablet_type = self.tablet_type.into();
         o.cells = self.cells.clone();
         o.username = self.username.clone();
         o.password = self.password.clone();
@@ -295,12 +345,28 @@ fn run(cli: Cli) -> Result<(), Error> {
             max_changes,
             idle_exit_secs,
             duration,
+            resnapshot,
+            chunks,
         } => {
             let opts = stream.to_options(StartMode::Initial)?;
             let printer = json::Printer {
                 marks: positions,
                 schemas,
             };
+            let limits = Limits {
+                max_changes,
+                idle_exit: idle_exit_secs.map(Duration::from_secs),
+                duration: duration.map(Duration::from_secs),
+                report_position: true,
+            };
+            let resumes_capture = matches!(&opts.start, StartMode::Positions(p) if p.iter().any(|s| !s.snapshots.is_empty()));
+            if !resnapshot.is_empty() || resumes_capture {
+                let captures = resnapshot
+                    .iter()
+                    .map(|c| Capture::parse(c))
+                    .collect::<Result<Vec<_>, _>>()?;
+                return capture(opts, captures, chunks.to_options(), printer, limits, false);
+            }
             tail(
                 opts,
                 printer,
@@ -312,7 +378,33 @@ fn run(cli: Cli) -> Result<(), Error> {
                 },
             )
         }
-        Command::Snapshot { stream, positions } => {
+        Command::Snapshot {
+            stream,
+            positions,
+            chunked,
+            chunks,
+        } => {
+            if chunked {
+                let mut opts = stream.to_options(StartMode::Latest)?;
+                if stream.start.is_none() {
+                    opts.start = StartMode::Latest;
+                }
+                let captures = chunked_tables(&opts)?;
+                return capture(
+                    opts,
+                    captures,
+                    chunks.to_options(),
+                    json::Printer {
+                        marks: positions,
+                        schemas: false,
+                    },
+                    Limits {
+                        report_position: true,
+                        ..Limits::default()
+                    },
+                    true,
+                );
+            }
             let mut opts = stream.to_options(StartMode::SnapshotOnly)?;
             if stream.start.is_none() || opts.start == StartMode::Initial {
                 opts.start = StartMode::SnapshotOnly;
@@ -459,6 +551,117 @@ fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> Resul
     let _ = out.flush();
     drop(out);
     stream.close();
+    if limits.report_position {
+        eprintln!(
+            "vstream: stopped ({stop_reason}) after {changes} changes; final position (resume with --start):\n{}",
+            printed.to_json()
+        );
+    }
+    Ok(())
+}
+
+/// The tables `snapshot --chunked` captures: those the options select.
+fn chunked_tables(options: &StreamOptions) -> Result<Vec<Capture>, Error> {
+    let rt = runtime()?;
+    let estimates = rt.block_on(vitess_cdc_core::stream::copy_estimates(options))?;
+    Ok(estimates
+        .tables
+        .into_iter()
+        .map(|table| Capture {
+            table,
+            filter: None,
+        })
+        .collect())
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Error> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Error::fatal(format!("cannot start the async runtime: {e}")))
+}
+
+/// `tail --resnapshot` and `snapshot --chunked`: the log with chunked snapshots beside it.
+/// Progress goes to stderr every few seconds and at the end.
+fn capture(
+    options: StreamOptions,
+    captures: Vec<Capture>,
+    snap: SnapshotOptions,
+    printer: json::Printer,
+    limits: Limits,
+    exit_when_captured: bool,
+) -> Result<(), Error> {
+    install_signal_handler();
+    let rt = runtime()?;
+    let started = Instant::now();
+    let mut stream = rt.block_on(CaptureStream::open(options, captures, snap))?;
+    let mut printed = PrintedPositions::new(stream.positions());
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut changes = 0u64;
+    let mut last_change = Instant::now();
+    let mut last_report = Instant::now();
+    let mut pending_before = None;
+    let mut captured_after = None;
+    let report = |stream: &CaptureStream, what: &str| {
+        let t = stream.progress().total();
+        eprintln!(
+            "vstream: {what}: {} of ~{} chunks, {} rows captured, {} table-shards remaining, {} chunks discarded, {} failed ({:.1} s)",
+            t.chunks_done, t.chunks_planned, t.rows, t.tables_remaining, t.chunks_discarded, t.chunks_failed,
+            started.elapsed().as_secs_f64()
+        );
+    };
+    let stop_reason = 'outer: loop {
+        if STOP.load(Ordering::SeqCst) {
+            break "interrupted";
+        }
+        let events = match rt.block_on(async {
+            tokio::time::timeout(Duration::from_millis(200), stream.next_events()).await
+        }) {
+            Ok(events) => events?,
+            Err(_) => Vec::new(),
+        };
+        for event in &events {
+            if matches!(event, Event::Change(_)) {
+                last_change = Instant::now();
+            }
+            if let Some(line) = printer.line(event, &mut pending_before, &mut changes) {
+                if writeln!(out, "{line}").is_err() {
+                    return Ok(());
+                }
+            }
+            printed.apply(event);
+            if limits.max_changes.is_some_and(|m| changes >= m) {
+                break 'outer "max changes reached";
+            }
+        }
+        if out.flush().is_err() {
+            return Ok(());
+        }
+        if captured_after.is_none() && stream.capture_done() {
+            captured_after = Some(started.elapsed());
+            report(&stream, "capture done");
+            if exit_when_captured {
+                break "capture done";
+            }
+        }
+        if last_report.elapsed() >= Duration::from_secs(5) && captured_after.is_none() {
+            report(&stream, "capturing");
+            last_report = Instant::now();
+        }
+        if limits.idle_exit.is_some_and(|d| last_change.elapsed() >= d) {
+            break "idle";
+        }
+        if limits.duration.is_some_and(|d| started.elapsed() >= d) {
+            break "duration reached";
+        }
+    };
+    let _ = out.flush();
+    drop(out);
+    if captured_after.is_none() {
+        report(&stream, "stopped while capturing");
+    }
     if limits.report_position {
         eprintln!(
             "vstream: stopped ({stop_reason}) after {changes} changes; final position (resume with --start):\n{}",

@@ -374,6 +374,31 @@ impl VtgateClient {
     }
 }
 
+impl VtgateClient {
+    /// The primary-key column names of every table of `keyspace`, in index order (the order
+    /// the key compares in, which is not always the order of the table's columns).
+    pub async fn primary_key_columns(
+        &self,
+        keyspace: &str,
+    ) -> Result<std::collections::BTreeMap<String, Vec<String>>> {
+        let ks = sql_string(keyspace);
+        let result = self
+            .execute(&format!(
+                "select table_name, column_name from information_schema.statistics \
+                 where table_schema = {ks} and index_name = 'PRIMARY' order by table_name, seq_in_index"
+            ))
+            .await?;
+        let mut tables = std::collections::BTreeMap::<String, Vec<String>>::new();
+        for row in &result.rows {
+            let text = text_cells(row)?;
+            if let (Some(table), Some(column)) = (text(0), text(1)) {
+                tables.entry(table).or_default().push(column);
+            }
+        }
+        Ok(tables)
+    }
+}
+
 /// Row counts of every table of one shard, as its MySQL's table statistics estimate them
 /// (`information_schema.tables.table_rows`; `None` when the statistics have none).
 pub type TableRowEstimates = std::collections::BTreeMap<String, Option<u64>>;

@@ -473,6 +473,7 @@ mod tests {
             ],
             tables_to_copy: vec!["d".into()],
             copy_completed: false,
+            snapshots: Vec::new(),
         };
         assert_eq!(table_copy(&pos, "a"), TableCopy::Done);
         assert!(matches!(table_copy(&pos, "b"), TableCopy::InProgress(_)));
@@ -481,6 +482,7 @@ mod tests {
         assert_eq!(table_copy(&pos, "other"), TableCopy::Untracked);
         let done = ShardPosition {
             copy_completed: true,
+            snapshots: Vec::new(),
             ..pos
         };
         assert_eq!(table_copy(&done, "d"), TableCopy::Done);

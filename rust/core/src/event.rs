@@ -15,6 +15,11 @@ pub enum RowKind {
     UpdateBefore = 1,
     UpdateAfter = 2,
     Delete = 3,
+    /// A row read by a chunked snapshot ([`crate::snapshot`]) while the log streams: the
+    /// row's state at the chunk's snapshot, newer than or equal to every change of its key
+    /// emitted before it. The key may exist downstream already (a re-snapshot), so a consumer
+    /// applies it as an upsert, not as an insert.
+    SnapshotRead = 4,
 }
 
 /// The logical family of a column, derived from the FIELD event's type and column_type.
@@ -91,8 +96,11 @@ pub struct ChangeEvent {
     pub values: Vec<Value>,
     /// Binlog commit time in milliseconds since the epoch; 0 for rows read by the copy phase.
     pub commit_ts_millis: i64,
-    /// True for rows read by the copy (snapshot) phase.
+    /// True for rows read by the copy (snapshot) phase and by chunked snapshots.
     pub is_snapshot: bool,
+    /// The transaction's GTID (`uuid:N`, VStream's `event_gtid`, v23+); `None` for snapshot
+    /// rows and where the server does not send it. Shared by the changes of one ROW event.
+    pub gtid: Option<Arc<str>>,
 }
 
 /// Everything the stream hands out, in order, per shard.

@@ -14,6 +14,7 @@
 //! - [`position`]: per-shard positions (GTID set, copy progress), JSON and binary forms.
 //! - [`event`]: what a consumer sees: typed changes, table schemas, position marks.
 //! - [`options`]: every knob, with documented defaults, in one place.
+//! - [`snapshot`]: chunked snapshots beside the log (side streams merged by GTID membership).
 //! - [`client`]: the tonic channel (TLS, auth, limits, keepalive) and the VStream request.
 //! - [`stream`]: the copy/replicate state machine with reconnect and exact resume.
 //! - [`blocking`]: a bounded, byte-budgeted hand-off to a synchronous consumer (JNI, CLI).
@@ -33,6 +34,7 @@ pub mod metrics;
 pub mod options;
 pub mod position;
 pub mod request;
+pub mod snapshot;
 pub mod stream;
 pub mod uca900;
 pub mod value;
@@ -41,6 +43,6 @@ pub use vitess_cdc_protos as proto;
 
 pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use event::{ChangeEvent, Column, Event, RowKind, TableSchema};
-pub use options::{StartMode, StreamOptions};
+pub use options::{SnapshotOptions, StartMode, StreamOptions};
 pub use position::{ShardPosition, StreamPosition};
 pub use value::Value;

@@ -362,6 +362,10 @@ impl Machine {
         let delivered = |values: &Vec<Value>| copied.as_ref().is_none_or(|r| r.contains(values));
         let decoder = &self.decoders[&key];
         let commit_ts_millis = ev.timestamp * 1000;
+        // One allocation per ROW event, shared by its changes (the chunked snapshot's merge
+        // tests each change's transaction against a chunk's snapshot GTID set).
+        let gtid: Option<Arc<str>> =
+            (!ev.event_gtid.is_empty()).then(|| Arc::from(ev.event_gtid.as_str()));
         let mut changes = Vec::with_capacity(re.row_changes.len());
         for rc in &re.row_changes {
             if rc.json_partial_values.as_ref().is_some_and(bitmap_any) {
@@ -387,6 +391,7 @@ impl Machine {
                 values,
                 commit_ts_millis,
                 is_snapshot,
+                gtid: gtid.clone(),
             };
             // A row beyond the copy position does not exist downstream yet (the copy sends it
             // later): its changes are dropped, and an update moving a key across the copy
@@ -620,6 +625,7 @@ impl Machine {
                     table_p_ks: Vec::new(),
                     tables_to_copy: Vec::new(),
                     copy_completed: true,
+                    snapshots: Vec::new(),
                 })
             });
             let old = &track.pos;
@@ -646,6 +652,7 @@ impl Machine {
                 table_p_ks,
                 tables_to_copy,
                 copy_completed: old.copy_completed,
+                snapshots: Vec::new(),
             };
             if new != track.pos || own_shard == Some(&key) {
                 track.set_pos(new.clone());
@@ -714,6 +721,7 @@ impl Machine {
                 table_p_ks: Vec::new(),
                 tables_to_copy: Vec::new(),
                 copy_completed: true,
+                snapshots: Vec::new(),
             })
             .collect();
         // The shard whose stream carries the journal; VTGate names it on the event. Without a

@@ -35,6 +35,18 @@ pub mod defaults {
     pub const RETRY_MAX_BACKOFF: Duration = Duration::from_secs(10);
     pub const RETRY_MAX_ATTEMPTS: u32 = 10;
     pub const IDLE_TIMEOUT: Duration = Duration::from_secs(60);
+    /// Chunked snapshots: rows one side stream reads before it is cut (the next chunk starts
+    /// after its last key). Large enough that a chunk's fixed costs (tablet pick, table lock,
+    /// snapshot, binlog position) stay small against its rows, small enough to buffer.
+    pub const SNAPSHOT_CHUNK_ROWS: usize = 50_000;
+    /// Chunked snapshots: bytes of decoded rows one chunk may buffer before it is cut.
+    pub const SNAPSHOT_CHUNK_BYTES: usize = 16 * 1024 * 1024;
+    /// Chunked snapshots: side streams reading at once (each holds a read view on its tablet);
+    /// as many chunks again may wait, read, for the log to pass their snapshot.
+    pub const SNAPSHOT_CHUNKS_IN_FLIGHT: usize = 4;
+    /// Chunked snapshots: the tablet type the chunks read from (their brief `LOCK TABLES … READ`
+    /// then blocks the replica's applier, not the application's writes).
+    pub const SNAPSHOT_TABLET_TYPE: super::TabletType = super::TabletType::Replica;
 }
 
 /// Where the stream starts.
@@ -67,6 +79,30 @@ pub struct TlsOptions {
     pub client_key_path: Option<String>,
     /// Server name to verify (defaults to the host of the address).
     pub server_name: Option<String>,
+}
+
+/// How a chunked snapshot ([`crate::snapshot`]) reads; every default is in [`defaults`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct SnapshotOptions {
+    /// Rows per chunk ([`defaults::SNAPSHOT_CHUNK_ROWS`]).
+    pub chunk_rows: usize,
+    /// Buffered bytes per chunk ([`defaults::SNAPSHOT_CHUNK_BYTES`]).
+    pub chunk_bytes: usize,
+    /// Side streams at once ([`defaults::SNAPSHOT_CHUNKS_IN_FLIGHT`]).
+    pub chunks_in_flight: usize,
+    /// Tablet type of the side streams ([`defaults::SNAPSHOT_TABLET_TYPE`]).
+    pub tablet_type: TabletType,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        SnapshotOptions {
+            chunk_rows: defaults::SNAPSHOT_CHUNK_ROWS,
+            chunk_bytes: defaults::SNAPSHOT_CHUNK_BYTES,
+            chunks_in_flight: defaults::SNAPSHOT_CHUNKS_IN_FLIGHT,
+            tablet_type: defaults::SNAPSHOT_TABLET_TYPE,
+        }
+    }
 }
 
 /// Every field's default is in [`defaults`].

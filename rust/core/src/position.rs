@@ -41,6 +41,33 @@ pub struct ShardPosition {
     /// True once this shard sent its COPY_COMPLETED (or never needed a copy).
     #[serde(default)]
     pub copy_completed: bool,
+    /// Chunked snapshots in progress on this shard ([`crate::snapshot`]): what each capture has
+    /// emitted so far. Empty for plain streams (whose binary form then stays version 1).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub snapshots: Vec<TableSnapshot>,
+}
+
+/// The cursor of one table's chunked snapshot on one shard: every key up to `after` (in the
+/// range of `level`, see [`crate::snapshot::key::ChunkRange`]) has been emitted; the rest is
+/// read again on resume. Chunks read but not emitted are not stored: they are read again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TableSnapshot {
+    pub table: String,
+    /// The capture's own row condition (an AND of `column <op> literal` terms), `None` = the
+    /// whole table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub filter: Option<String>,
+    /// The last key emitted ([`crate::snapshot::key::encode_key`]); empty = nothing emitted yet.
+    #[serde(with = "crate::position::base64_bytes", default)]
+    pub after: Vec<u8>,
+    /// How many leading key columns the remaining range fixes to `after`'s values.
+    #[serde(default)]
+    pub level: u32,
+    /// Progress so far: chunks emitted and rows emitted.
+    #[serde(default)]
+    pub chunks: u64,
+    #[serde(default)]
+    pub rows: u64,
 }
 
 /// Positions of every shard of a stream.
@@ -296,17 +323,21 @@ pub fn parse_specific_offsets(keyspace: &str, text: &str) -> crate::Result<Vec<S
 /// `decode_vN`; every older `decode_vN` stays, so positions saved by older releases keep
 /// resuming.
 pub mod binary {
-    use super::{ShardPosition, StreamPosition, TableLastPk};
+    use super::{ShardPosition, StreamPosition, TableLastPk, TableSnapshot};
     use crate::error::{Error, Result};
 
     /// Magic of a single [`ShardPosition`].
     pub const SHARD_MAGIC: [u8; 4] = *b"VCSP";
     /// Magic of a [`StreamPosition`] (all shards of a stream).
     pub const STREAM_MAGIC: [u8; 4] = *b"VCPS";
-    /// The version this build writes.
+    /// The version this build writes for positions without chunked snapshots (unchanged since
+    /// the first release, so such positions stay readable by older releases).
     pub const VERSION: u8 = 1;
+    /// The version written when a shard carries chunked-snapshot cursors: version 1's fields,
+    /// then the cursors.
+    pub const VERSION_SNAPSHOTS: u8 = 2;
     /// Versions this build reads.
-    pub const READABLE_VERSIONS: std::ops::RangeInclusive<u8> = 1..=1;
+    pub const READABLE_VERSIONS: std::ops::RangeInclusive<u8> = 1..=2;
 
     const FLAG_COPY_COMPLETED: u8 = 1;
     const KNOWN_FLAGS_V1: u8 = FLAG_COPY_COMPLETED;
@@ -314,8 +345,13 @@ pub mod binary {
     pub(super) fn encode_shard(p: &ShardPosition) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + shard_size_hint(p));
         out.extend_from_slice(&SHARD_MAGIC);
-        out.push(VERSION);
-        write_shard_v1(&mut out, p);
+        if p.snapshots.is_empty() {
+            out.push(VERSION);
+            write_shard_v1(&mut out, p);
+        } else {
+            out.push(VERSION_SNAPSHOTS);
+            write_shard_v2(&mut out, p);
+        }
         out
     }
 
@@ -323,10 +359,15 @@ pub mod binary {
         let hint: usize = p.shards.iter().map(shard_size_hint).sum();
         let mut out = Vec::with_capacity(16 + hint);
         out.extend_from_slice(&STREAM_MAGIC);
-        out.push(VERSION);
+        let v2 = p.shards.iter().any(|s| !s.snapshots.is_empty());
+        out.push(if v2 { VERSION_SNAPSHOTS } else { VERSION });
         write_varint(&mut out, p.shards.len() as u64);
         for s in &p.shards {
-            write_shard_v1(&mut out, s);
+            if v2 {
+                write_shard_v2(&mut out, s);
+            } else {
+                write_shard_v1(&mut out, s);
+            }
         }
         out
     }
@@ -336,6 +377,7 @@ pub mod binary {
         let version = r.header(&SHARD_MAGIC, &STREAM_MAGIC)?;
         let p = match version {
             1 => read_shard_v1(&mut r)?,
+            2 => read_shard_v2(&mut r)?,
             v => return Err(unknown_version(v)),
         };
         r.finish()?;
@@ -346,11 +388,15 @@ pub mod binary {
         let mut r = Reader::new(bytes, "stream position");
         let version = r.header(&STREAM_MAGIC, &SHARD_MAGIC)?;
         let p = match version {
-            1 => {
+            1 | 2 => {
                 let n = r.count("shard count")?;
                 let mut shards = Vec::with_capacity(n);
                 for _ in 0..n {
-                    shards.push(read_shard_v1(&mut r)?);
+                    shards.push(if version == 1 {
+                        read_shard_v1(&mut r)?
+                    } else {
+                        read_shard_v2(&mut r)?
+                    });
                 }
                 StreamPosition { shards }
             }
@@ -430,7 +476,56 @@ pub mod binary {
             table_p_ks,
             tables_to_copy,
             copy_completed: flags & FLAG_COPY_COMPLETED != 0,
+            snapshots: Vec::new(),
         })
+    }
+
+    /// Version 2: version 1's fields, then the chunked-snapshot cursors.
+    fn write_shard_v2(out: &mut Vec<u8>, p: &ShardPosition) {
+        write_shard_v1(out, p);
+        write_varint(out, p.snapshots.len() as u64);
+        for t in &p.snapshots {
+            write_bytes(out, t.table.as_bytes());
+            match &t.filter {
+                None => out.push(0),
+                Some(f) => {
+                    out.push(1);
+                    write_bytes(out, f.as_bytes());
+                }
+            }
+            write_bytes(out, &t.after);
+            write_varint(out, u64::from(t.level));
+            write_varint(out, t.chunks);
+            write_varint(out, t.rows);
+        }
+    }
+
+    fn read_shard_v2(r: &mut Reader<'_>) -> Result<ShardPosition> {
+        let mut p = read_shard_v1(r)?;
+        let n = r.count("snapshot count")?;
+        for _ in 0..n {
+            let table = r.string("snapshot table name")?;
+            let filter = match r.byte("snapshot filter flag")? {
+                0 => None,
+                1 => Some(r.string("snapshot filter")?),
+                b => return Err(r.corrupt(format!("snapshot filter flag is {b}, not 0 or 1"))),
+            };
+            let after = r.bytes("snapshot cursor key")?.to_vec();
+            let level = r.varint("snapshot cursor level")?;
+            let level = u32::try_from(level)
+                .map_err(|_| r.corrupt(format!("snapshot cursor level {level} is too large")))?;
+            let chunks = r.varint("snapshot chunk count")?;
+            let rows = r.varint("snapshot row count")?;
+            p.snapshots.push(TableSnapshot {
+                table,
+                filter,
+                after,
+                level,
+                chunks,
+                rows,
+            });
+        }
+        Ok(p)
     }
 
     fn write_varint(out: &mut Vec<u8>, mut v: u64) {
@@ -743,6 +838,7 @@ mod tests {
             table_p_ks: vec![],
             tables_to_copy: vec![],
             copy_completed: false,
+            snapshots: Vec::new(),
         }
     }
 
@@ -860,18 +956,43 @@ mod binary_tests {
             ),
             proptest::collection::vec(text(), 0..4),
             any::<bool>(),
+            proptest::collection::vec(table_snapshot(), 0..3),
         )
             .prop_map(
-                |(keyspace, shard, gtid, pks, tables_to_copy, copy_completed)| ShardPosition {
-                    keyspace,
-                    shard,
-                    gtid,
-                    table_p_ks: pks
-                        .into_iter()
-                        .map(|(table_name, lastpk)| TableLastPk { table_name, lastpk })
-                        .collect(),
-                    tables_to_copy,
-                    copy_completed,
+                |(keyspace, shard, gtid, pks, tables_to_copy, copy_completed, snapshots)| {
+                    ShardPosition {
+                        keyspace,
+                        shard,
+                        gtid,
+                        table_p_ks: pks
+                            .into_iter()
+                            .map(|(table_name, lastpk)| TableLastPk { table_name, lastpk })
+                            .collect(),
+                        tables_to_copy,
+                        copy_completed,
+                        snapshots,
+                    }
+                },
+            )
+    }
+
+    fn table_snapshot() -> impl Strategy<Value = TableSnapshot> {
+        (
+            text(),
+            proptest::option::of(text()),
+            proptest::collection::vec(any::<u8>(), 0..40),
+            0u32..4,
+            any::<u64>(),
+            any::<u64>(),
+        )
+            .prop_map(
+                |(table, filter, after, level, chunks, rows)| TableSnapshot {
+                    table,
+                    filter,
+                    after,
+                    level,
+                    chunks,
+                    rows,
                 },
             )
     }
@@ -946,6 +1067,7 @@ mod binary_tests {
             }],
             tables_to_copy: vec!["customer".into()],
             copy_completed: false,
+            snapshots: Vec::new(),
         }
     }
 
@@ -962,6 +1084,49 @@ mod binary_tests {
         let mut expected = b"VCPS\x01\x01".to_vec();
         expected.extend_from_slice(&golden[5..]);
         assert_eq!(stream.to_bytes(), expected);
+    }
+
+    /// Version 2 (a shard with chunked-snapshot cursors) as this release writes it: must decode
+    /// forever; a position without cursors is still written as version 1 (above).
+    #[test]
+    fn version_2_golden_bytes_stay_decodable() {
+        let mut p = sample();
+        p.snapshots = vec![TableSnapshot {
+            table: "corder".into(),
+            filter: Some("`customer_id` > 5".into()),
+            after: vec![1, 2, 3],
+            level: 1,
+            chunks: 3,
+            rows: 300,
+        }];
+        let mut golden = b"VCSP\x02".to_vec();
+        golden.extend_from_slice(&sample().to_bytes()[5..]);
+        golden.extend_from_slice(
+            b"\x01\x06corder\x01\x11`customer_id` > 5\x03\x01\x02\x03\x01\x03\xac\x02",
+        );
+        assert_eq!(p.to_bytes(), golden);
+        assert_eq!(ShardPosition::from_bytes(&golden).unwrap(), p);
+        let stream = StreamPosition {
+            shards: vec![p.clone(), sample()],
+        };
+        let bytes = stream.to_bytes();
+        assert_eq!(bytes[4], 2);
+        assert_eq!(StreamPosition::from_bytes(&bytes).unwrap(), stream);
+        // The JSON form carries the cursors too.
+        assert_eq!(
+            StreamPosition::from_json(&stream.to_json()).unwrap(),
+            stream
+        );
+        let mut bad = golden.clone();
+        let flag = golden.len() - 27;
+        assert_eq!(bad[flag], 1);
+        bad[flag] = 7;
+        let err = ShardPosition::from_bytes(&bad).unwrap_err();
+        assert!(
+            err.message.contains("snapshot filter flag is 7"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

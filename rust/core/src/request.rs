@@ -230,6 +230,7 @@ pub fn start_positions(options: &StreamOptions, plan: &Plan) -> Result<Vec<Shard
             Vec::new()
         },
         copy_completed: !copy,
+        snapshots: Vec::new(),
     };
     Ok(match &options.start {
         StartMode::Initial | StartMode::SnapshotOnly => {
@@ -563,6 +564,7 @@ mod tests {
             table_p_ks: vec![],
             tables_to_copy: vec!["b".into()],
             copy_completed: false,
+            snapshots: Vec::new(),
         };
         let in_table = ShardPosition {
             shard: "80-".into(),
@@ -613,6 +615,7 @@ mod tests {
             table_p_ks: vec![key("a"), key("b")],
             tables_to_copy: vec!["c".into()],
             copy_completed: false,
+            snapshots: Vec::new(),
         };
         let restored = copyfilter::normalize_restored(old);
         assert_eq!(restored.table_p_ks, vec![done("a"), key("b")]);
@@ -689,6 +692,7 @@ mod tests {
             }],
             tables_to_copy: vec![],
             copy_completed: false,
+            snapshots: Vec::new(),
         }]);
         assert!(start_positions(&o, &p)
             .unwrap_err()

@@ -104,6 +104,7 @@ fn machine(snapshot_only: bool) -> Machine {
         table_p_ks: Vec::new(),
         tables_to_copy: Vec::new(),
         copy_completed: true,
+        snapshots: Vec::new(),
     };
     let config = MachineConfig {
         allow_tables_without_primary_key: true,

@@ -171,6 +171,7 @@ fn a_saved_current_position_is_resolved_too_and_a_real_one_is_left_alone() {
         table_p_ks: vec![],
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
     };
     let stream = BlockingStream::open(options(
         &h,

@@ -601,7 +601,7 @@ fn every_type_round_trips_through_copy_and_streaming() {
                     RowKind::Insert => inserts.insert(id, c.clone()),
                     RowKind::UpdateBefore => befores.insert(id, c.clone()),
                     RowKind::UpdateAfter => afters.insert(id, c.clone()),
-                    RowKind::Delete => None,
+                    RowKind::Delete | RowKind::SnapshotRead => None,
                 };
             }
         }

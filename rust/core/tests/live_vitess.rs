@@ -730,6 +730,7 @@ fn writes_through_interrupted_copies_give_a_strict_changelog() {
                     table_p_ks: vec![],
                     tables_to_copy: vec!["corder".into()],
                     copy_completed: false,
+                    snapshots: Vec::new(),
                     ..s
                 })
             })

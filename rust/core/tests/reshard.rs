@@ -29,6 +29,7 @@ fn at(shard: &str, gtid: &str) -> ShardPosition {
         table_p_ks: vec![],
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
     }
 }
 

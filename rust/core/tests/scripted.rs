@@ -32,6 +32,7 @@ fn resume_at(gtid: &str) -> StartMode {
         table_p_ks: vec![],
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
     }])
 }
 

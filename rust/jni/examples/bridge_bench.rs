@@ -83,6 +83,7 @@ fn main() {
             ],
             commit_ts_millis: 1_700_000_000_000,
             is_snapshot: false,
+            gtid: None,
         }));
         if chunk.len() >= 1000 {
             script.push_back(std::mem::take(&mut chunk));

@@ -135,6 +135,7 @@ mod tests {
             }],
             tables_to_copy: vec!["b".into(), "c".into()],
             copy_completed: false,
+            snapshots: Vec::new(),
         };
         assert_eq!(
             copy_tables_json(&p),
@@ -168,6 +169,7 @@ mod tests {
             table_p_ks: vec![],
             tables_to_copy: vec!["t".into()],
             copy_completed: false,
+            snapshots: Vec::new(),
         };
         let text = serde_json::to_string(&p).unwrap();
         assert_eq!(

@@ -276,6 +276,7 @@ mod tests {
             values: vec![Value::String(text.into())],
             commit_ts_millis: 0,
             is_snapshot: false,
+            gtid: None,
         })
     }
 

@@ -26,7 +26,7 @@ fn mysql_opts(args: &Args) -> mysql_async::Opts {
         .into()
 }
 
-async fn sql(args: &Args, statements: &[String]) -> Result<(), String> {
+pub(crate) async fn sql(args: &Args, statements: &[String]) -> Result<(), String> {
     use mysql_async::prelude::Queryable;
     let mut conn = mysql_async::Conn::new(mysql_opts(args))
         .await
@@ -435,6 +435,7 @@ pub(crate) fn run(args: &Args) -> Result<Vec<Scenario>, String> {
                 table_p_ks: vec![],
                 tables_to_copy: vec![],
                 copy_completed: false,
+                snapshots: Vec::new(),
                 ..p.clone()
             })
             .collect()

@@ -20,6 +20,7 @@
 mod live;
 mod offline;
 mod report;
+mod snapshots;
 
 use clap::Parser;
 
@@ -67,6 +68,22 @@ struct Args {
     /// Keep the bench table afterwards, and reuse it when it already holds --copy-rows rows
     #[arg(long)]
     keep_table: bool,
+    /// Only the snapshot comparison: in-stream VStream copy vs chunked snapshot, for one large
+    /// table and for --snapshot-tables small ones holding the same rows (docs/benchmarks.md)
+    #[arg(long)]
+    snapshots: bool,
+    /// Rows in all of the snapshot comparison (one table, or split over the small tables)
+    #[arg(long, default_value_t = 200_000)]
+    snapshot_rows: usize,
+    /// Small tables of the snapshot comparison
+    #[arg(long, default_value_t = 200)]
+    snapshot_tables: usize,
+    /// Chunk side streams at once in the snapshot comparison
+    #[arg(long, default_value_t = vitess_cdc_core::options::defaults::SNAPSHOT_CHUNKS_IN_FLIGHT)]
+    snapshot_chunks_in_flight: usize,
+    /// Tablet type of the chunks in the snapshot comparison (vttestserver: rdonly)
+    #[arg(long, default_value = "rdonly")]
+    snapshot_tablet_type: String,
     /// Internal: run as the streaming writer child process (`--writer FIRST_ID`)
     #[arg(long, hide = true)]
     writer: Option<i64>,
@@ -93,6 +110,24 @@ fn main() -> std::process::ExitCode {
         machine["cpu_model"].as_str().unwrap_or(""),
         env!("CARGO_PKG_VERSION")
     );
+
+    if args.snapshots {
+        return match snapshots::run(&args) {
+            Ok(runs) => {
+                let json = serde_json::json!({ "machine": machine, "snapshots": runs });
+                if let Err(e) =
+                    std::fs::write(&args.json, serde_json::to_string_pretty(&json).unwrap())
+                {
+                    eprintln!("cannot write {}: {e}", args.json);
+                }
+                std::process::ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("snapshot benchmark failed: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
 
     let offline = offline::run(&args);
 

@@ -279,6 +279,7 @@ pub(crate) fn offline_shape(
                 values: decoder.decode(r, None).unwrap(),
                 commit_ts_millis: 1_795_996_391_000,
                 is_snapshot: false,
+                gtid: None,
             })
         })
         .collect();
@@ -411,6 +412,7 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
         table_p_ks: vec![],
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
     };
     let mut machine = Machine::new(
         MachineConfig {

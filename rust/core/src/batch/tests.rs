@@ -110,6 +110,7 @@ fn change(schema: &Arc<TableSchema>, sku: i64, description: Value) -> Event {
         values: vec![Value::Int(sku), description],
         commit_ts_millis: 1_700_000_000_123,
         is_snapshot: false,
+        gtid: None,
     })
 }
 
@@ -249,6 +250,7 @@ fn every_value_kind_round_trips() {
             values,
             commit_ts_millis: 99,
             is_snapshot: true,
+            gtid: None,
         })],
     );
     let (_, entries) = parse(&batch);
@@ -367,11 +369,13 @@ fn markers_and_positions() {
         table_p_ks: vec![],
         tables_to_copy: vec!["t2".into()],
         copy_completed: false,
+        snapshots: Vec::new(),
     };
     let started = ShardPosition {
         shard: "-40".into(),
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
         ..pos.clone()
     };
     let mut enc = BatchEncoder::new();
@@ -522,6 +526,7 @@ pub(crate) fn golden_events() -> Vec<Event> {
         table_p_ks: vec![],
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
     };
     vec![
         Event::Schema(customer.clone()),
@@ -565,6 +570,7 @@ pub(crate) fn golden_events() -> Vec<Event> {
             ],
             commit_ts_millis: 1_700_000_000_123,
             is_snapshot: false,
+            gtid: None,
         }),
         Event::Change(ChangeEvent {
             schema: customer.clone(),
@@ -584,6 +590,7 @@ pub(crate) fn golden_events() -> Vec<Event> {
             ],
             commit_ts_millis: 0,
             is_snapshot: true,
+            gtid: None,
         }),
         Event::Mark(pos.clone()),
         Event::Heartbeat {

@@ -16,6 +16,7 @@ fn start(gtid: &str, tables: &[&str]) -> ShardPosition {
         table_p_ks: vec![],
         tables_to_copy: tables.iter().map(|t| t.to_string()).collect(),
         copy_completed: tables.is_empty(),
+        snapshots: Vec::new(),
     }
 }
 

@@ -58,6 +58,10 @@ impl Materialized {
             );
         }
         match c.kind {
+            // A chunked snapshot's row: the key's state at the chunk's snapshot, an upsert.
+            RowKind::SnapshotRead => {
+                self.rows.insert(key, c.values.clone());
+            }
             RowKind::Insert | RowKind::UpdateAfter => {
                 if c.kind == RowKind::Insert && self.rows.contains_key(&key) {
                     self.violate(c, &key, "inserts a key that is present");

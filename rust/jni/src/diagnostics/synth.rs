@@ -352,6 +352,7 @@ impl PreEncoded {
                 values: row(i),
                 commit_ts_millis: 1_767_225_600_000 + i as i64,
                 is_snapshot: false,
+                gtid: None,
             })
         };
         // A batch of as many rows as fit into `limit` bytes, at least one (with the descriptor,
@@ -684,6 +685,7 @@ fn random_position(rng: &mut Rng, keyspace: &str, shard: &str) -> ShardPosition 
             Vec::new()
         },
         copy_completed: !copying,
+        snapshots: Vec::new(),
     }
 }
 
@@ -739,6 +741,7 @@ pub fn random_events(seed: u64, count: usize) -> Vec<Event> {
                     rng.next_u64() as i64
                 },
                 is_snapshot: rng.percent(30),
+                gtid: None,
             })
         } else if r < 88 {
             Event::Mark(random_position(&mut rng, &keyspace, &shard))

@@ -52,3 +52,26 @@ CREATE TABLE audit_log (
   message VARCHAR(128) NOT NULL,
   created_at DATETIME NOT NULL
 ) ENGINE = InnoDB;
+
+-- Chunked snapshots (rust/core/tests/live_snapshot.rs): a version counter per row, which a
+-- concurrent writer raises with every insert, update, delete and primary-key move while the
+-- table is captured; snap_ticks carries the writer's clock, to measure the log's lag meanwhile.
+CREATE TABLE snap_rows (
+  id BIGINT NOT NULL,
+  ver BIGINT NOT NULL,
+  pad VARCHAR(64) NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
+CREATE TABLE snap_pairs (
+  a BIGINT NOT NULL,
+  b BIGINT NOT NULL,
+  ver BIGINT NOT NULL,
+  PRIMARY KEY (a, b)
+) ENGINE = InnoDB;
+
+CREATE TABLE snap_ticks (
+  id BIGINT NOT NULL,
+  written_ms BIGINT NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;

@@ -1,0 +1,206 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! `--snapshots`: the in-stream VStream copy versus the chunked snapshot, side by side in one
+//! run, for one large table and for many small tables holding the same rows in all.
+//!
+//! In-stream copy = `BlockingStream` in snapshot-only mode over the tables (VTGate copies the
+//! tables of a shard one after another, each behind a catch-up that waits at least one tick).
+//! Chunked = `CaptureStream` from `latest` with every table captured, until every chunk is
+//! merged (side streams per chunk, `--snapshot-chunks-in-flight` at once). Rows per second are
+//! rows received by the consumer over the wall time from opening to the end. Nothing asserts.
+
+use super::Args;
+use std::time::{Duration, Instant};
+use vitess_cdc_core::blocking::BlockingStream;
+use vitess_cdc_core::options::TabletType;
+use vitess_cdc_core::snapshot::{Capture, CaptureStream};
+use vitess_cdc_core::{Event, SnapshotOptions, StartMode, StreamOptions};
+
+const BIG: &str = "bench_snap_big";
+const SMALL_PREFIX: &str = "bench_snap_s";
+
+fn create(table: &str) -> String {
+    format!(
+        "create table if not exists `{table}` (id BIGINT NOT NULL, v BIGINT NOT NULL, \
+         pad VARCHAR(48) NOT NULL, PRIMARY KEY (id)) ENGINE = InnoDB"
+    )
+}
+
+fn inserts(table: &str, rows: usize) -> Vec<String> {
+    (0..rows)
+        .collect::<Vec<_>>()
+        .chunks(2000)
+        .map(|ids| {
+            let values: Vec<String> = ids
+                .iter()
+                .map(|id| format!("({id}, {}, 'row {id} of {table}')", id * 7))
+                .collect();
+            format!(
+                "insert into `{table}` (id, v, pad) values {}",
+                values.join(",")
+            )
+        })
+        .collect()
+}
+
+fn small(i: usize) -> String {
+    format!("{SMALL_PREFIX}{i:03}")
+}
+
+/// One measured run.
+#[derive(Debug, Clone, serde::Serialize)]
+pub(crate) struct Run {
+    pub scenario: String,
+    pub method: String,
+    pub tables: usize,
+    pub rows: u64,
+    pub secs: f64,
+    pub rows_per_sec: f64,
+}
+
+fn options(args: &Args, tables: Vec<String>, start: StartMode) -> StreamOptions {
+    let mut o = StreamOptions::new(args.address.clone(), args.keyspace.clone());
+    o.tables = tables;
+    o.start = start;
+    o
+}
+
+fn in_stream_copy(args: &Args, tables: Vec<String>) -> Result<(u64, f64), String> {
+    let started = Instant::now();
+    let stream = BlockingStream::open(options(args, tables, StartMode::SnapshotOnly))
+        .map_err(|e| e.to_string())?;
+    let mut rows = 0u64;
+    loop {
+        let events = stream
+            .poll(Duration::from_millis(200))
+            .map_err(|e| e.to_string())?;
+        let mut end = false;
+        for e in &events {
+            match e {
+                Event::Change(_) => rows += 1,
+                Event::End => end = true,
+                _ => {}
+            }
+        }
+        if end {
+            break;
+        }
+    }
+    stream.close();
+    Ok((rows, started.elapsed().as_secs_f64()))
+}
+
+fn chunked(args: &Args, tables: Vec<String>) -> Result<(u64, f64), String> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let started = Instant::now();
+    let captures = tables
+        .iter()
+        .map(|t| Capture {
+            table: t.clone(),
+            filter: None,
+        })
+        .collect();
+    let snap = SnapshotOptions {
+        chunks_in_flight: args.snapshot_chunks_in_flight,
+        tablet_type: match args.snapshot_tablet_type.as_str() {
+            "primary" => TabletType::Primary,
+            "replica" => TabletType::Replica,
+            _ => TabletType::Rdonly,
+        },
+        ..SnapshotOptions::default()
+    };
+    let mut stream = rt
+        .block_on(CaptureStream::open(
+            options(args, tables, StartMode::Latest),
+            captures,
+            snap,
+        ))
+        .map_err(|e| e.to_string())?;
+    let mut rows = 0u64;
+    while !stream.capture_done() {
+        let events = rt
+            .block_on(stream.next_events())
+            .map_err(|e| e.to_string())?;
+        rows += events
+            .iter()
+            .filter(|e| matches!(e, Event::Change(c) if c.kind == vitess_cdc_core::RowKind::SnapshotRead))
+            .count() as u64;
+    }
+    Ok((rows, started.elapsed().as_secs_f64()))
+}
+
+pub(crate) fn run(args: &Args) -> Result<Vec<Run>, String> {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| e.to_string())?;
+    let total = args.snapshot_rows;
+    let n_small = args.snapshot_tables;
+    let small_tables: Vec<String> = (0..n_small).map(small).collect();
+    eprintln!(
+        "seeding {BIG} ({total} rows) and {n_small} tables of {} rows…",
+        total / n_small
+    );
+    let mut statements = vec![format!("drop table if exists `{BIG}`"), create(BIG)];
+    statements.extend(inserts(BIG, total));
+    for t in &small_tables {
+        statements.push(format!("drop table if exists `{t}`"));
+        statements.push(create(t));
+        statements.extend(inserts(t, total / n_small));
+    }
+    rt.block_on(super::live::sql(args, &statements))?;
+    let mut runs = Vec::new();
+    let scenarios = [
+        ("one large table", vec![BIG.to_string()]),
+        ("many small tables", small_tables.clone()),
+    ];
+    for (name, tables) in scenarios {
+        for method in ["in-stream copy", "chunked"] {
+            let (rows, secs) = if method == "chunked" {
+                chunked(args, tables.clone())?
+            } else {
+                in_stream_copy(args, tables.clone())?
+            };
+            let run = Run {
+                scenario: name.to_string(),
+                method: method.to_string(),
+                tables: tables.len(),
+                rows,
+                secs,
+                rows_per_sec: rows as f64 / secs.max(1e-9),
+            };
+            eprintln!("{run:?}");
+            runs.push(run);
+        }
+    }
+    if !args.keep_table {
+        let mut drops = vec![format!("drop table if exists `{BIG}`")];
+        drops.extend(
+            small_tables
+                .iter()
+                .map(|t| format!("drop table if exists `{t}`")),
+        );
+        rt.block_on(super::live::sql(args, &drops))?;
+    }
+    println!();
+    println!("| scenario | tables | rows | in-stream copy: s | rows/s | chunked: s | rows/s |");
+    println!("|---|---:|---:|---:|---:|---:|---:|");
+    for pair in runs.chunks(2) {
+        println!(
+            "| {} | {} | {} | {:.2} | {:.0} | {:.2} | {:.0} |",
+            pair[0].scenario,
+            pair[0].tables,
+            pair[0].rows,
+            pair[0].secs,
+            pair[0].rows_per_sec,
+            pair[1].secs,
+            pair[1].rows_per_sec
+        );
+    }
+    Ok(runs)
+}

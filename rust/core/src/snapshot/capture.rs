@@ -1,0 +1,825 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! A keyspace's log stream with chunked snapshots of some of its tables beside it.
+//!
+//! [`CaptureStream`] runs the main log stream (every selected table, from `latest` or saved
+//! positions) and, per shard and captured table, a sequence of chunk side streams
+//! ([`super::chunk`]), at most `chunks_in_flight` at once. Per shard, a [`ShardMerge`] merges
+//! them; the consumer sees one ordered sequence per shard: the log's events as they come (never
+//! held back), and chunk rows ([`RowKind::SnapshotRead`](crate::RowKind)) once their chunk is
+//! merged, each slice of them followed by a mark whose position carries the capture's cursor
+//! ([`crate::position::TableSnapshot`]). Resuming from any mark re-reads only what was not
+//! emitted.
+
+use super::chunk::{run_chunk, ChunkJob, ChunkMsg, ChunkReport};
+use super::key::{decode_key, encode_key, ChunkRange, TableKey};
+use super::merge::{ChunkId, ReadyChunk, ShardMerge};
+use crate::client::VtgateClient;
+use crate::error::{Error, ErrorCode, ErrorKind, Result};
+use crate::event::{Event, TableSchema};
+use crate::gtid::{Gtid, GtidSet};
+use crate::options::{SnapshotOptions, StartMode, StreamOptions};
+use crate::position::{ShardPosition, StreamPosition, TableSnapshot};
+use crate::stream::EventStream;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::mpsc;
+
+/// Rows emitted between two marks: a consumer that holds a slice until its mark (as it holds a
+/// copy batch) buffers at most this many.
+const SLICE_ROWS: usize = 1024;
+/// Chunk retries (a discarded or failed chunk) before the capture fails.
+const MAX_RETRIES: u32 = 30;
+
+/// A table to capture: all of it, or the rows matching `filter` (an AND of `column <op>
+/// literal` terms, Vitess's filter grammar).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Capture {
+    pub table: String,
+    pub filter: Option<String>,
+}
+
+impl Capture {
+    /// `TABLE` or `TABLE:WHERE` (the CLI's `--resnapshot` form).
+    pub fn parse(text: &str) -> Result<Capture> {
+        let (table, filter) = match text.split_once(':') {
+            Some((t, f)) => (
+                t.trim(),
+                Some(f.trim().to_string()).filter(|f| !f.is_empty()),
+            ),
+            None => (text.trim(), None),
+        };
+        if table.is_empty() {
+            return Err(Error::config(format!(
+                "'{text}' names no table — write TABLE or TABLE:WHERE, e.g. customer:`customer_id` > 100"
+            ))
+            .with_code(ErrorCode::InvalidOption));
+        }
+        Ok(Capture {
+            table: table.to_string(),
+            filter,
+        })
+    }
+}
+
+/// Progress of a capture, per shard and in total.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CaptureProgress {
+    pub shards: BTreeMap<String, ShardProgress>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ShardProgress {
+    /// Chunks merged and emitted.
+    pub chunks_done: u64,
+    /// Estimated chunks in all (done plus what the table statistics say remains; at least
+    /// `chunks_done` plus the chunks still to read).
+    pub chunks_planned: u64,
+    /// Rows emitted as snapshot reads.
+    pub rows: u64,
+    /// Tables whose capture has not finished on this shard.
+    pub tables_remaining: u64,
+    /// Chunks read but dropped because their tablet was behind the log.
+    pub chunks_discarded: u64,
+    /// Chunk side streams that failed and were read again.
+    pub chunks_failed: u64,
+}
+
+impl CaptureProgress {
+    pub fn total(&self) -> ShardProgress {
+        let mut t = ShardProgress::default();
+        for s in self.shards.values() {
+            t.chunks_done += s.chunks_done;
+            t.chunks_planned += s.chunks_planned;
+            t.rows += s.rows;
+            t.tables_remaining += s.tables_remaining;
+            t.chunks_discarded += s.chunks_discarded;
+            t.chunks_failed += s.chunks_failed;
+        }
+        t
+    }
+}
+
+struct TableState {
+    filter: Option<String>,
+    key: Arc<TableKey>,
+    /// Where the part not yet emitted starts (`None`: all emitted, the table is done).
+    emitted: Option<ChunkRange>,
+    /// Where the next chunk to request starts (`None`: everything is requested).
+    next: Option<ChunkRange>,
+    /// The chunk being read (its side stream runs), with its range.
+    reading: Option<(ChunkId, ChunkRange)>,
+    /// Until when the chunk being read must report its snapshot: a tablet type the shard does
+    /// not serve makes VTGate wait silently (for minutes), so the capture keeps its own deadline.
+    snapshot_due: Option<Instant>,
+    /// Chunks requested and not emitted yet (reading or waiting for the log).
+    unmerged: usize,
+    not_before: Option<Instant>,
+    retries: u32,
+    chunks: u64,
+    rows: u64,
+    estimated_rows: Option<u64>,
+}
+
+struct ShardState {
+    merge: ShardMerge,
+    /// The log's last position (without capture cursors).
+    log: ShardPosition,
+    tables: BTreeMap<String, TableState>,
+    progress: ShardProgress,
+}
+
+pub struct CaptureStream {
+    options: StreamOptions,
+    snap: SnapshotOptions,
+    shards: BTreeMap<String, ShardState>,
+    log_rx: mpsc::Receiver<Result<Vec<Event>>>,
+    chunk_tx: mpsc::Sender<ChunkReport>,
+    chunk_rx: mpsc::Receiver<ChunkReport>,
+    /// The log's latest schema per (shard, table): chunk rows are handed out with it.
+    schemas: BTreeMap<(String, String), Arc<TableSchema>>,
+    next_id: ChunkId,
+    reading: usize,
+    log_task: tokio::task::JoinHandle<()>,
+    /// Side streams by chunk; a chunk dropped early has its task aborted.
+    chunk_tasks: BTreeMap<ChunkId, tokio::task::JoinHandle<()>>,
+}
+
+impl Drop for CaptureStream {
+    fn drop(&mut self) {
+        self.log_task.abort();
+        for t in self.chunk_tasks.values() {
+            t.abort();
+        }
+    }
+}
+
+impl CaptureStream {
+    /// Opens the log stream and plans the captures. `options.start` must be `Latest` or
+    /// saved positions: the log runs beside the chunks, it does not copy. Captures saved in the
+    /// positions resume where they were; `captures` adds tables not being captured already.
+    pub async fn open(
+        mut options: StreamOptions,
+        captures: Vec<Capture>,
+        snap: SnapshotOptions,
+    ) -> Result<CaptureStream> {
+        if snap.chunk_rows == 0 || snap.chunk_bytes == 0 || snap.chunks_in_flight == 0 {
+            return Err(Error::config(
+                "chunk rows, chunk bytes and chunks in flight must be at least 1",
+            )
+            .with_code(ErrorCode::InvalidOption));
+        }
+        if options.follow_reshard {
+            // Each shard's merge belongs to that shard; a reshard ends the capture (below).
+            options.follow_reshard = false;
+        }
+        let mut saved: BTreeMap<String, Vec<TableSnapshot>> = BTreeMap::new();
+        match &mut options.start {
+            StartMode::Latest => {}
+            StartMode::Positions(positions) => {
+                for p in positions.iter_mut() {
+                    saved.insert(p.shard.clone(), std::mem::take(&mut p.snapshots));
+                }
+            }
+            StartMode::Initial | StartMode::SnapshotOnly => {
+                return Err(Error::config(
+                    "a chunked snapshot runs beside a log stream that starts at latest or at saved positions, \
+                     not beside the in-stream copy — start latest (the chunks capture the tables)",
+                )
+                .with_code(ErrorCode::InvalidOption))
+            }
+        }
+        let mut seen = std::collections::BTreeSet::new();
+        for c in &captures {
+            if !seen.insert(c.table.clone()) {
+                return Err(Error::config(format!(
+                    "table '{}' is captured twice — one capture per table (join the conditions with AND)",
+                    c.table
+                ))
+                .with_code(ErrorCode::InvalidOption));
+            }
+        }
+        let client = VtgateClient::connect(&options).await?;
+        let log = EventStream::open(options.clone()).await?;
+        let matched = log.plan().matched_tables.clone();
+        let shard_names = log.plan().shards.clone();
+        let start_positions = log.positions();
+        let names = client.primary_key_columns(&options.keyspace).await?;
+        let mut orders = client.key_orders(&options.keyspace).await?;
+        let mut keys: BTreeMap<String, Arc<TableKey>> = BTreeMap::new();
+        let mut wanted: BTreeMap<String, Option<String>> = BTreeMap::new();
+        for snaps in saved.values() {
+            for t in snaps {
+                wanted.entry(t.table.clone()).or_insert(t.filter.clone());
+            }
+        }
+        for c in &captures {
+            wanted.entry(c.table.clone()).or_insert(c.filter.clone());
+        }
+        for table in wanted.keys() {
+            if !matched.contains(table) {
+                return Err(Error::config(format!(
+                    "table '{table}' is captured but the log stream does not select it (it selects: {}) — \
+                     the log must carry a captured table's changes: add it to the tables",
+                    matched.join(", ")
+                ))
+                .with_code(ErrorCode::UnknownTable));
+            }
+            let qualified = format!("{}.{table}", options.keyspace);
+            let order = orders.remove(table).unwrap_or_else(|| {
+                Err(crate::keyorder::Inexact {
+                    column: String::new(),
+                    reason: "the table has no primary key".into(),
+                })
+            });
+            let key = TableKey::new(
+                &qualified,
+                names.get(table).cloned().unwrap_or_default(),
+                order,
+            )?;
+            keys.insert(table.clone(), Arc::new(key));
+        }
+        let mut shards = BTreeMap::new();
+        for shard in &shard_names {
+            let log_pos = start_positions
+                .get(&options.keyspace, shard)
+                .cloned()
+                .ok_or_else(|| Error::fatal(format!("no start position for shard {shard}")))?;
+            let estimates = client
+                .table_rows(&options.keyspace, shard)
+                .await
+                .unwrap_or_default();
+            let mut tables = BTreeMap::new();
+            let saved_here = saved.get(shard).cloned().unwrap_or_default();
+            for (table, filter) in &wanted {
+                let resumed = saved_here.iter().find(|t| &t.table == table);
+                // A table whose capture was saved elsewhere but not here is done on this shard.
+                if resumed.is_none()
+                    && !captures.iter().any(|c| &c.table == table)
+                    && saved.contains_key(shard)
+                {
+                    continue;
+                }
+                let range = match resumed {
+                    Some(t) if !t.after.is_empty() => {
+                        let after = decode_key(&t.after)?;
+                        ChunkRange {
+                            level: (t.level as usize).min(after.len().saturating_sub(1)),
+                            after: Some(after),
+                            through: None,
+                        }
+                    }
+                    _ => ChunkRange::all(),
+                };
+                tables.insert(
+                    table.clone(),
+                    TableState {
+                        filter: resumed.map(|t| t.filter.clone()).unwrap_or(filter.clone()),
+                        key: keys[table].clone(),
+                        emitted: Some(range.clone()),
+                        next: Some(range),
+                        reading: None,
+                        snapshot_due: None,
+                        unmerged: 0,
+                        not_before: None,
+                        retries: 0,
+                        chunks: resumed.map_or(0, |t| t.chunks),
+                        rows: resumed.map_or(0, |t| t.rows),
+                        estimated_rows: estimates.get(table).copied().flatten(),
+                    },
+                );
+            }
+            let merge = ShardMerge::new(parse_position(&log_pos)?);
+            let progress = ShardProgress {
+                chunks_done: tables.values().map(|t| t.chunks).sum(),
+                rows: tables.values().map(|t| t.rows).sum(),
+                ..ShardProgress::default()
+            };
+            shards.insert(
+                shard.clone(),
+                ShardState {
+                    merge,
+                    log: log_pos,
+                    tables,
+                    progress,
+                },
+            );
+        }
+        let (log_tx, log_rx) = mpsc::channel(4);
+        let log_task = tokio::spawn(run_log(log, log_tx));
+        let (chunk_tx, chunk_rx) = mpsc::channel(32);
+        let mut stream = CaptureStream {
+            options,
+            snap,
+            shards,
+            log_rx,
+            chunk_tx,
+            chunk_rx,
+            schemas: BTreeMap::new(),
+            next_id: 1,
+            reading: 0,
+            log_task,
+            chunk_tasks: BTreeMap::new(),
+        };
+        for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
+            stream.update_progress(&shard);
+        }
+        tracing::info!(tables = ?wanted.keys().collect::<Vec<_>>(), shards = ?shard_names, "chunked snapshot planned");
+        Ok(stream)
+    }
+
+    /// Whether every capture finished on every shard (the log stream goes on).
+    pub fn capture_done(&self) -> bool {
+        self.shards.values().all(|s| s.tables.is_empty())
+    }
+
+    pub fn progress(&self) -> CaptureProgress {
+        CaptureProgress {
+            shards: self
+                .shards
+                .iter()
+                .map(|(k, s)| (k.clone(), s.progress.clone()))
+                .collect(),
+        }
+    }
+
+    /// Every shard's position as of the last mark handed out (log position and cursors).
+    pub fn positions(&self) -> StreamPosition {
+        StreamPosition {
+            shards: self.shards.keys().map(|s| self.position(s)).collect(),
+        }
+    }
+
+    /// The next events (log events and merged chunk rows, per shard in order). Waits for at
+    /// least one event; fails when the log fails or a capture cannot go on.
+    pub async fn next_events(&mut self) -> Result<Vec<Event>> {
+        loop {
+            self.schedule();
+            self.check_snapshot_deadlines()?;
+            let wake = self
+                .shards
+                .values()
+                .flat_map(|s| s.tables.values())
+                .flat_map(|t| [t.not_before, t.snapshot_due])
+                .flatten()
+                .min();
+            tokio::select! {
+                log = self.log_rx.recv() => {
+                    let events = log.ok_or_else(|| Error::fatal("the log stream ended"))??;
+                    return self.on_log(events);
+                }
+                Some(report) = self.chunk_rx.recv() => {
+                    let out = self.on_chunk(report)?;
+                    if !out.is_empty() {
+                        return Ok(out);
+                    }
+                }
+                _ = sleep_until(wake) => {}
+            }
+        }
+    }
+
+    /// Starts chunks while fewer than `chunks_in_flight` are read and fewer than twice that
+    /// are unmerged (read chunks waiting for the log hold their rows).
+    fn schedule(&mut self) {
+        let now = Instant::now();
+        let limit = self.snap.chunks_in_flight;
+        self.chunk_tasks.retain(|_, t| !t.is_finished());
+        // Round robin: the shard and table with the fewest chunks go first.
+        loop {
+            if self.reading >= limit {
+                return;
+            }
+            let unmerged: usize = self
+                .shards
+                .values()
+                .flat_map(|s| s.tables.values())
+                .map(|t| t.unmerged)
+                .sum();
+            if unmerged >= 2 * limit {
+                return;
+            }
+            let pick = self
+                .shards
+                .iter()
+                .flat_map(|(shard, s)| s.tables.iter().map(move |(t, st)| (shard, t, st)))
+                .filter(|(_, _, t)| {
+                    t.reading.is_none()
+                        && t.next.is_some()
+                        && t.unmerged < 2
+                        && t.not_before.is_none_or(|at| at <= now)
+                })
+                .min_by_key(|(_, _, t)| t.chunks + t.unmerged as u64)
+                .map(|(s, t, _)| (s.clone(), t.clone()));
+            let Some((shard, table)) = pick else {
+                return;
+            };
+            if let Err(e) = self.start_chunk(&shard, &table) {
+                // A cursor whose key cannot be written as a filter: the capture of this table
+                // cannot go on; report it through the chunk channel like a failed chunk.
+                tracing::error!(error = %e.message, "cannot start a chunk");
+                let st = self.table_mut(&shard, &table);
+                st.next = None;
+                st.emitted = None;
+            }
+        }
+    }
+
+    fn start_chunk(&mut self, shard: &str, table: &str) -> Result<()> {
+        let id = self.next_id;
+        self.next_id += 1;
+        let base_filter = self.options.row_filter.clone();
+        let due = Instant::now() + self.options.connect_timeout.max(Duration::from_secs(1));
+        let st = self.table_mut(shard, table);
+        let range = st.next.clone().expect("picked with a next range");
+        let mut terms: Vec<String> = Vec::new();
+        if let Some(f) = base_filter {
+            terms.push(format!("({f})"));
+        }
+        if let Some(f) = &st.filter {
+            terms.push(format!("({f})"));
+        }
+        terms.extend(range.predicate(&st.key)?);
+        st.not_before = None;
+        st.snapshot_due = Some(due);
+        st.reading = Some((id, range.clone()));
+        st.unmerged += 1;
+        let key = st.key.clone();
+        self.shards
+            .get_mut(shard)
+            .expect("shard")
+            .merge
+            .request(id, table, key, range);
+        self.reading += 1;
+        let job = ChunkJob {
+            id,
+            shard: shard.to_string(),
+            table: table.to_string(),
+            terms,
+            delay: Duration::ZERO,
+        };
+        tracing::debug!(?job, "chunk started");
+        let task = tokio::spawn(run_chunk(
+            self.options.clone(),
+            self.snap.clone(),
+            job,
+            self.chunk_tx.clone(),
+        ));
+        self.chunk_tasks.insert(id, task);
+        Ok(())
+    }
+
+    /// Chunks whose side stream did not report a snapshot in time are read again.
+    fn check_snapshot_deadlines(&mut self) -> Result<()> {
+        let now = Instant::now();
+        let late: Vec<(String, String, ChunkId)> = self
+            .shards
+            .iter()
+            .flat_map(|(shard, s)| {
+                s.tables.iter().filter_map(move |(table, t)| {
+                    let (id, _) = t.reading.as_ref()?;
+                    t.snapshot_due
+                        .is_some_and(|due| due <= now)
+                        .then(|| (shard.clone(), table.clone(), *id))
+                })
+            })
+            .collect();
+        for (shard, table, id) in late {
+            let tablet = format!("{:?}", self.snap.tablet_type).to_lowercase();
+            let e = Error::retryable(format!(
+                "the chunk stream of table '{table}' on shard {}/{shard} got no snapshot from a {tablet} tablet within {:?} \
+                 (connect timeout) — is a {tablet} tablet of the shard serving? Set the snapshot tablet type (e.g. primary, \
+                 or rdonly on vttestserver) to one the shard has",
+                self.options.keyspace, self.options.connect_timeout
+            ))
+            .with_code(ErrorCode::Unreachable);
+            tracing::warn!(error = %e.message, "chunk timed out");
+            if self.table_mut(&shard, &table).retries >= 2 {
+                // Three silent chunks in a row: the tablet type is missing, not slow.
+                return Err(e);
+            }
+            self.shards
+                .get_mut(&shard)
+                .expect("shard")
+                .progress
+                .chunks_failed += 1;
+            self.retry(&shard, &table, id, Some(e))?;
+        }
+        Ok(())
+    }
+
+    fn table_mut(&mut self, shard: &str, table: &str) -> &mut TableState {
+        self.shards
+            .get_mut(shard)
+            .and_then(|s| s.tables.get_mut(table))
+            .expect("a planned table")
+    }
+
+    /// The table of shard `shard` that reads chunk `id`.
+    fn reader_of(&self, shard: &str, id: ChunkId) -> Option<String> {
+        self.shards.get(shard)?.tables.iter().find_map(|(t, st)| {
+            st.reading
+                .as_ref()
+                .is_some_and(|(r, _)| *r == id)
+                .then(|| t.clone())
+        })
+    }
+
+    fn on_chunk(&mut self, report: ChunkReport) -> Result<Vec<Event>> {
+        let ChunkReport { shard, id, msg } = report;
+        let Some(table) = self.reader_of(&shard, id) else {
+            return Ok(Vec::new()); // a chunk abandoned earlier
+        };
+        let mut out = Vec::new();
+        match msg {
+            ChunkMsg::Rows(rows) => {
+                let mut mapped = Vec::with_capacity(rows.len());
+                for mut row in rows {
+                    row.schema = self.schema_for(&shard, &row.schema, &mut out);
+                    mapped.push(row);
+                }
+                self.shards
+                    .get_mut(&shard)
+                    .expect("shard")
+                    .merge
+                    .on_chunk_rows(id, mapped)?;
+            }
+            ChunkMsg::Snapshot(g) => {
+                self.table_mut(&shard, &table).snapshot_due = None;
+                let merge = &mut self.shards.get_mut(&shard).expect("shard").merge;
+                if let Err(d) = merge.on_chunk_snapshot(id, g)? {
+                    tracing::info!(table = %table, shard = %shard, requested_at = %d.requested_at, snapshot = %d.snapshot,
+                        "chunk discarded: its tablet was behind the log; reading it again later");
+                    self.shards
+                        .get_mut(&shard)
+                        .expect("shard")
+                        .progress
+                        .chunks_discarded += 1;
+                    self.retry(&shard, &table, id, None)?;
+                }
+            }
+            ChunkMsg::Cut => {
+                let through = self.shards.get_mut(&shard).expect("shard").merge.cut(id)?;
+                match through {
+                    Some(k) => self.finish_reading(&shard, &table, Some(ChunkRange::after(k))),
+                    // No row read at the snapshot: read the same range again.
+                    None => self.retry(&shard, &table, id, None)?,
+                }
+            }
+            ChunkMsg::Complete => {
+                self.shards
+                    .get_mut(&shard)
+                    .expect("shard")
+                    .merge
+                    .complete(id)?;
+                let next = self
+                    .table_mut(&shard, &table)
+                    .reading
+                    .as_ref()
+                    .and_then(|(_, r)| r.next_level());
+                self.finish_reading(&shard, &table, next);
+            }
+            ChunkMsg::Failed(e) => {
+                if e.kind == ErrorKind::Config {
+                    return Err(e);
+                }
+                tracing::warn!(table = %table, shard = %shard, error = %e.message, "chunk failed; reading it again");
+                self.shards
+                    .get_mut(&shard)
+                    .expect("shard")
+                    .progress
+                    .chunks_failed += 1;
+                self.retry(&shard, &table, id, Some(e))?;
+            }
+        }
+        self.emit_ready(&shard, &mut out)?;
+        Ok(out)
+    }
+
+    /// The chunk's side stream is done; the next chunk starts at `next`.
+    fn finish_reading(&mut self, shard: &str, table: &str, next: Option<ChunkRange>) {
+        let st = self.table_mut(shard, table);
+        st.reading = None;
+        st.snapshot_due = None;
+        st.retries = 0;
+        st.next = next;
+        self.reading -= 1;
+    }
+
+    /// Drops chunk `id` and reads its range again after a growing delay.
+    fn retry(&mut self, shard: &str, table: &str, id: ChunkId, cause: Option<Error>) -> Result<()> {
+        if let Some(task) = self.chunk_tasks.remove(&id) {
+            task.abort();
+        }
+        self.shards.get_mut(shard).expect("shard").merge.abandon(id);
+        let keyspace = self.options.keyspace.clone();
+        let tablet = format!("{:?}", self.snap.tablet_type).to_lowercase();
+        let st = self.table_mut(shard, table);
+        st.reading = None;
+        st.snapshot_due = None;
+        st.unmerged -= 1;
+        st.retries += 1;
+        if st.retries > MAX_RETRIES {
+            let why = cause.map_or_else(
+                || format!("each chunk's {tablet} tablet stayed behind the log stream"),
+                |e| e.message,
+            );
+            return Err(Error::retryable(format!(
+                "the chunked snapshot of {keyspace}.{table} on shard {shard} gave up after {MAX_RETRIES} attempts: {why} — \
+                 read the chunks from the log's tablet type (snapshot tablet type), or let the replicas catch up"
+            )));
+        }
+        let delay = Duration::from_millis(50u64 << st.retries.min(8));
+        st.not_before = Some(Instant::now() + delay);
+        self.reading -= 1;
+        Ok(())
+    }
+
+    /// The schema a chunk row is handed out with: the log's, when it has the same columns (so a
+    /// consumer sees one shape); else the chunk's, announced first.
+    fn schema_for(
+        &mut self,
+        shard: &str,
+        side: &Arc<TableSchema>,
+        out: &mut Vec<Event>,
+    ) -> Arc<TableSchema> {
+        let key = (shard.to_string(), side.table.clone());
+        match self.schemas.get(&key) {
+            Some(log) if log.columns == side.columns => log.clone(),
+            known => {
+                let version = known.map_or(side.version, |s| s.version + 1);
+                let schema = Arc::new(TableSchema {
+                    version,
+                    ..(**side).clone()
+                });
+                self.schemas.insert(key, schema.clone());
+                out.push(Event::Schema(schema.clone()));
+                schema
+            }
+        }
+    }
+
+    fn on_log(&mut self, events: Vec<Event>) -> Result<Vec<Event>> {
+        let mut out = Vec::with_capacity(events.len());
+        for event in events {
+            match &event {
+                Event::Schema(s) => {
+                    self.schemas
+                        .insert((s.shard.clone(), s.table.clone()), s.clone());
+                }
+                Event::Change(c) => {
+                    if let Some(state) = self.shards.get_mut(&c.schema.shard) {
+                        if state.tables.contains_key(&c.schema.table) {
+                            let gtid = c.gtid.as_deref().and_then(|g| Gtid::parse(g).ok());
+                            state.merge.on_log_change(
+                                &c.schema.table,
+                                &c.schema,
+                                &c.values,
+                                gtid.as_ref(),
+                            );
+                        }
+                    }
+                }
+                Event::Mark(p) => {
+                    let shard = p.shard.clone();
+                    if let Some(state) = self.shards.get_mut(&shard) {
+                        state.log = p.clone();
+                        state.merge.on_log_position(parse_position(p)?);
+                        out.push(Event::Mark(self.position(&shard)));
+                        self.emit_ready(&shard, &mut out)?;
+                        continue;
+                    }
+                }
+                Event::Journal { shard, .. }
+                    if self
+                        .shards
+                        .get(&shard.1)
+                        .is_some_and(|s| !s.tables.is_empty()) =>
+                {
+                    return Err(Error::fatal(format!(
+                        "shard {}/{} was resharded during a chunked snapshot — start the capture again on the new shards",
+                        shard.0, shard.1
+                    )));
+                }
+                _ => {}
+            }
+            out.push(event);
+        }
+        Ok(out)
+    }
+
+    /// Hands out the merged chunks of `shard`, in slices, each followed by a mark.
+    fn emit_ready(&mut self, shard: &str, out: &mut Vec<Event>) -> Result<()> {
+        let ready: Vec<ReadyChunk> = match self.shards.get_mut(shard) {
+            Some(s) => s.merge.take_ready(),
+            None => return Ok(()),
+        };
+        for chunk in ready {
+            let table = chunk.table.clone();
+            let st = self.table_mut(shard, &table);
+            st.unmerged -= 1;
+            let key = st.key.clone();
+            let n = chunk.rows.len();
+            let mut rows = chunk.rows.into_iter().peekable();
+            while rows.peek().is_some() {
+                let slice: Vec<_> = rows.by_ref().take(SLICE_ROWS).collect();
+                let last = slice.last().map(|r| key.key_of(&r.schema, &r.values));
+                let count = slice.len() as u64;
+                out.extend(slice.into_iter().map(Event::Change));
+                let st = self.table_mut(shard, &table);
+                st.rows += count;
+                if rows.peek().is_some() {
+                    st.emitted = last.map(ChunkRange::after);
+                    out.push(Event::Mark(self.position(shard)));
+                }
+            }
+            let st = self.table_mut(shard, &table);
+            st.chunks += 1;
+            let progress = &mut self.shards.get_mut(shard).expect("shard").progress;
+            progress.chunks_done += 1;
+            progress.rows += n as u64;
+            let st = self.table_mut(shard, &table);
+            st.emitted = match chunk.range.through.clone() {
+                Some(k) => Some(ChunkRange::after(k)),
+                None => chunk.range.next_level(),
+            };
+            tracing::debug!(table = %table, shard = %shard, rows = n, evicted = chunk.evicted, "chunk merged");
+            let done = st.emitted.is_none();
+            if done {
+                if let Some(s) = self.shards.get_mut(shard) {
+                    s.tables.remove(&table);
+                }
+                tracing::info!(table = %table, shard = %shard, "chunked snapshot of the table done on the shard");
+            }
+            self.update_progress(shard);
+            out.push(Event::Mark(self.position(shard)));
+        }
+        Ok(())
+    }
+
+    /// Recomputes what remains on `shard` (chunks and rows done are counted as they are emitted).
+    fn update_progress(&mut self, shard: &str) {
+        let rows_per_chunk = self.snap.chunk_rows.max(1) as u64;
+        let Some(s) = self.shards.get_mut(shard) else {
+            return;
+        };
+        // Per remaining table at least one more chunk; more as its statistics suggest.
+        let left: u64 = s
+            .tables
+            .values()
+            .map(|t| {
+                t.estimated_rows
+                    .unwrap_or(0)
+                    .saturating_sub(t.rows)
+                    .div_ceil(rows_per_chunk)
+                    .max(1)
+            })
+            .sum();
+        s.progress.tables_remaining = s.tables.len() as u64;
+        s.progress.chunks_planned = s.progress.chunks_done + left;
+    }
+
+    fn position(&self, shard: &str) -> ShardPosition {
+        let s = &self.shards[shard];
+        let mut p = s.log.clone();
+        p.snapshots = s
+            .tables
+            .iter()
+            .filter_map(|(table, t)| {
+                let range = t.emitted.as_ref()?;
+                Some(TableSnapshot {
+                    table: table.clone(),
+                    filter: t.filter.clone(),
+                    after: range.after.as_deref().map(encode_key).unwrap_or_default(),
+                    level: range.level as u32,
+                    chunks: t.chunks,
+                    rows: t.rows,
+                })
+            })
+            .collect();
+        p
+    }
+}
+
+fn parse_position(p: &ShardPosition) -> Result<GtidSet> {
+    GtidSet::parse(&p.gtid).map_err(|e| Error::from(e).with_code(ErrorCode::InvalidPosition))
+}
+
+async fn run_log(mut log: EventStream, tx: mpsc::Sender<Result<Vec<Event>>>) {
+    loop {
+        let r = log.next_events().await;
+        let failed = r.is_err();
+        if tx.send(r).await.is_err() || failed {
+            return;
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}

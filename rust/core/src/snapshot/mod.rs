@@ -1,0 +1,20 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! Chunked snapshots beside the log (docs/snapshots.md).
+//!
+//! The full state of a table (or a key range of it) is read in chunks by short side VStreams,
+//! each at its own snapshot GTID set, while the shard's main log stream keeps flowing; the
+//! chunks are merged into the log by GTID membership so that no key goes back in time and no
+//! delete is lost.
+//! - [`key`]: primary keys in MySQL's order, chunk ranges and their filter predicates.
+//! - [`merge`]: the per-shard merge of log changes and chunk rows (pure logic).
+//! - [`chunk`]: one chunk's side stream.
+//! - [`capture`]: the log stream with the chunks beside it, per shard merged, resumable.
+
+pub mod capture;
+pub mod chunk;
+pub mod key;
+pub mod merge;
+
+pub use capture::{Capture, CaptureProgress, CaptureStream, ShardProgress};

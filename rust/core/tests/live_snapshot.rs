@@ -1,0 +1,574 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! Chunked snapshots against the real local Vitess, under a concurrent writer (inserts,
+//! updates, deletes, primary-key moves, a version counter per row). Run with
+//! `cargo test -p vitess-cdc-core --features integration --test live_snapshot`.
+//!
+//! The tables (`snap_rows`, `snap_pairs`, `snap_ticks` in keyspace `customer`, two shards) are
+//! this file's alone; its tests take a lock, empty them and fill them again. Over the whole
+//! output: per key, versions never decrease (a row deleted is never brought back by a chunk);
+//! once the writer stopped and the log caught up, the materialized rows equal `SELECT *`
+//! through VTGate; the other table's changes keep arriving during the capture (their lag is
+//! printed). The chunks read from the RDONLY tablets (vttestserver's non-primary tablets).
+#![cfg(feature = "integration")]
+
+mod common;
+
+use common::live::{mysql_opts, vtgate};
+use common::{key_of, timeouts};
+use rand::{Rng, SeedableRng};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use vitess_cdc_core::options::TabletType;
+use vitess_cdc_core::snapshot::{Capture, CaptureStream};
+use vitess_cdc_core::{
+    ChangeEvent, Event, RowKind, ShardPosition, SnapshotOptions, StartMode, StreamOptions, Value,
+};
+
+const KEYSPACE: &str = "customer";
+/// The tests of this file share their tables.
+static TABLES: Mutex<()> = Mutex::new(());
+
+type Key = (String, Vec<String>);
+
+fn now_ms() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64
+}
+
+async fn connect() -> mysql_async::Conn {
+    mysql_async::Conn::new(mysql_opts(KEYSPACE))
+        .await
+        .expect("connect to VTGate's MySQL port")
+}
+
+async fn exec(conn: &mut mysql_async::Conn, q: &str) {
+    use mysql_async::prelude::Queryable;
+    conn.query_drop(q)
+        .await
+        .unwrap_or_else(|e| panic!("{}: {e:.300}", &q[..q.len().min(200)]));
+}
+
+/// Empties the tables and fills snap_rows with ids 1..=rows and snap_pairs with a 0..a_max ×
+/// b 0..20 grid; every row's version is its own number (the writer counts on from there).
+async fn fill(rows: i64, a_max: i64) -> i64 {
+    let mut conn = connect().await;
+    // A previous run's rows can be more than VTGate's OLTP row limit (10,000) for a delete.
+    for t in ["snap_rows", "snap_pairs", "snap_ticks"] {
+        exec(&mut conn, &format!("truncate table {t}")).await;
+    }
+    let mut ver = 0;
+    for start in (1..=rows).step_by(2000) {
+        let values: Vec<String> = (start..(start + 2000).min(rows + 1))
+            .map(|id| {
+                ver += 1;
+                format!("({id}, {ver}, 'p{id}')")
+            })
+            .collect();
+        exec(
+            &mut conn,
+            &format!(
+                "insert into snap_rows (id, ver, pad) values {}",
+                values.join(",")
+            ),
+        )
+        .await;
+    }
+    let mut values = Vec::new();
+    for a in 0..a_max {
+        for b in 0..20 {
+            ver += 1;
+            values.push(format!("({a}, {b}, {ver})"));
+        }
+    }
+    for part in values.chunks(2000) {
+        exec(
+            &mut conn,
+            &format!(
+                "insert into snap_pairs (a, b, ver) values {}",
+                part.join(",")
+            ),
+        )
+        .await;
+    }
+    conn.disconnect().await.ok();
+    ver
+}
+
+/// The writer: one statement at a time (so versions follow commit order), until `stop`.
+/// Returns the keys it deleted and did not write again, per table.
+struct Writer {
+    stop: Arc<AtomicBool>,
+    handle: std::thread::JoinHandle<(BTreeSet<i64>, u64)>,
+}
+
+impl Writer {
+    fn start(rows: i64, a_max: i64, first_ver: i64) -> Writer {
+        let stop = Arc::new(AtomicBool::new(false));
+        let flag = stop.clone();
+        let handle = std::thread::spawn(move || {
+            let rt = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            rt.block_on(async move {
+                let mut conn = connect().await;
+                let mut rng = rand::rngs::StdRng::seed_from_u64(0x736e_6170);
+                let mut ver = first_ver;
+                let mut live: Vec<i64> = (1..=rows).collect();
+                let mut deleted = BTreeSet::new();
+                let mut next_id = rows + 1;
+                let mut tick = 0i64;
+                let mut statements = 0u64;
+                while !flag.load(Ordering::SeqCst) {
+                    ver += 1;
+                    let op = rng.random_range(0..10);
+                    let q = match op {
+                        // update a row
+                        0..=3 if !live.is_empty() => {
+                            let id = live[rng.random_range(0..live.len())];
+                            format!("update snap_rows set ver = {ver} where id = {id}")
+                        }
+                        // delete a row
+                        4 if !live.is_empty() => {
+                            let id = live.swap_remove(rng.random_range(0..live.len()));
+                            deleted.insert(id);
+                            format!("delete from snap_rows where id = {id}")
+                        }
+                        // insert a new row, or bring a deleted one back
+                        5 => {
+                            let id = match deleted.iter().next().copied() {
+                                Some(id) if rng.random_bool(0.3) => {
+                                    deleted.remove(&id);
+                                    id
+                                }
+                                _ => {
+                                    next_id += 1;
+                                    next_id
+                                }
+                            };
+                            live.push(id);
+                            format!("insert into snap_rows (id, ver, pad) values ({id}, {ver}, 'w')")
+                        }
+                        // a primary-key move within a shard (a is the vindex column), up
+                        // from b < 20 or back down
+                        6 | 7 => {
+                            let a = rng.random_range(0..a_max);
+                            let b = rng.random_range(0..20);
+                            if op == 6 {
+                                format!("update snap_pairs set b = b + 20, ver = {ver} where a = {a} and b = {b}")
+                            } else {
+                                format!("update snap_pairs set b = b - 20, ver = {ver} where a = {a} and b = {}", b + 20)
+                            }
+                        }
+                        // an update of the composite-key table
+                        8 => {
+                            let a = rng.random_range(0..a_max);
+                            let b = rng.random_range(0..40);
+                            format!("update snap_pairs set ver = {ver} where a = {a} and b = {b}")
+                        }
+                        _ => {
+                            tick += 1;
+                            format!(
+                                "insert into snap_ticks (id, written_ms) values ({tick}, {})",
+                                now_ms()
+                            )
+                        }
+                    };
+                    use mysql_async::prelude::Queryable;
+                    if let Err(e) = conn.query_drop(&q).await {
+                        // A PK move onto a taken key is refused by MySQL; anything else is not expected.
+                        let text = e.to_string();
+                        assert!(text.contains("Duplicate entry"), "{q}: {text}");
+                    }
+                    statements += 1;
+                }
+                conn.disconnect().await.ok();
+                (deleted, statements)
+            })
+        });
+        Writer { stop, handle }
+    }
+
+    fn finish(self) -> (BTreeSet<i64>, u64) {
+        self.stop.store(true, Ordering::SeqCst);
+        self.handle.join().expect("writer")
+    }
+}
+
+async fn table_state() -> BTreeMap<Key, i64> {
+    use mysql_async::prelude::Queryable;
+    let mut conn = connect().await;
+    // More rows than VTGate's OLTP row limit (10,000).
+    exec(&mut conn, "set workload = 'olap'").await;
+    let mut state = BTreeMap::new();
+    let rows: Vec<(i64, i64)> = conn.query("select id, ver from snap_rows").await.unwrap();
+    for (id, ver) in rows {
+        state.insert(key("snap_rows", &[id]), ver);
+    }
+    let pairs: Vec<(i64, i64, i64)> = conn
+        .query("select a, b, ver from snap_pairs")
+        .await
+        .unwrap();
+    for (a, b, ver) in pairs {
+        state.insert(key("snap_pairs", &[a, b]), ver);
+    }
+    conn.disconnect().await.ok();
+    state
+}
+
+fn key(table: &str, ints: &[i64]) -> Key {
+    (
+        table.to_string(),
+        ints.iter()
+            .map(|n| format!("{:?}", Value::Int(*n)))
+            .collect(),
+    )
+}
+
+fn ver_of(c: &ChangeEvent) -> i64 {
+    let i = c
+        .schema
+        .columns
+        .iter()
+        .position(|col| col.name == "ver")
+        .expect("a ver column");
+    match c.values[i] {
+        Value::Int(v) => v,
+        ref other => panic!("ver is {other:?}"),
+    }
+}
+
+/// The consumer's view: rows by key (ver only), and every check over the whole output.
+#[derive(Default)]
+struct View {
+    rows: BTreeMap<Key, i64>,
+    /// Per key: the last image's version and whether it was a delete.
+    last: BTreeMap<Key, (i64, bool)>,
+    snapshot_reads: u64,
+    reads_by_table: BTreeMap<String, u64>,
+    read_keys: BTreeSet<Key>,
+    violations: Vec<String>,
+    tick_lags_ms: Vec<i64>,
+    marks: BTreeMap<String, ShardPosition>,
+}
+
+impl View {
+    fn apply(&mut self, e: &Event, capturing: bool) {
+        match e {
+            Event::Mark(p) => {
+                self.marks.insert(p.shard.clone(), p.clone());
+            }
+            Event::Change(c)
+                if c.schema.table == "snap_ticks" && capturing && c.kind == RowKind::Insert =>
+            {
+                let written = match c.values[1] {
+                    Value::Int(ms) => ms,
+                    _ => unreachable!(),
+                };
+                self.tick_lags_ms.push(now_ms() - written);
+            }
+            Event::Change(c) if c.schema.table == "snap_ticks" => {}
+            Event::Change(c) => {
+                let k = key_of(c);
+                let v = ver_of(c);
+                let (image, delete) = match c.kind {
+                    RowKind::UpdateBefore => return,
+                    RowKind::Delete => (v, true),
+                    RowKind::Insert | RowKind::UpdateAfter | RowKind::SnapshotRead => (v, false),
+                };
+                if let Some(&(prev, was_delete)) = self.last.get(&k) {
+                    let back = if was_delete && !delete {
+                        image <= prev
+                    } else {
+                        image < prev
+                    };
+                    if back && self.violations.len() < 20 {
+                        self.violations.push(format!(
+                            "{k:?} went back in time: {:?} version {image} after {} version {prev}",
+                            c.kind,
+                            if was_delete {
+                                "a delete of"
+                            } else {
+                                "an image of"
+                            }
+                        ));
+                    }
+                }
+                self.last.insert(k.clone(), (image, delete));
+                if delete {
+                    self.rows.remove(&k);
+                } else {
+                    self.rows.insert(k.clone(), v);
+                }
+                if c.kind == RowKind::SnapshotRead {
+                    self.snapshot_reads += 1;
+                    *self.reads_by_table.entry(k.0.clone()).or_default() += 1;
+                    self.read_keys.insert(k);
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+fn options(tables: &[&str]) -> StreamOptions {
+    let mut o = StreamOptions::new(vtgate(), KEYSPACE);
+    o.tables = tables.iter().map(|s| s.to_string()).collect();
+    o.start = StartMode::Latest;
+    o
+}
+
+fn chunk_options() -> SnapshotOptions {
+    SnapshotOptions {
+        chunk_rows: 2000,
+        chunks_in_flight: 3,
+        // vttestserver's non-primary tablets are RDONLY (docs/snapshots.md).
+        tablet_type: TabletType::Rdonly,
+        ..SnapshotOptions::default()
+    }
+}
+
+/// Runs a capture to its end under the writer, restarting it once from its positions after
+/// `restart_after_chunks` chunks; then stops the writer and reads until the log caught up.
+fn run_capture(
+    captures: Vec<Capture>,
+    restart_after_chunks: Option<u64>,
+    rows: i64,
+    a_max: i64,
+) -> (View, BTreeMap<Key, i64>, BTreeSet<i64>) {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let first_ver = rt.block_on(fill(rows, a_max));
+    let tables = ["snap_rows", "snap_pairs", "snap_ticks"];
+    let mut stream = rt
+        .block_on(CaptureStream::open(
+            options(&tables),
+            captures.clone(),
+            chunk_options(),
+        ))
+        .expect("open the capture");
+    let writer = Writer::start(rows, a_max, first_ver + 1_000_000);
+    let mut view = View::default();
+    let started = Instant::now();
+    let mut restarted = restart_after_chunks.is_none();
+    while !stream.capture_done() {
+        assert!(
+            started.elapsed() < timeouts::copy(),
+            "the capture did not finish in time: {:?}",
+            stream.progress().total()
+        );
+        let events = rt.block_on(stream.next_events()).expect("capture");
+        for e in &events {
+            view.apply(e, true);
+        }
+        let done = stream.progress().total().chunks_done;
+        if !restarted && restart_after_chunks.is_some_and(|n| done >= n) {
+            // Stop mid-capture and resume from the positions of the last marks handed out.
+            restarted = true;
+            let positions: Vec<ShardPosition> = view.marks.values().cloned().collect();
+            assert!(
+                positions.iter().any(|p| !p.snapshots.is_empty()),
+                "the marks carry the capture's cursors: {positions:?}"
+            );
+            drop(stream);
+            let mut o = options(&tables);
+            o.start = StartMode::Positions(positions);
+            stream = rt
+                .block_on(CaptureStream::open(o, Vec::new(), chunk_options()))
+                .expect("resume the capture");
+            let resumed = stream.progress().total();
+            assert!(
+                resumed.chunks_done >= done.min(1),
+                "the resumed capture knows its progress: {resumed:?}"
+            );
+            eprintln!("resumed the capture after {done} chunks: {resumed:?}");
+        }
+    }
+    let capture_secs = started.elapsed().as_secs_f64();
+    let progress = stream.progress().total();
+    let (deleted, statements) = writer.finish();
+    let expected = rt.block_on(table_state());
+    // The log catches up with the last writes.
+    let deadline = Instant::now() + timeouts::progress();
+    let relevant = |view: &View| {
+        view.rows
+            .iter()
+            .filter(|(k, _)| in_captures(&captures, k))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect::<BTreeMap<_, _>>()
+    };
+    let wanted: BTreeMap<Key, i64> = expected
+        .iter()
+        .filter(|(k, _)| in_captures(&captures, k))
+        .map(|(k, v)| (k.clone(), *v))
+        .collect();
+    let mut caught_up_events = 0usize;
+    let mut checked = Instant::now();
+    loop {
+        let events = rt
+            .block_on(async {
+                tokio::time::timeout(Duration::from_millis(500), stream.next_events()).await
+            })
+            .unwrap_or(Ok(Vec::new()))
+            .expect("log");
+        caught_up_events += events.len();
+        for e in &events {
+            view.apply(e, false);
+        }
+        // Comparing costs more than a batch: only when the log is quiet, or once a second.
+        if events.is_empty() || checked.elapsed() > Duration::from_secs(1) {
+            checked = Instant::now();
+            if relevant(&view) == wanted || Instant::now() > deadline {
+                break;
+            }
+        }
+    }
+    eprintln!(
+        "after the capture: {caught_up_events} events until caught up; last marks {:?}",
+        view.marks
+            .values()
+            .map(|p| (&p.shard, &p.gtid))
+            .collect::<Vec<_>>()
+    );
+    let mut lags = view.tick_lags_ms.clone();
+    lags.sort();
+    let pct = |p: f64| lags.get(((lags.len() as f64 - 1.0) * p) as usize).copied();
+    eprintln!(
+        "capture of {captures:?}: {capture_secs:.2} s, {progress:?}, {} snapshot reads {:?}, writer: {statements} statements; \
+         lag of the other table's changes during the capture: {} changes, p50 {:?} ms, p99 {:?} ms, max {:?} ms",
+        view.snapshot_reads,
+        view.reads_by_table,
+        lags.len(),
+        pct(0.5),
+        pct(0.99),
+        lags.last()
+    );
+    assert!(
+        !lags.is_empty(),
+        "no change of the other table arrived during the capture"
+    );
+    assert!(view.violations.is_empty(), "{:#?}", view.violations);
+    let got = relevant(&view);
+    let missing: Vec<_> = wanted
+        .keys()
+        .filter(|k| !got.contains_key(*k))
+        .take(5)
+        .collect();
+    let extra: Vec<_> = got
+        .keys()
+        .filter(|k| !wanted.contains_key(*k))
+        .take(5)
+        .collect();
+    let stale: Vec<_> = wanted
+        .iter()
+        .filter(|(k, v)| got.get(*k).is_some_and(|g| g != *v))
+        .take(5)
+        .collect();
+    assert!(
+        missing.is_empty() && extra.is_empty() && stale.is_empty(),
+        "the materialized rows differ from SELECT *: {} vs {} rows; missing {missing:?}, extra {extra:?}, stale {stale:?}",
+        got.len(),
+        wanted.len()
+    );
+    assert!(view.violations.is_empty(), "{:#?}", view.violations);
+    (view, wanted, deleted)
+}
+
+/// Whether a key belongs to what the captures cover (for the comparison with `SELECT *`).
+fn in_captures(captures: &[Capture], k: &Key) -> bool {
+    let int = |i: usize| -> i64 {
+        k.1[i]
+            .trim_start_matches("Int(")
+            .trim_end_matches(')')
+            .parse()
+            .unwrap()
+    };
+    captures.iter().any(|c| {
+        c.table == k.0
+            && match (k.0.as_str(), c.filter.as_deref()) {
+                (_, None) => true,
+                ("snap_rows", Some(_)) => (RANGE_LO..RANGE_HI).contains(&int(0)),
+                ("snap_pairs", Some(_)) => (PAIRS_LO..PAIRS_HI).contains(&int(0)),
+                _ => unreachable!(),
+            }
+    })
+}
+
+const RANGE_LO: i64 = 4000;
+const RANGE_HI: i64 = 11000;
+const PAIRS_LO: i64 = 30;
+const PAIRS_HI: i64 = 170;
+
+#[test]
+fn whole_tables_captured_under_a_concurrent_writer_equal_the_tables_and_resume_mid_capture() {
+    let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let rows = 20_000;
+    let captures = vec![
+        Capture::parse("snap_rows").unwrap(),
+        Capture::parse("snap_pairs").unwrap(),
+    ];
+    let (view, wanted, deleted) = run_capture(captures, Some(4), rows, 200);
+    // Rows deleted during the capture stay deleted (none is in the view, none in the table).
+    assert!(!deleted.is_empty(), "the writer deleted nothing");
+    for id in &deleted {
+        let k = key("snap_rows", &[*id]);
+        assert!(
+            !view.rows.contains_key(&k) && !wanted.contains_key(&k),
+            "{k:?}"
+        );
+    }
+    // The chunks read the tables: most rows arrive as snapshot reads.
+    assert!(
+        view.reads_by_table["snap_rows"] as i64 > rows / 2,
+        "{:?}",
+        view.reads_by_table
+    );
+    assert!(
+        view.reads_by_table["snap_pairs"] > 2000,
+        "{:?}",
+        view.reads_by_table
+    );
+}
+
+#[test]
+fn key_ranges_captured_under_a_concurrent_writer_equal_the_ranges() {
+    let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let captures = vec![
+        Capture::parse(&format!(
+            "snap_rows:`id` >= {RANGE_LO} and `id` < {RANGE_HI}"
+        ))
+        .unwrap(),
+        Capture::parse(&format!("snap_pairs:a >= {PAIRS_LO} and a < {PAIRS_HI}")).unwrap(),
+    ];
+    let (view, _, _) = run_capture(captures.clone(), None, 15_000, 200);
+    // Snapshot reads only inside the ranges.
+    let outside: Vec<_> = view
+        .read_keys
+        .iter()
+        .filter(|k| !in_captures(&captures, k))
+        .take(5)
+        .collect();
+    assert!(
+        outside.is_empty(),
+        "snapshot reads outside the ranges: {outside:?}"
+    );
+    assert!(
+        view.reads_by_table["snap_rows"] > 3000,
+        "{:?}",
+        view.reads_by_table
+    );
+    assert!(
+        view.reads_by_table["snap_pairs"] > 1000,
+        "{:?}",
+        view.reads_by_table
+    );
+}
