@@ -222,6 +222,34 @@ async fn table_state() -> BTreeMap<Key, i64> {
     state
 }
 
+/// Empties the tables when a test ends, passed or failed (other tests read keyspace `customer`
+/// whole). Never panics: it runs while a failed assertion unwinds.
+struct EmptyTables;
+
+impl Drop for EmptyTables {
+    fn drop(&mut self) {
+        let Ok(rt) = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+        else {
+            return;
+        };
+        rt.block_on(async {
+            use mysql_async::prelude::Queryable;
+            let Ok(mut conn) = mysql_async::Conn::new(mysql_opts(KEYSPACE)).await else {
+                eprintln!("could not connect to empty the snap_ tables");
+                return;
+            };
+            for t in ["snap_rows", "snap_pairs", "snap_ticks"] {
+                if let Err(e) = conn.query_drop(format!("truncate table {t}")).await {
+                    eprintln!("truncate {t}: {e}");
+                }
+            }
+            conn.disconnect().await.ok();
+        });
+    }
+}
+
 fn key(table: &str, ints: &[i64]) -> Key {
     (
         table.to_string(),
@@ -511,6 +539,7 @@ const PAIRS_HI: i64 = 170;
 #[test]
 fn whole_tables_captured_under_a_concurrent_writer_equal_the_tables_and_resume_mid_capture() {
     let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let _empty = EmptyTables;
     let rows = 20_000;
     let captures = vec![
         Capture::parse("snap_rows").unwrap(),
@@ -542,6 +571,7 @@ fn whole_tables_captured_under_a_concurrent_writer_equal_the_tables_and_resume_m
 #[test]
 fn key_ranges_captured_under_a_concurrent_writer_equal_the_ranges() {
     let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let _empty = EmptyTables;
     let captures = vec![
         Capture::parse(&format!(
             "snap_rows:`id` >= {RANGE_LO} and `id` < {RANGE_HI}"

@@ -114,6 +114,7 @@ fn main() -> std::process::ExitCode {
     if args.snapshots {
         return match snapshots::run(&args) {
             Ok(runs) => {
+                let runs: Vec<_> = runs.iter().map(snapshots::Run::to_json).collect();
                 let json = serde_json::json!({ "machine": machine, "snapshots": runs });
                 if let Err(e) =
                     std::fs::write(&args.json, serde_json::to_string_pretty(&json).unwrap())
