@@ -145,6 +145,7 @@ fn main() {
         table_p_ks: Vec::new(),
         tables_to_copy: Vec::new(),
         copy_completed: true,
+        snapshots: Vec::new(),
     };
     let copying = ShardPosition {
         keyspace: "customer".into(),
@@ -159,6 +160,7 @@ fn main() {
         }],
         tables_to_copy: vec!["corder".into()],
         copy_completed: false,
+        snapshots: Vec::new(),
     };
     write(dir, "position_bytes", "done", &done.to_bytes());
     write(dir, "position_bytes", "copying", &copying.to_bytes());

@@ -38,6 +38,7 @@ fn resume_at(gtid: &str) -> StartMode {
         table_p_ks: vec![],
         tables_to_copy: vec![],
         copy_completed: true,
+        snapshots: Vec::new(),
     }])
 }
 
@@ -193,6 +194,7 @@ fn options_the_core_refuses() {
                     table_p_ks: vec![],
                     tables_to_copy: vec![],
                     copy_completed: true,
+                    snapshots: Vec::new(),
                 }])
             }),
             Expect {

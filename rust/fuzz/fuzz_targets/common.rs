@@ -132,6 +132,7 @@ pub fn machine(copy: bool) -> Machine {
         table_p_ks: Vec::new(),
         tables_to_copy: if copy { vec!["t".into()] } else { Vec::new() },
         copy_completed: !copy,
+        snapshots: Vec::new(),
     };
     let config = MachineConfig {
         allow_tables_without_primary_key: true,
