@@ -512,6 +512,8 @@ fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> Resul
     let mut changes = 0u64;
     let mut last_change = Instant::now();
     let mut pending_before = None;
+    // With --stop-on-reshard the stream's End follows a reshard journal, not a snapshot.
+    let mut journal_seen = false;
     let stop_reason = 'outer: loop {
         if STOP.load(Ordering::SeqCst) {
             break "interrupted";
@@ -523,6 +525,7 @@ fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> Resul
                 last_change = Instant::now();
             }
             ended |= matches!(event, Event::End);
+            journal_seen |= matches!(event, Event::Journal { .. });
             if let Some(line) = printer.line(event, &mut pending_before, &mut changes) {
                 if writeln!(out, "{line}").is_err() {
                     stream.close();
@@ -539,7 +542,11 @@ fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> Resul
             return Ok(());
         }
         if ended {
-            break "end of snapshot";
+            break if journal_seen {
+                "reshard journal reached (--stop-on-reshard); resume on the new shards from the journal's positions"
+            } else {
+                "end of snapshot"
+            };
         }
         if limits.idle_exit.is_some_and(|d| last_change.elapsed() >= d) {
             break "idle";
