@@ -114,43 +114,6 @@ fn assert_streams(o: StreamOptions, case: &str) {
     stream.close();
 }
 
-/// Opens the stream and expects it to fail, at the open or at the first polls, with a message
-/// containing every one of `needles` (case-insensitive), within 20 s.
-fn assert_fails(o: StreamOptions, needles: &[&str]) -> vitess_cdc_core::Error {
-    let started = Instant::now();
-    let err = match BlockingStream::open(o) {
-        Err(e) => e,
-        Ok(stream) => loop {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "expected a failure, the stream kept running"
-            );
-            match stream.poll(Duration::from_millis(100)) {
-                Err(e) => break e,
-                Ok(events) => assert!(
-                    !events.iter().any(|e| matches!(e, Event::Change(_))),
-                    "rows arrived although the connection must fail: {events:?}"
-                ),
-            }
-        },
-    };
-    let text = err.full_message().to_lowercase();
-    for n in needles {
-        assert!(
-            text.contains(&n.to_lowercase()),
-            "error does not mention '{n}': {}",
-            err.full_message()
-        );
-    }
-    assert!(
-        started.elapsed() < Duration::from_secs(20),
-        "the failure took {:?}",
-        started.elapsed()
-    );
-    eprintln!("expected failure: {}", err.full_message());
-    err
-}
-
 #[test]
 fn server_verified_tls_with_the_password_streams() {
     let (user, password) = the_user();
@@ -185,7 +148,7 @@ fn a_wrong_password_is_rejected_naming_the_credentials() {
         tls(&cluster::ca_path(), None),
         Some((&user, "not-the-password")),
     );
-    let err = assert_fails(
+    let err = common::assert_stream_fails(
         o,
         &[
             &address,
@@ -200,7 +163,7 @@ fn a_wrong_password_is_rejected_naming_the_credentials() {
 fn no_credentials_for_a_static_auth_vtgate_names_the_fix() {
     let address = cluster::vtgate_tls();
     let o = options(&address, tls(&cluster::ca_path(), None), None);
-    let err = assert_fails(
+    let err = common::assert_stream_fails(
         o,
         &[
             &address,
@@ -218,7 +181,7 @@ fn a_wrong_ca_names_the_ca_certificate_option() {
     let (user, password) = the_user();
     let address = cluster::vtgate_tls();
     let o = options(&address, tls(&other_ca, None), Some((&user, &password)));
-    let err = assert_fails(
+    let err = common::assert_stream_fails(
         o,
         &[
             &address,
@@ -234,7 +197,7 @@ fn a_plaintext_client_against_the_tls_port_is_told_to_turn_tls_on() {
     let (user, password) = the_user();
     let address = cluster::vtgate_tls();
     let o = options(&address, None, Some((&user, &password)));
-    let err = assert_fails(o, &[&address, "turn TLS on"]);
+    let err = common::assert_stream_fails(o, &[&address, "turn TLS on"]);
     // Certain (configuration) when HTTP/2 read TLS bytes; a bare close could also be a restart.
     let expected = if err.message.contains("protocol error") || err.message.contains("frame") {
         ErrorKind::Config
@@ -248,7 +211,7 @@ fn a_plaintext_client_against_the_tls_port_is_told_to_turn_tls_on() {
 fn a_tls_client_against_the_plaintext_port_is_told_it_does_not_speak_tls() {
     let address = cluster::vtgate_plain();
     let o = options(&address, tls(&cluster::ca_path(), None), None);
-    let err = assert_fails(o, &[&address, "does not speak TLS"]);
+    let err = common::assert_stream_fails(o, &[&address, "does not speak TLS"]);
     assert_eq!(err.kind, ErrorKind::Config, "{}", err.full_message());
 }
 
@@ -261,7 +224,7 @@ fn mutual_tls_without_a_client_certificate_names_the_client_certificate() {
         tls(&cluster::ca_path(), None),
         Some((&user, &password)),
     );
-    let err = assert_fails(o, &[&address, "client certificate"]);
+    let err = common::assert_stream_fails(o, &[&address, "client certificate"]);
     assert_alert_is_config(&err);
 }
 
@@ -279,7 +242,7 @@ fn mutual_tls_with_a_certificate_from_another_ca_is_refused() {
         tls(&cluster::ca_path(), Some((&cert, &key))),
         Some((&user, &password)),
     );
-    let err = assert_fails(o, &[&address, "client certificate"]);
+    let err = common::assert_stream_fails(o, &[&address, "client certificate"]);
     assert_alert_is_config(&err);
 }
 

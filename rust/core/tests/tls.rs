@@ -120,39 +120,6 @@ fn assert_streams(o: StreamOptions) {
     stream.close();
 }
 
-/// Opens a stream and expects it to fail (at open or at the first poll) with a message
-/// containing every one of `needles` (case-insensitive).
-fn assert_fails(o: StreamOptions, needles: &[&str]) -> vitess_cdc_core::Error {
-    let started = Instant::now();
-    let err = match BlockingStream::open(o) {
-        Err(e) => e,
-        Ok(stream) => loop {
-            assert!(
-                started.elapsed() < Duration::from_secs(20),
-                "expected a TLS failure, the stream kept running"
-            );
-            match stream.poll(Duration::from_millis(100)) {
-                Err(e) => break e,
-                Ok(events) => assert!(
-                    !events.iter().any(|e| matches!(e, Event::Change(_))),
-                    "rows arrived although TLS must fail: {events:?}"
-                ),
-            }
-        },
-    };
-    let text = err.full_message().to_lowercase();
-    for n in needles {
-        assert!(
-            text.contains(&n.to_lowercase()),
-            "error does not mention '{n}': {}",
-            err.full_message()
-        );
-    }
-    assert!(started.elapsed() < Duration::from_secs(20));
-    eprintln!("expected failure: {}", err.full_message());
-    err
-}
-
 #[test]
 fn tls_with_the_right_ca_streams() {
     let s = setup(false);
@@ -166,13 +133,13 @@ fn tls_with_the_right_ca_streams() {
 #[test]
 fn tls_with_a_wrong_ca_names_tls_and_the_ca() {
     let s = setup(false);
-    let err = assert_fails(
+    let err = common::assert_stream_fails(
         options(&s, tls(Some(&s.other_ca_path), None)),
         &["tls", "ca certificate", &s.fake.address()],
     );
     assert_eq!(err.kind, ErrorKind::Config, "{}", err.full_message());
     // web PKI roots (no --tls-ca) do not know the test CA either
-    assert_fails(options(&s, tls(None, None)), &["tls", "ca certificate"]);
+    common::assert_stream_fails(options(&s, tls(None, None)), &["tls", "ca certificate"]);
 }
 
 #[test]
@@ -180,7 +147,7 @@ fn tls_with_a_wrong_server_name_says_so() {
     let s = setup(false);
     let mut t = tls(Some(&s.ca_path), None);
     t.server_name = Some("vtgate.example.com".into());
-    assert_fails(options(&s, t), &["tls", "server name"]);
+    common::assert_stream_fails(options(&s, t), &["tls", "server name"]);
 }
 
 #[test]
@@ -188,7 +155,7 @@ fn plaintext_client_against_a_tls_server_fails_clearly() {
     let s = setup(false);
     let mut o = options(&s, tls(None, None));
     o.tls = None;
-    let err = assert_fails(o, &[&s.fake.address(), "turn TLS on"]);
+    let err = common::assert_stream_fails(o, &[&s.fake.address(), "turn TLS on"]);
     // certain (config) when HTTP/2 saw TLS bytes; a bare close could also be a restart
     let expected = if err.message.contains("protocol error") || err.message.contains("frame") {
         ErrorKind::Config
@@ -210,7 +177,7 @@ fn mtls_with_a_client_certificate_streams() {
 #[test]
 fn mtls_without_a_client_certificate_names_the_fix() {
     let s = setup(true);
-    let err = assert_fails(
+    let err = common::assert_stream_fails(
         options(&s, tls(Some(&s.ca_path), None)),
         &["client certificate", "tls"],
     );
@@ -236,7 +203,7 @@ fn assert_alert_is_config(err: &vitess_cdc_core::Error) {
 #[test]
 fn mtls_with_a_certificate_from_another_ca_is_refused() {
     let s = setup(true);
-    let err = assert_fails(
+    let err = common::assert_stream_fails(
         options(
             &s,
             tls(
@@ -293,6 +260,6 @@ fn tls_client_against_a_plaintext_port_says_so() {
     o.start = StartMode::Latest;
     o.connect_timeout = Duration::from_secs(5);
     o.tls = Some(tls(Some(&ca), None));
-    let err = assert_fails(o, &["does not speak TLS", &plain.address()]);
+    let err = common::assert_stream_fails(o, &["does not speak TLS", &plain.address()]);
     assert_eq!(err.kind, ErrorKind::Config, "{}", err.full_message());
 }

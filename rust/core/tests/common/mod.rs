@@ -15,7 +15,7 @@ pub mod timeouts;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
-use vitess_cdc_core::{ChangeEvent, Event, RowKind, ShardPosition, Value};
+use vitess_cdc_core::{ChangeEvent, Event, RowKind, ShardPosition, StreamOptions, Value};
 
 /// Rows by (table, primary key), as a sink that applies the changelog would hold them.
 #[derive(Default, Debug)]
@@ -158,4 +158,42 @@ pub fn marks(events: &[Event]) -> BTreeMap<String, ShardPosition> {
         }
     }
     out
+}
+
+/// Opens a stream that must fail, at the open or at its first polls, within 20 s and before any
+/// row arrives, with a message containing every one of `needles` (case-insensitive); returns the
+/// error (its message is printed, for the docs' lists of what a user sees).
+pub fn assert_stream_fails(o: StreamOptions, needles: &[&str]) -> vitess_cdc_core::Error {
+    let started = Instant::now();
+    let err = match BlockingStream::open(o) {
+        Err(e) => e,
+        Ok(stream) => loop {
+            assert!(
+                started.elapsed() < Duration::from_secs(20),
+                "expected a failure, the stream kept running"
+            );
+            match stream.poll(Duration::from_millis(100)) {
+                Err(e) => break e,
+                Ok(events) => assert!(
+                    !events.iter().any(|e| matches!(e, Event::Change(_))),
+                    "rows arrived although the connection must fail: {events:?}"
+                ),
+            }
+        },
+    };
+    let text = err.full_message().to_lowercase();
+    for n in needles {
+        assert!(
+            text.contains(&n.to_lowercase()),
+            "error does not mention '{n}': {}",
+            err.full_message()
+        );
+    }
+    assert!(
+        started.elapsed() < Duration::from_secs(20),
+        "the failure took {:?}",
+        started.elapsed()
+    );
+    eprintln!("expected failure: {}", err.full_message());
+    err
 }
