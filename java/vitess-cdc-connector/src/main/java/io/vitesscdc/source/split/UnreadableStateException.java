@@ -52,4 +52,30 @@ public final class UnreadableStateException extends IOException {
                 + ": this connector reads versions 1.." + currentVersion + ", so the state was written by a newer "
                 + "vitess-cdc connector (or another source); run that connector version or newer, or " + FIX);
     }
+
+    /** One version's reader of state bytes. */
+    @FunctionalInterface
+    public interface VersionReader<T> {
+        T read(int version, byte[] serialized) throws IOException;
+    }
+
+    /**
+     * Reads {@code what}'s state of {@code version} with {@code reader}, or refuses it whole: a
+     * version outside 1..{@code currentVersion}, and any failure while reading (truncated, foreign
+     * or random bytes), become this exception, so nothing half-read is used and the job is not
+     * restarted on the same bytes.
+     */
+    public static <T> T read(String what, int version, int currentVersion, byte[] serialized, VersionReader<T> reader)
+            throws UnreadableStateException {
+        if (version < 1 || version > currentVersion) {
+            throw unknownVersion(what, version, currentVersion);
+        }
+        try {
+            return reader.read(version, serialized);
+        } catch (UnreadableStateException e) {
+            throw e;
+        } catch (IOException | RuntimeException e) {
+            throw corrupt(what, e);
+        }
+    }
 }

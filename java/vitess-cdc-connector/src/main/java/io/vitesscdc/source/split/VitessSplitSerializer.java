@@ -85,25 +85,19 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
 
     @Override
     public VitessSplit deserialize(int version, byte[] serialized) throws IOException {
-        if (version < VERSION_1 || version > CURRENT_VERSION) {
-            throw UnreadableStateException.unknownVersion("Vitess split", version, CURRENT_VERSION);
-        }
-        try {
-            switch (version) {
-                case VERSION_1:
-                    return deserializeV1(serialized);
-                case VERSION_2:
-                    return deserializeV2(serialized, false, false);
-                case VERSION_3:
-                    return deserializeV2(serialized, true, false);
-                default:
-                    return deserializeV2(serialized, true, true);
-            }
-        } catch (UnreadableStateException e) {
-            throw e;
-        } catch (IOException | RuntimeException e) {
-            // Whatever the bytes are, nothing half-read is used and the job is not restarted on them.
-            throw UnreadableStateException.corrupt("Vitess split", e);
+        return UnreadableStateException.read("Vitess split", version, CURRENT_VERSION, serialized, this::read);
+    }
+
+    private VitessSplit read(int version, byte[] serialized) throws IOException {
+        switch (version) {
+            case VERSION_1:
+                return deserializeV1(serialized);
+            case VERSION_2:
+                return deserializeV2(serialized, false, false);
+            case VERSION_3:
+                return deserializeV2(serialized, true, false);
+            default:
+                return deserializeV2(serialized, true, true);
         }
     }
 
