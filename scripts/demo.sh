@@ -18,7 +18,7 @@ trap 'stop_cluster_if_started_here' EXIT
 step "install local Vitess" bash tests/vitess/install.sh
 step "start local Vitess" ensure_cluster
 step "build the connector (Rust core inside the jar) and the demo" \
-  "${MVN[@]}" package -DskipTests -pl java/vitess-cdc-demo -am
+  "${MVN[@]}" package -DskipTests -Dnative.cross.skip=true -pl java/vitess-cdc-demo -am
 
 echo "==> seeding 20 rows, then writing ~$DEMO_RATE changes/s for ${DEMO_SECONDS}s while the Flink SQL job keeps a copy in sync"
 bash tests/vitess/loadgen.sh --count 20 > /dev/null

@@ -23,6 +23,7 @@ step "java format (spotless:check; mvn spotless:apply fixes it)" "${MVN[@]}" spo
 step "licence headers" bash scripts/license-headers.sh
 step "cargo clippy" cargo clippy --workspace --all-targets --all-features -- -D warnings
 step "cargo unit tests" cargo test --workspace --all-features --lib
+step "install the linux-aarch64 cross toolchain (the jar bundles both platforms)" bash scripts/install-cross.sh
 step "install local Vitess" bash tests/vitess/install.sh
 step "install multi-process Vitess (vtgate, vttablet, vtctld, etcd)" bash tests/vitess/cluster/install.sh
 step "start local Vitess" ensure_cluster
@@ -34,6 +35,10 @@ step "maven verify (jar with native library, Java unit + integration tests)" \
 step "stop multi-process Vitess" stop_multi_cluster_if_started_here
 step "native bridge tests again under -Xcheck:jni (fails on any JNI warning)" \
   "${MVN[@]}" verify -Dcargo.profile=dev -Pxcheck-jni -pl java/vitess-cdc-connector
+step "the bridge's server-free tests in a linux-aarch64 JVM under qemu-user (the jar's aarch64 library)" \
+  bash scripts/aarch64-jvm-tests.sh
 step "end-to-end scenarios" bash tests/e2e/run.sh
+step "the core's and the bridge's Rust unit tests built for linux-aarch64, run under qemu-user" \
+  cargo test --target aarch64-unknown-linux-gnu -p vitess-cdc-core -p vitess-cdc-jni --all-features --lib
 step "fuzz smoke (every rust/fuzz target for a few seconds over its committed corpus)" bash scripts/fuzz.sh smoke
 step "the other Flink lines (1.20, 2.3): unit tests and the main ITCases" bash scripts/flink-lines.sh

@@ -1,103 +1,22 @@
 #!/usr/bin/env bash
 # Copyright 2026 The vitess-cdc Authors
 # SPDX-License-Identifier: Apache-2.0
-# Faster alternative to option-b-sidroot.sh for the WRAPPER way (not for chroot):
-# fetch the sid packages of mysql-server-core + mysql-client-core and their
-# dependency closure with the host's own apt-get, run against a private,
-# isolated apt state (own sources list, lists, cache, empty dpkg status, no
-# host apt.conf.d), then unpack them with dpkg-deb -x.  No debootstrap, no
-# chroot, no maintainer scripts, nothing of the host's apt state touched.
+# MySQL 9.7 for the WRAPPER way (not for chroot): mysql-server-core + mysql-client-core from
+# Debian sid and their dependency closure unpacked into a private root by
+# tests/debian/extract-packages.sh (nothing of the host's apt state touched), then checked: every
+# shared library of mysqld resolves inside the root.
 #
-# usage: option-b-extract.sh ROOT
-#   ROOT  folder under /tmp to create (kept if ROOT/usr/sbin/mysqld exists);
-#         ROOT.apt holds the private apt state and the .debs while it runs
-#         (removed at the end; its logs are kept as ROOT.apt.log)
+# usage: extract-sid-mysql.sh ROOT   (kept if ROOT/usr/sbin/mysqld exists)
 # env MIRROR  Debian mirror (default: the one the host's apt sources use)
-#     SUITE   (default sid)
 # Then: make-mysql-wrappers.sh ROOT DEST   (ROOT is not a bootable root: no
 #       /bin/sh etc., so it cannot be chrooted into)
 set -euo pipefail
-
 ROOT=${1:?usage: $0 ROOT}
-# The Debian mirror this host already uses (first URIs: of its deb822 sources, else sources.list).
-host_debian_mirror() {
-  local u=""
-  [ -r /etc/apt/sources.list.d/debian.sources ] && u=$(awk '/^URIs:/{print $2; exit}' /etc/apt/sources.list.d/debian.sources)
-  [ -n "$u" ] || u=$(awk '$1=="deb"{for(i=2;i<=NF;i++) if ($i ~ /^https?:/){print $i; exit}}' /etc/apt/sources.list 2>/dev/null)
-  printf '%s' "$u"
-}
-MIRROR=${MIRROR:-$(host_debian_mirror)}
-[ -n "$MIRROR" ] || { echo "no Debian mirror found in the host's apt sources; set MIRROR" >&2; exit 2; }
-SUITE=${SUITE:-sid}
-case "$ROOT" in /?*) ;; *) echo "ROOT must be an absolute path: $ROOT" >&2; exit 2;; esac
-
-now_us() { local t=${EPOCHREALTIME/./}; echo "${t#0}"; }
-T0=$(now_us); LAST=$T0
-step() {
-  local now; now=$(now_us)
-  printf '[%4d.%02ds total | %4d.%02ds step] %s\n' \
-    $(( (now-T0)/1000000 )) $(( (now-T0)%1000000/10000 )) \
-    $(( (now-LAST)/1000000 )) $(( (now-LAST)%1000000/10000 )) "$*"
-  LAST=$now
-}
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 if [ -x "$ROOT/usr/sbin/mysqld" ]; then echo "already present: $ROOT"; exit 0; fi
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
-[ -r "$KEYRING" ] || { echo "missing $KEYRING (package debian-archive-keyring)" >&2; exit 1; }
-
-A=$ROOT.apt
-rm -rf "$ROOT" "$ROOT.partial" "$A"
-mkdir -p "$A/lists/partial" "$A/cache/archives/partial" "$A/apt.conf.d" \
-         "$A/sources.list.d" "$A/preferences.d"
-: > "$A/status"
-echo "deb [signed-by=$KEYRING] $MIRROR $SUITE main" > "$A/sources.list"
-# Read first by apt (APT_CONFIG), so it can redirect Dir::Etc::Parts away from
-# the host's /etc/apt/apt.conf.d (whose update hooks, e.g. appstream's, must not
-# run for this foreign suite) and the main config file.
-cat > "$A/apt.conf" <<EOF
-Dir::Etc::Parts "$A/apt.conf.d";
-Dir::Etc::Main "/dev/null";
-Dir::Etc::SourceList "$A/sources.list";
-Dir::Etc::SourceParts "$A/sources.list.d";
-Dir::Etc::Preferences "$A/preferences";
-Dir::Etc::PreferencesParts "$A/preferences.d";
-Dir::State "$A";
-Dir::State::Lists "$A/lists";
-Dir::State::status "$A/status";
-Dir::Cache "$A/cache";
-Dir::Cache::archives "$A/cache/archives";
-Dir::Log "$A";
-APT::Architecture "amd64";
-APT::Architectures { "amd64"; };
-APT::Install-Recommends "false";
-APT::Install-Suggests "false";
-Acquire::Languages "none";
-// the archive may be a snapshot mirror past its Release Valid-Until
-Acquire::Check-Valid-Until "false";
-Acquire::Check-Date "false";
-EOF
-export APT_CONFIG=$A/apt.conf
-timeout 300 apt-get -q update > "$A/update.log" 2>&1 || { cat "$A/update.log"; exit 1; }
-step "private apt-get update ($SUITE)"
-
-PKGS="mysql-server-core mysql-client-core"
-timeout 600 apt-get -q -y install --download-only $PKGS > "$A/download.log" 2>&1 \
-  || { cat "$A/download.log"; exit 1; }
-grep -E '^(Need to get|After this)' "$A/download.log" || true
-step "apt-get install --download-only ($(ls "$A"/cache/archives/*.deb | wc -l) debs, $(du -sh "$A/cache/archives" | cut -f1))"
-
-mkdir -p "$ROOT.partial"
-for deb in "$A"/cache/archives/*.deb; do
-  # docs, man pages and translations are not needed to run anything
-  dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$ROOT.partial" \
-    --exclude='./usr/share/doc/*' --exclude='./usr/share/man/*' \
-    --exclude='./usr/share/locale/*' --exclude='./usr/share/lintian/*'
-done
-mkdir -p -m 700 "$ROOT.partial/var/lib/mysql-files"
-mv "$ROOT.partial" "$ROOT"
-cat "$A/update.log" "$A/download.log" > "$ROOT.apt.log"
-rm -rf "$A"    # private lists + cache + debs: ~160 MB, not needed any more
-step "unpacked into $ROOT ($(du -sh "$ROOT" | cut -f1))"
+SUITE=sid ARCH=amd64 bash "$HERE/../../debian/extract-packages.sh" "$ROOT" mysql-server-core mysql-client-core
+mkdir -p -m 700 "$ROOT/var/lib/mysql-files"
 
 R=$ROOT
 "$R/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" \
@@ -107,4 +26,4 @@ missing=$("$R/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" --list \
   --library-path "$R/usr/lib/x86_64-linux-gnu:$R/lib/x86_64-linux-gnu" "$R/usr/sbin/mysqld" \
   | awk '/=>/ {print $3}' | grep -v "^$R/" || true)
 [ -z "$missing" ] || { echo "libraries resolved outside $R: $missing" >&2; exit 1; }
-step "root ready"
+echo "root ready: $ROOT"

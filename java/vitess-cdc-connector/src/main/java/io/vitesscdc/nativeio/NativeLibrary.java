@@ -67,6 +67,9 @@ public final class NativeLibrary {
     /** Resource directory holding one subdirectory per platform. */
     static final String RESOURCE_DIR = "native/";
 
+    /** The platforms a jar built by the project's Maven build carries and its tests cover. */
+    static final List<String> SUPPORTED_PLATFORMS = List.of("linux-x86_64", "linux-aarch64");
+
     /** Index of the bundled platforms, one per line, written by the Maven build. */
     static final String PLATFORM_INDEX = RESOURCE_DIR + "platforms.txt";
 
@@ -185,7 +188,9 @@ public final class NativeLibrary {
         } else {
             msg.append(String.join(", ", bundled));
         }
-        msg.append(". Build the connector on ")
+        msg.append(". vitess-cdc's supported platforms: ")
+                .append(String.join(", ", SUPPORTED_PLATFORMS))
+                .append(" (the published jar carries both). Elsewhere, build the connector on ")
                 .append(platform)
                 .append(" (mvn package), or put ")
                 .append(System.mapLibraryName(LIBRARY_NAME))

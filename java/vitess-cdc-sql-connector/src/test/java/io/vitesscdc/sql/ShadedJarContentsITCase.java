@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.jar.JarEntry;
 import java.util.jar.JarFile;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -51,8 +52,24 @@ class ShadedJarContentsITCase {
                             "native/platforms.txt");
             String platforms = new String(
                     jar.getInputStream(jar.getEntry("native/platforms.txt")).readAllBytes(), StandardCharsets.UTF_8);
+            // The connector module's BundledLibrariesTest checks that index against the build's
+            // configuration (linux-x86_64 and linux-aarch64 on an x86_64 machine); here: the shaded jar
+            // carries every indexed library, each built for its own CPU.
+            assertThat(platforms.strip().split("\\R"))
+                    .as("the jar's platform index")
+                    .containsExactlyInAnyOrderElementsOf(
+                            Files.readAllLines(Path.of(System.getProperty("vitesscdc.connector.platform.index")))
+                                    .stream()
+                                    .filter(line -> !line.isBlank())
+                                    .toList());
             for (String platform : platforms.strip().split("\\R")) {
-                assertThat(names).anyMatch(n -> n.startsWith("native/" + platform + "/") && !n.endsWith("/"));
+                JarEntry library = jar.getJarEntry("native/" + platform + "/libvitess_cdc_jni.so");
+                assertThat(library).as("the %s library", platform).isNotNull();
+                byte[] elf = jar.getInputStream(library).readNBytes(20);
+                int machine = (elf[18] & 0xff) | (elf[19] & 0xff) << 8;
+                assertThat(machine)
+                        .as("ELF e_machine of the %s library (62 x86_64, 183 aarch64)", platform)
+                        .isEqualTo(platform.endsWith("aarch64") ? 183 : 62);
             }
             String services = new String(
                     jar.getInputStream(jar.getEntry("META-INF/services/org.apache.flink.table.factories.Factory"))
