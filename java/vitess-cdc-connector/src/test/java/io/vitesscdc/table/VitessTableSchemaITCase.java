@@ -5,6 +5,7 @@
 
 package io.vitesscdc.table;
 
+import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
@@ -20,6 +21,7 @@ import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
 import org.apache.flink.util.CloseableIterator;
@@ -34,12 +36,17 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Random;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.stream.Stream;
 
 import static io.vitesscdc.source.testutils.SqlJobs.project;
@@ -139,19 +146,22 @@ class VitessTableSchemaITCase extends VitessITBase {
     private static final String VTGATE_FILTER = " WHERE qty >= 20 AND qty < 60 AND tag = 'red'";
 
     private String filteredTable(int rows) throws Exception {
+        return filteredTable(rows, 600);
+    }
+
+    /** Rows 1..rows: qty = id % 100, every third row red, the others blue; inserted 500 per statement. */
+    private String filteredTable(int rows, int payloadBytes) throws Exception {
         String t =
-                createTable("filt", "id BIGINT NOT NULL PRIMARY KEY, qty INT, tag VARCHAR(16), payload VARCHAR(2000)");
-        String filler = "x".repeat(600);
-        try (Connection c = VitessCluster.connect("customer");
-                PreparedStatement ps =
-                        c.prepareStatement("INSERT INTO " + t + " (id, qty, tag, payload) VALUES (?, ?, ?, ?)")) {
-            for (int i = 1; i <= rows; i++) {
-                ps.setLong(1, i);
-                ps.setInt(2, i % 100);
-                ps.setString(3, i % 3 == 0 ? "red" : "blue");
-                ps.setString(4, filler + i);
-                ps.executeUpdate();
+                createTable("filt", "id BIGINT NOT NULL PRIMARY KEY, qty INT, tag VARCHAR(16), payload VARCHAR(4000)");
+        String filler = "x".repeat(payloadBytes);
+        for (int from = 1; from <= rows; from += 500) {
+            StringBuilder insert = new StringBuilder("INSERT INTO " + t + " (id, qty, tag, payload) VALUES ");
+            for (int i = from; i < Math.min(from + 500, rows + 1); i++) {
+                insert.append(i == from ? "" : ", ")
+                        .append(String.format(
+                                "(%d, %d, '%s', '%s%d')", i, i % 100, i % 3 == 0 ? "red" : "blue", filler, i));
             }
+            VitessCluster.execute("customer", insert.toString());
         }
         return t;
     }
@@ -225,6 +235,110 @@ class VitessTableSchemaITCase extends VitessITBase {
         } finally {
             job.cancel().get();
         }
+    }
+
+    /**
+     * Rows cross the filter's boundary while the copy is still running: a writer moves rows into and
+     * out of the range (qty, tag), inserts and deletes from before the job starts until after the copy
+     * has ended. The copy is held open by backpressure (a Flink function that takes 2 ms per row, 3 KB
+     * rows and a 1 MiB native buffer, so the buffers between the tablet and it fill), so the writes land on rows
+     * the copy has read and rows it has not reached yet. The result must equal the same query through
+     * VTGate.
+     */
+    @Test
+    void filteredTableFollowsRowsAcrossTheFilterBoundaryDuringTheCopy() throws Exception {
+        int rows = 6_000;
+        String t = filteredTable(rows, 3000);
+        TableEnvironment tEnv = tableEnv(2);
+        tEnv.createTemporarySystemFunction("slow_pass", SlowPass.class);
+        tEnv.executeSql("CREATE TABLE src (id BIGINT, qty INT, tag STRING, payload STRING, "
+                + "PRIMARY KEY (id) NOT ENFORCED)" + with(t, ", 'buffer.size' = '1mb'"));
+        tEnv.executeSql("CREATE TABLE snk (id BIGINT, qty INT, tag STRING, PRIMARY KEY (id) NOT ENFORCED)" + sink());
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicLong writes = new AtomicLong();
+        Thread writer = new Thread(() -> moveRowsAcrossTheBoundary(t, rows, stop, writes), "boundary-writer");
+        writer.start();
+        JobClient job = null;
+        try {
+            while (writes.get() < 20) {
+                Thread.sleep(20);
+            }
+            job = tEnv.executeSql("INSERT INTO snk SELECT id, qty, tag FROM src" + FILTER + " AND slow_pass(id)")
+                    .getJobClient()
+                    .orElseThrow();
+            long deadline = System.nanoTime() + TestTimeouts.CONVERGE.toNanos();
+            while (shardsCopied(job.getJobID()) < 2 && System.nanoTime() < deadline) {
+                Thread.sleep(50);
+            }
+            long writesDuringCopy = writes.get();
+            Thread.sleep(1500);
+            stop.set(true);
+            writer.join();
+            System.out.printf(
+                    "boundary writer: %d writes before the copy ended (as the readers saw it), %d in all%n",
+                    writesDuringCopy, writes.get());
+            assertThat(shardsCopied(job.getJobID()))
+                    .as("shards whose copy ended")
+                    .isEqualTo(2);
+            assertThat(writesDuringCopy).as("writes while the copy ran").isGreaterThan(100);
+            awaitEqual(
+                    "SELECT id, qty, tag FROM " + t + " WHERE qty >= 20 AND qty < 60 AND BINARY tag IN ('red', 'BLUE')",
+                    new String[] {"id", "qty", "tag"},
+                    TestTimeouts.CONVERGE,
+                    "id");
+        } finally {
+            stop.set(true);
+            writer.join();
+            if (job != null) {
+                job.cancel().get();
+            }
+        }
+    }
+
+    /** Passes every row, 2 ms each: keeps the copy open by backpressure. */
+    public static class SlowPass extends ScalarFunction {
+        public boolean eval(Long id) throws InterruptedException {
+            Thread.sleep(2);
+            return true;
+        }
+    }
+
+    /** Updates qty and tag of random rows (in and out of the range), inserts and deletes rows. */
+    private static void moveRowsAcrossTheBoundary(String t, int rows, AtomicBoolean stop, AtomicLong writes) {
+        Random random = new Random(rows);
+        try (Connection c = VitessCluster.connect("customer");
+                Statement st = c.createStatement()) {
+            long nextId = rows + 1;
+            while (!stop.get()) {
+                long id = 1 + random.nextInt(rows);
+                int op = random.nextInt(10);
+                if (op < 6) {
+                    st.executeUpdate("UPDATE " + t + " SET qty = " + random.nextInt(100) + " WHERE id = " + id);
+                } else if (op < 8) {
+                    st.executeUpdate("UPDATE " + t + " SET tag = IF(tag = 'red', 'blue', 'red') WHERE id = " + id);
+                } else if (op < 9) {
+                    st.executeUpdate("INSERT INTO " + t + " (id, qty, tag, payload) VALUES (" + nextId++ + ", "
+                            + (20 + random.nextInt(40)) + ", 'red', 'x')");
+                } else {
+                    st.executeUpdate("DELETE FROM " + t + " WHERE id = " + id);
+                }
+                writes.incrementAndGet();
+            }
+        } catch (SQLException e) {
+            throw new IllegalStateException("boundary writer failed", e);
+        }
+    }
+
+    /** Sum over the readers of {@code snapshotShardsDone}: shards whose copy ended. */
+    private static long shardsCopied(JobID jobId) {
+        long done = 0;
+        for (Metric m : REPORTER.findMetrics(jobId, VitessSourceReaderMetrics.SHARDS_DONE)
+                .values()) {
+            if (m instanceof Gauge<?> g && g.getValue() instanceof Number n) {
+                done += n.longValue();
+            }
+        }
+        return done;
     }
 
     /** Runs a bounded query to its end and returns the source's numBytesIn. */
