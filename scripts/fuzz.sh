@@ -8,6 +8,10 @@
 #   scripts/fuzz.sh campaign TARGET [N]  a long run of one target: N executions (default 10000000),
 #                                        on all cores (FUZZ_JOBS, default nproc), new inputs kept in
 #                                        $VITESS_CDC_CACHE/fuzz-corpus/TARGET
+#   scripts/fuzz.sh java-campaign [N]    the Java batch decoder (Jazzer, BatchDecoderFuzzTest) for N
+#                                        executions (default 10000000); new inputs kept in
+#                                        $VITESS_CDC_CACHE/fuzz-corpus/java-batch-decoder. Its committed
+#                                        corpus is replayed by every `mvn test`.
 # Installs what is missing, once: the nightly toolchain (rustup) and cargo-fuzz (cached under
 # $VITESS_CDC_CACHE/cargo-fuzz). A crash fails the script and leaves the input under
 # rust/fuzz/artifacts/TARGET/ (replay: cargo +nightly fuzz run TARGET <file>).
@@ -66,8 +70,26 @@ case "${1:-smoke}" in
     # -runs counts per job: split the executions over the jobs.
     fuzz "$t" "$kept" "$FUZZ_DIR/corpus/$t" --jobs "$jobs" -- -runs=$(( (runs + jobs - 1) / jobs )) -print_final_stats=1
     ;;
+  java-campaign)
+    runs=${2:-10000000}
+    cd "$REPO"
+    module=java/vitess-cdc-connector
+    kept=$VITESS_CDC_CACHE/fuzz-corpus/java-batch-decoder
+    mkdir -p "$kept"
+    # The decoder is pure Java: no native library needed (-Dnative.skip).
+    "${MVN[@]}" test-compile -pl "$module" -Dnative.skip=true
+    "${MVN[@]}" -pl "$module" dependency:build-classpath -Dmdep.includeScope=test \
+      -Dmdep.outputFile=target/fuzz-classpath.txt > /dev/null
+    # Jazzer's own driver (not the JUnit one, whose run length is fixed by the annotation):
+    # new inputs go to the first directory, the committed corpus is read from the second.
+    java -cp "$module/target/test-classes:$module/target/classes:$(cat "$module/target/fuzz-classpath.txt")" \
+      com.code_intelligence.jazzer.Jazzer --target_class=io.vitesscdc.nativeio.BatchDecoderFuzzTest \
+      --instrumentation_includes='io.vitesscdc.**' \
+      "$kept" "$module/src/test/resources/io/vitesscdc/nativeio/BatchDecoderFuzzTestInputs/anyBytesDecodeOrFailAsCorrupt" \
+      -runs="$runs" -print_final_stats=1
+    ;;
   *)
-    echo "usage: scripts/fuzz.sh [smoke | campaign TARGET [EXECUTIONS]]" >&2
+    echo "usage: scripts/fuzz.sh [smoke | campaign TARGET [EXECUTIONS] | java-campaign [EXECUTIONS]]" >&2
     exit 2
     ;;
 esac
