@@ -19,7 +19,8 @@ use crate::client::VtgateClient;
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::{Event, TableSchema};
 use crate::gtid::{Gtid, GtidSet};
-use crate::options::{SnapshotOptions, StartMode, StreamOptions};
+use crate::metrics::Metrics;
+use crate::options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions};
 use crate::position::{ShardPosition, StreamPosition, TableSnapshot};
 use crate::stream::EventStream;
 use std::collections::BTreeMap;
@@ -161,9 +162,21 @@ impl CaptureStream {
     /// saved positions: the log runs beside the chunks, it does not copy. Captures saved in the
     /// positions resume where they were; `captures` adds tables not being captured already.
     pub async fn open(
-        mut options: StreamOptions,
+        options: StreamOptions,
         captures: Vec<Capture>,
         snap: SnapshotOptions,
+    ) -> Result<CaptureStream> {
+        Self::open_with_metrics(options, captures, snap, Arc::new(Metrics::default())).await
+    }
+
+    /// [`Self::open`], the log stream counting into `metrics`. A stream that starts
+    /// [`StartMode::Initial`] with [`InitialSnapshot::Chunked`] starts its log at `latest` and
+    /// captures every table it selects.
+    pub async fn open_with_metrics(
+        mut options: StreamOptions,
+        mut captures: Vec<Capture>,
+        snap: SnapshotOptions,
+        metrics: Arc<Metrics>,
     ) -> Result<CaptureStream> {
         if snap.chunk_rows == 0 || snap.chunk_bytes == 0 || snap.chunks_in_flight == 0 {
             return Err(Error::config(
@@ -176,7 +189,12 @@ impl CaptureStream {
             options.follow_reshard = false;
         }
         let mut saved: BTreeMap<String, Vec<TableSnapshot>> = BTreeMap::new();
+        let mut capture_all = false;
         match &mut options.start {
+            StartMode::Initial if options.initial_snapshot == InitialSnapshot::Chunked => {
+                options.start = StartMode::Latest;
+                capture_all = true;
+            }
             StartMode::Latest => {}
             StartMode::Positions(positions) => {
                 for p in positions.iter_mut() {
@@ -202,8 +220,18 @@ impl CaptureStream {
             }
         }
         let client = VtgateClient::connect(&options).await?;
-        let log = EventStream::open(options.clone()).await?;
+        let log = EventStream::open_with_metrics(options.clone(), metrics).await?;
         let matched = log.plan().matched_tables.clone();
+        if capture_all {
+            for table in &matched {
+                if !captures.iter().any(|c| &c.table == table) {
+                    captures.push(Capture {
+                        table: table.clone(),
+                        filter: None,
+                    });
+                }
+            }
+        }
         let shard_names = log.plan().shards.clone();
         let start_positions = log.positions();
         let names = client.primary_key_columns(&options.keyspace).await?;
