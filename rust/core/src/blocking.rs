@@ -112,7 +112,7 @@ fn one_shot<T>(
 
 /// What the background task reads: the log alone, or the log with chunked snapshots beside it.
 enum Reader {
-    Log(EventStream),
+    Log(Box<EventStream>),
     Capture(Box<CaptureStream>),
 }
 
@@ -181,14 +181,13 @@ impl BlockingStream {
             (options.buffer_bytes / 1024).clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
         let budget = Arc::new(Semaphore::new(budget_kib));
         let stream = if needs_capture(&options, &captures) {
-            Reader::Capture(Box::new(runtime.block_on(CaptureStream::open_with_metrics(
-                options,
-                captures,
-                snap,
-                metrics.clone(),
-            ))?))
+            Reader::Capture(Box::new(runtime.block_on(
+                CaptureStream::open_with_metrics(options, captures, snap, metrics.clone()),
+            )?))
         } else {
-            Reader::Log(runtime.block_on(EventStream::open_with_metrics(options, metrics.clone()))?)
+            Reader::Log(Box::new(runtime.block_on(
+                EventStream::open_with_metrics(options, metrics.clone()),
+            )?))
         };
         let progress = Arc::new(Mutex::new(stream.progress()));
         let positions = stream
@@ -382,7 +381,9 @@ async fn read_loop(
             r = stream.next_events() => r,
         };
         if let Some(p) = stream.progress() {
-            *progress.lock().unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(p);
+            *progress
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(p);
         }
         let events = match next {
             Ok(events) if events.is_empty() => continue,
@@ -434,7 +435,10 @@ mod tests {
         o.initial_snapshot = InitialSnapshot::Chunked;
         assert!(needs_capture(&o, &[]));
         o.start = StartMode::SnapshotOnly;
-        assert!(!needs_capture(&o, &[]), "a bounded snapshot copies in-stream");
+        assert!(
+            !needs_capture(&o, &[]),
+            "a bounded snapshot copies in-stream"
+        );
         let mut p = ShardPosition {
             keyspace: "ks".into(),
             shard: "0".into(),

@@ -9,6 +9,8 @@ import io.vitesscdc.nativeio.ChangeKind;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.SqlJobs;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VersionedChangelog;
 import io.vitesscdc.source.testutils.VersionedRowsWriter;
@@ -20,6 +22,9 @@ import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.table.api.ExplainDetail;
+import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.util.Collector;
 
@@ -36,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The chunked initial snapshot ({@link InitialSnapshot#CHUNKED}) on a real MiniCluster at
@@ -51,7 +57,7 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
     private static final int ROWS = 6000;
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = miniCluster(2);
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(4);
 
     private final VersionedRowsWriter writer = new VersionedRowsWriter(13);
 
@@ -122,6 +128,47 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
         assertThat(log().violations())
                 .as("records that went back in time or came back from a delete")
                 .isEmpty();
+        assertChunkedNotCopied();
+        System.out.printf(
+                "chunked snapshot across stop-with-savepoint: %d snapshot reads before, %d after (table: %d rows)%n",
+                readBefore, readAfter, ROWS);
+    }
+
+    @Test
+    void sqlTableWithAChunkedInitialSnapshotIsAnUpsertChangelogThatEqualsVitess() throws Exception {
+        writer.insertRows(2000);
+        writer.start(100);
+        TableEnvironment tEnv = SqlJobs.tableEnv(2);
+        String options = ", 'scan.initial-snapshot' = 'chunked', 'scan.snapshot.tablet-type' = 'rdonly', "
+                + "'scan.snapshot.chunk-rows' = '500'";
+        tEnv.executeSql(
+                "CREATE TABLE src (id BIGINT, run BIGINT, ver BIGINT, pad STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                        + SqlJobs.with(VersionedRowsWriter.TABLE, options));
+        tEnv.executeSql(
+                "CREATE TABLE snk (id BIGINT, ver BIGINT, PRIMARY KEY (id) NOT ENFORCED)" + SqlJobs.upsertSink(runId));
+        String insert = "INSERT INTO snk SELECT id, ver FROM src WHERE run = " + writer.run();
+        assertThat(tEnv.explainSql(insert, ExplainDetail.CHANGELOG_MODE))
+                .as("a chunked snapshot's table is an upsert changelog")
+                .contains("changelogMode=[I,UA,D]");
+        JobClient job = SqlJobs.executeAll(tEnv, insert);
+        try {
+            long ops = writer.ops();
+            waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= ops + 200, "writes beside the capture");
+            writer.stop();
+            Map<String, Map<String, String>> expected = VitessCluster.query(
+                    VersionedRowsWriter.KEYSPACE,
+                    "SELECT id, ver FROM " + VersionedRowsWriter.TABLE + " WHERE run = " + writer.run(),
+                    "id");
+            awaitEqual(expected, () -> MaterializedTables.get(runId).rows(), TestTimeouts.CONVERGE, "SQL upsert sink");
+        } finally {
+            job.cancel().get();
+        }
+        tEnv.executeSql("CREATE TABLE src_all (id BIGINT, ver BIGINT, PRIMARY KEY (id) NOT ENFORCED)"
+                + SqlJobs.with(VersionedRowsWriter.TABLE, options + ", 'changelog-mode' = 'all'"));
+        assertThatThrownBy(() -> tEnv.explainSql("SELECT * FROM src_all"))
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("'changelog-mode' = 'all'")
+                .hasMessageContaining("chunked snapshot");
     }
 
     private VersionedChangelog log() {
