@@ -430,6 +430,7 @@ mod tests {
         let capture = Capture {
             table: "t".into(),
             filter: None,
+            shards: Vec::new(),
         };
         assert!(needs_capture(&o, std::slice::from_ref(&capture)));
         o.initial_snapshot = InitialSnapshot::Chunked;

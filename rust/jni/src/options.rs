@@ -25,7 +25,7 @@
 //!   "retry_initial_backoff_ms": 100, "retry_max_backoff_ms": 5000, "retry_max_attempts": 3,
 //!   "idle_timeout_ms": 30000, "allow_tables_without_primary_key": false,
 //!   "initial_snapshot": "copy | chunked",   (docs/snapshots.md)
-//!   "captures": [{"table": "customer", "filter": "`customer_id` >= 100"}],
+//!   "captures": [{"table": "customer", "filter": "`customer_id` >= 100", "shards": ["-80"]}],
 //!   "snapshot_chunk_rows": 50000, "snapshot_chunk_bytes": 16777216, "snapshot_chunks_in_flight": 4,
 //!   "snapshot_tablet_type": "replica"
 //! }
@@ -105,6 +105,9 @@ pub struct OptionsJson {
 pub struct CaptureJson {
     pub table: String,
     pub filter: Option<String>,
+    /// Only on these shards (empty: every shard of the stream).
+    #[serde(default)]
+    pub shards: Vec<String>,
 }
 
 /// What `nativeOpen` opens: the stream, and the chunked snapshots beside it.
@@ -203,6 +206,7 @@ impl OptionsJson {
             .map(|c| Capture {
                 table: c.table,
                 filter: c.filter.filter(|f| !f.trim().is_empty()),
+                shards: c.shards,
             })
             .collect();
         Ok(OpenOptions {
@@ -397,7 +401,7 @@ mod tests {
     fn captures_and_chunk_settings() {
         let o = parse_with_start(
             r#"{"address":"a:1","keyspace":"k","initial_snapshot":"CHUNKED",
-                "captures":[{"table":"t"},{"table":"u","filter":"`id` > 3"},{"table":"v","filter":" "}],
+                "captures":[{"table":"t"},{"table":"u","filter":"`id` > 3"},{"table":"v","filter":" ","shards":["-80"]}],
                 "snapshot_chunk_rows":10,"snapshot_chunk_bytes":2048,"snapshot_chunks_in_flight":2,
                 "snapshot_tablet_type":"rdonly"}"#,
             Vec::new(),
@@ -407,11 +411,15 @@ mod tests {
         let captures: Vec<_> = o
             .captures
             .iter()
-            .map(|c| (c.table.as_str(), c.filter.as_deref()))
+            .map(|c| (c.table.as_str(), c.filter.as_deref(), c.applies_to("80-")))
             .collect();
         assert_eq!(
             captures,
-            vec![("t", None), ("u", Some("`id` > 3")), ("v", None)]
+            vec![
+                ("t", None, true),
+                ("u", Some("`id` > 3"), true),
+                ("v", None, false)
+            ]
         );
         assert_eq!(
             o.snapshot,

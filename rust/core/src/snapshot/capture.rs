@@ -40,6 +40,9 @@ const MAX_RETRIES: u32 = 30;
 pub struct Capture {
     pub table: String,
     pub filter: Option<String>,
+    /// The shards to capture it on; empty = every shard of the stream (e.g. a table a Flink
+    /// split has not seen yet, captured on that split's shard only).
+    pub shards: Vec<String>,
 }
 
 impl Capture {
@@ -61,7 +64,13 @@ impl Capture {
         Ok(Capture {
             table: table.to_string(),
             filter,
+            shards: Vec::new(),
         })
+    }
+
+    /// Whether this capture runs on `shard`.
+    pub fn applies_to(&self, shard: &str) -> bool {
+        self.shards.is_empty() || self.shards.iter().any(|s| s == shard)
     }
 }
 
@@ -228,6 +237,7 @@ impl CaptureStream {
                     captures.push(Capture {
                         table: table.clone(),
                         filter: None,
+                        shards: Vec::new(),
                     });
                 }
             }
@@ -283,11 +293,12 @@ impl CaptureStream {
             let saved_here = saved.get(shard).cloned().unwrap_or_default();
             for (table, filter) in &wanted {
                 let resumed = saved_here.iter().find(|t| &t.table == table);
-                // A table whose capture was saved elsewhere but not here is done on this shard.
-                if resumed.is_none()
-                    && !captures.iter().any(|c| &c.table == table)
-                    && saved.contains_key(shard)
-                {
+                // A table whose capture was saved elsewhere but not here is done on this shard; a
+                // capture limited to other shards does not run here.
+                let requested = captures
+                    .iter()
+                    .any(|c| &c.table == table && c.applies_to(shard));
+                if resumed.is_none() && !requested {
                     continue;
                 }
                 let range = match resumed {

@@ -39,6 +39,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -135,6 +136,62 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
     }
 
     @Test
+    void aTableAddedOnRestoreIsCapturedInChunksAndTheOthersAreNotReadAgain(@TempDir Path savepoints) throws Exception {
+        writer.insertRows(2000);
+        long customerIds = 7_000_000_000_000L + (writer.run() % 1_000_000) * 1000;
+        try {
+            // 1. A job of customer only, from now on; a few customer rows give its splits marks.
+            JobClient first = buildJob(0, b -> b.tables("customer").startupMode(StartupMode.LATEST_OFFSET))
+                    .executeAsync("vitess-before-adding");
+            long deadline = System.nanoTime() + TestTimeouts.CONVERGE.toNanos();
+            for (int i = 0; CountingKinds.records(runId, "customer") < 4 && System.nanoTime() < deadline; i++) {
+                VitessCluster.execute(
+                        "customer",
+                        "INSERT INTO customer (customer_id, email) VALUES (" + (customerIds + i) + ", 'a" + i + "@x')");
+                Thread.sleep(500);
+            }
+            assertThat(CountingKinds.records(runId, "customer"))
+                    .as("customer rows streamed")
+                    .isGreaterThan(0);
+            String savepoint = stopWithSavepoint(first, savepoints);
+            assertThat(log().entries()).as("flink_snap is not selected yet").isEmpty();
+
+            // 2. Restored with flink_snap added: it is captured in chunks, customer is not read again.
+            writer.start(50);
+            JobClient restored = executeRestored(
+                    buildJob(
+                            0,
+                            b -> b.tables("customer", VersionedRowsWriter.TABLE)
+                                    .startupMode(StartupMode.LATEST_OFFSET)),
+                    savepoint,
+                    "vitess-tables-added");
+            try {
+                long ops = writer.ops();
+                waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= ops + 100, "writes after the restore");
+                writer.stop();
+                awaitEqual(TestTimeouts.CONVERGE_AFTER_RESTORE);
+            } finally {
+                restored.cancel().get();
+            }
+        } finally {
+            VitessCluster.execute(
+                    "customer",
+                    "DELETE FROM customer WHERE customer_id >= " + customerIds + " AND customer_id < "
+                            + (customerIds + 1000));
+        }
+        assertThat(CountingKinds.reads(runId, VersionedRowsWriter.TABLE))
+                .as("the added table's rows came as chunked snapshot reads")
+                .isGreaterThanOrEqualTo(2000);
+        assertThat(CountingKinds.reads(runId, "customer"))
+                .as("customer is not read again")
+                .isZero();
+        assertThat(CountingKinds.copied(runId)).as("in-stream copy rows").isZero();
+        assertThat(log().violations())
+                .as("records that went back in time or came back from a delete")
+                .isEmpty();
+    }
+
+    @Test
     void sqlTableWithAChunkedInitialSnapshotIsAnUpsertChangelogThatEqualsVitess() throws Exception {
         writer.insertRows(2000);
         writer.start(100);
@@ -189,17 +246,23 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
 
     /** Source (parallelism 2, chunked initial snapshot) → optional slow map → changelog sink. */
     private StreamExecutionEnvironment buildJob(long sleepMillisPerSnapshotRow) {
+        return buildJob(
+                sleepMillisPerSnapshotRow,
+                b -> b.tables(VersionedRowsWriter.TABLE).initialSnapshot(InitialSnapshot.CHUNKED));
+    }
+
+    private StreamExecutionEnvironment buildJob(
+            long sleepMillisPerSnapshotRow, UnaryOperator<VitessSourceBuilder<String>> customize) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
         env.enableCheckpointing(1000);
-        VitessSource<String> source = VitessSource.<String>builder()
-                .address(VitessCluster.grpcAddress())
-                .keyspace(VersionedRowsWriter.KEYSPACE)
-                .tables(VersionedRowsWriter.TABLE)
-                .initialSnapshot(InitialSnapshot.CHUNKED)
-                .snapshotTabletType("rdonly")
-                .snapshotChunkRows(500)
-                .deserializer(new CountingKinds(runId))
+        VitessSource<String> source = customize
+                .apply(VitessSource.<String>builder()
+                        .address(VitessCluster.grpcAddress())
+                        .keyspace(VersionedRowsWriter.KEYSPACE)
+                        .snapshotTabletType("rdonly")
+                        .snapshotChunkRows(500)
+                        .deserializer(new CountingKinds(runId)))
                 .build();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
                 .uid("vitess-source")
@@ -218,6 +281,7 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
     private static final class CountingKinds implements VitessDeserializationSchema<String> {
         private static final Map<String, AtomicLong> READS = new ConcurrentHashMap<>();
         private static final Map<String, AtomicLong> COPIED = new ConcurrentHashMap<>();
+        private static final Map<String, AtomicLong> RECORDS = new ConcurrentHashMap<>();
         private final JsonDebeziumDeserializationSchema json = new JsonDebeziumDeserializationSchema();
         private final String runId;
 
@@ -233,10 +297,25 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
             return COPIED.computeIfAbsent(runId, k -> new AtomicLong()).get();
         }
 
+        /** Chunked snapshot reads of one table. */
+        static long reads(String runId, String table) {
+            return READS.computeIfAbsent(runId + "/" + table, k -> new AtomicLong())
+                    .get();
+        }
+
+        /** Records of one table (any kind). */
+        static long records(String runId, String table) {
+            return RECORDS.computeIfAbsent(runId + "/" + table, k -> new AtomicLong())
+                    .get();
+        }
+
         @Override
         public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) throws Exception {
+            String table = runId + "/" + record.table().table();
+            RECORDS.computeIfAbsent(table, k -> new AtomicLong()).incrementAndGet();
             if (record.kind() == ChangeKind.SNAPSHOT_READ) {
                 READS.computeIfAbsent(runId, k -> new AtomicLong()).incrementAndGet();
+                READS.computeIfAbsent(table, k -> new AtomicLong()).incrementAndGet();
             } else if (record.isSnapshot()) {
                 COPIED.computeIfAbsent(runId, k -> new AtomicLong()).incrementAndGet();
             }

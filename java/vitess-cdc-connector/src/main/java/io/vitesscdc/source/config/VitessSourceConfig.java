@@ -221,7 +221,25 @@ public final class VitessSourceConfig implements Serializable {
      *     this JSON)
      */
     public String toNativeOptionsJson(Collection<String> shardsToRead, String startMode) {
+        return toNativeOptionsJson(shardsToRead, startMode, Map.of());
+    }
+
+    /**
+     * {@link #toNativeOptionsJson(Collection, String)} with tables to capture in chunks when the
+     * stream opens, each on the given shards ({@code captures} of the native options).
+     */
+    public String toNativeOptionsJson(
+            Collection<String> shardsToRead, String startMode, Map<String, List<String>> capturesOnShards) {
         ObjectNode o = JSON.createObjectNode();
+        if (!capturesOnShards.isEmpty()) {
+            ArrayNode captures = o.putArray("captures");
+            capturesOnShards.forEach((table, onShards) -> {
+                ObjectNode c = captures.addObject();
+                c.put("table", table);
+                ArrayNode s = c.putArray("shards");
+                onShards.forEach(s::add);
+            });
+        }
         o.put("address", address);
         o.put("keyspace", keyspace);
         ArrayNode shardArray = o.putArray("shards");
