@@ -155,6 +155,8 @@ pub struct CaptureStream {
     log_task: tokio::task::JoinHandle<()>,
     /// Side streams by chunk; a chunk dropped early has its task aborted.
     chunk_tasks: BTreeMap<ChunkId, tokio::task::JoinHandle<()>>,
+    /// No new chunk starts (the log and the chunks already started go on).
+    paused: bool,
 }
 
 impl Drop for CaptureStream {
@@ -361,12 +363,35 @@ impl CaptureStream {
             reading: 0,
             log_task,
             chunk_tasks: BTreeMap::new(),
+            paused: false,
         };
         for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
             stream.update_progress(&shard);
         }
         tracing::info!(tables = ?wanted.keys().collect::<Vec<_>>(), shards = ?shard_names, "chunked snapshot planned");
         Ok(stream)
+    }
+
+    /// Starts no new chunk until [`Self::resume`]: the log keeps flowing, the chunks already
+    /// reading finish and are merged, the cursors stay where they are (so positions saved while
+    /// paused resume the capture). The `pause-snapshot` of DBLog.
+    pub fn pause(&mut self) {
+        if !self.paused {
+            tracing::info!("chunked snapshot paused");
+        }
+        self.paused = true;
+    }
+
+    /// Starts chunks again after [`Self::pause`].
+    pub fn resume(&mut self) {
+        if self.paused {
+            tracing::info!("chunked snapshot resumed");
+        }
+        self.paused = false;
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
     }
 
     /// Whether every capture finished on every shard (the log stream goes on).
@@ -426,6 +451,9 @@ impl CaptureStream {
         let now = Instant::now();
         let limit = self.snap.chunks_in_flight;
         self.chunk_tasks.retain(|_, t| !t.is_finished());
+        if self.paused {
+            return;
+        }
         // Round robin: the shard and table with the fewest chunks go first.
         loop {
             if self.reading >= limit {
