@@ -577,6 +577,7 @@ fn chunked_tables(options: &StreamOptions) -> Result<Vec<Capture>, Error> {
         .map(|table| Capture {
             table,
             filter: None,
+            shards: Vec::new(),
         })
         .collect())
 }

@@ -14,8 +14,9 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
 use crate::keyorder::TableKeyOrders;
 use crate::metrics::{Metrics, MetricsSnapshot};
-use crate::options::StreamOptions;
+use crate::options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions};
 use crate::position::{ShardPosition, StreamPosition};
+use crate::snapshot::{Capture, CaptureProgress, CaptureStream};
 use crate::stream::EventStream;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::BTreeMap;
@@ -52,6 +53,7 @@ pub struct BlockingStream {
     state: Mutex<PollState>,
     closed: AtomicBool,
     metrics: Arc<Metrics>,
+    progress: Arc<Mutex<Option<CaptureProgress>>>,
 }
 
 /// [`crate::stream::selected_key_orders`] for a synchronous caller (JNI, CLI): runs it on a
@@ -108,11 +110,63 @@ fn one_shot<T>(
     result
 }
 
+/// What the background task reads: the log alone, or the log with chunked snapshots beside it.
+enum Reader {
+    Log(Box<EventStream>),
+    Capture(Box<CaptureStream>),
+}
+
+impl Reader {
+    async fn next_events(&mut self) -> Result<Vec<Event>> {
+        match self {
+            Reader::Log(s) => s.next_events().await,
+            Reader::Capture(s) => s.next_events().await,
+        }
+    }
+
+    fn positions(&self) -> StreamPosition {
+        match self {
+            Reader::Log(s) => s.positions(),
+            Reader::Capture(s) => s.positions(),
+        }
+    }
+
+    fn progress(&self) -> Option<CaptureProgress> {
+        match self {
+            Reader::Log(_) => None,
+            Reader::Capture(s) => Some(s.progress()),
+        }
+    }
+}
+
+/// Whether these options need a [`CaptureStream`]: tables to capture, a chunked initial
+/// snapshot, or saved positions that carry a capture's cursor (a plain log stream would drop it).
+pub fn needs_capture(options: &StreamOptions, captures: &[Capture]) -> bool {
+    !captures.is_empty()
+        || match &options.start {
+            StartMode::Initial => options.initial_snapshot == InitialSnapshot::Chunked,
+            StartMode::Positions(p) => p.iter().any(|s| !s.snapshots.is_empty()),
+            StartMode::Latest | StartMode::SnapshotOnly => false,
+        }
+}
+
 impl BlockingStream {
     /// Connects and validates (failing within `connect_timeout` for an unreachable VTGate or an
     /// unknown keyspace/table), then starts reading in the background. Must not be called from
-    /// inside a tokio runtime.
+    /// inside a tokio runtime. A chunked initial snapshot, or positions with a capture in
+    /// progress, open a [`CaptureStream`] (see [`Self::open_capturing`]).
     pub fn open(options: StreamOptions) -> Result<BlockingStream> {
+        Self::open_capturing(options, Vec::new(), SnapshotOptions::default())
+    }
+
+    /// [`Self::open`], capturing `captures` in chunks beside the log (tables not already being
+    /// captured by the saved positions). The same batches, marks and backpressure either way;
+    /// with a capture, marks carry its cursors and [`Self::capture_progress`] reports it.
+    pub fn open_capturing(
+        options: StreamOptions,
+        captures: Vec<Capture>,
+        snap: SnapshotOptions,
+    ) -> Result<BlockingStream> {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .max_blocking_threads(2)
@@ -126,7 +180,16 @@ impl BlockingStream {
         let budget_kib =
             (options.buffer_bytes / 1024).clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
         let budget = Arc::new(Semaphore::new(budget_kib));
-        let stream = runtime.block_on(EventStream::open_with_metrics(options, metrics.clone()))?;
+        let stream = if needs_capture(&options, &captures) {
+            Reader::Capture(Box::new(runtime.block_on(
+                CaptureStream::open_with_metrics(options, captures, snap, metrics.clone()),
+            )?))
+        } else {
+            Reader::Log(Box::new(runtime.block_on(
+                EventStream::open_with_metrics(options, metrics.clone()),
+            )?))
+        };
+        let progress = Arc::new(Mutex::new(stream.progress()));
         let positions = stream
             .positions()
             .shards
@@ -141,6 +204,7 @@ impl BlockingStream {
             budget.clone(),
             budget_kib as u32,
             cancelled,
+            progress.clone(),
         ));
         Ok(BlockingStream {
             runtime: Mutex::new(Some(runtime)),
@@ -154,7 +218,17 @@ impl BlockingStream {
             }),
             closed: AtomicBool::new(false),
             metrics,
+            progress,
         })
+    }
+
+    /// The chunked snapshot's progress as of the events read so far (`None` for a plain log
+    /// stream). The background reader updates it; it may run ahead of what `poll` returned.
+    pub fn capture_progress(&self) -> Option<CaptureProgress> {
+        self.progress
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .clone()
     }
 
     /// Waits up to `timeout` for events. Empty on timeout or `wake`; ends with [`Event::End`]
@@ -294,17 +368,23 @@ impl Drop for BlockingStream {
 }
 
 async fn read_loop(
-    mut stream: EventStream,
+    mut stream: Reader,
     tx: Sender<Msg>,
     budget: Arc<Semaphore>,
     budget_kib: u32,
     mut cancelled: watch::Receiver<bool>,
+    progress: Arc<Mutex<Option<CaptureProgress>>>,
 ) {
     loop {
         let next = tokio::select! {
             _ = cancelled.changed() => return,
             r = stream.next_events() => r,
         };
+        if let Some(p) = stream.progress() {
+            *progress
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(p);
+        }
         let events = match next {
             Ok(events) if events.is_empty() => continue,
             Ok(events) => events,
@@ -340,6 +420,53 @@ mod tests {
     fn blocking_stream_is_send_and_sync() {
         fn check<T: Send + Sync>() {}
         check::<BlockingStream>();
+    }
+
+    #[test]
+    fn captures_chunked_initial_snapshots_and_saved_cursors_need_a_capture_stream() {
+        use crate::position::TableSnapshot;
+        let mut o = StreamOptions::new("127.0.0.1:1", "ks");
+        assert!(!needs_capture(&o, &[]));
+        let capture = Capture {
+            table: "t".into(),
+            filter: None,
+            shards: Vec::new(),
+        };
+        assert!(needs_capture(&o, std::slice::from_ref(&capture)));
+        o.initial_snapshot = InitialSnapshot::Chunked;
+        assert!(needs_capture(&o, &[]));
+        o.start = StartMode::SnapshotOnly;
+        assert!(
+            !needs_capture(&o, &[]),
+            "a bounded snapshot copies in-stream"
+        );
+        let mut p = ShardPosition {
+            keyspace: "ks".into(),
+            shard: "0".into(),
+            gtid: "MySQL56/u:1-3".into(),
+            table_p_ks: Vec::new(),
+            tables_to_copy: Vec::new(),
+            copy_completed: true,
+            snapshots: Vec::new(),
+        };
+        o.start = StartMode::Positions(vec![p.clone()]);
+        assert!(!needs_capture(&o, &[]));
+        p.snapshots.push(TableSnapshot::whole("t"));
+        o.start = StartMode::Positions(vec![p]);
+        assert!(needs_capture(&o, &[]), "a capture saved mid-way resumes");
+    }
+
+    #[test]
+    fn a_plain_log_stream_refuses_options_that_capture() {
+        let mut o = StreamOptions::new("127.0.0.1:1", "ks");
+        o.initial_snapshot = InitialSnapshot::Chunked;
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let e = rt.block_on(EventStream::open(o)).err().expect("refused");
+        assert_eq!(e.code, ErrorCode::InvalidOption);
+        assert!(e.message.contains("capture stream"), "{}", e.message);
     }
 
     #[test]

@@ -43,6 +43,6 @@ pub use vitess_cdc_protos as proto;
 
 pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use event::{ChangeEvent, Column, Event, RowKind, TableSchema};
-pub use options::{SnapshotOptions, StartMode, StreamOptions};
+pub use options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions};
 pub use position::{ShardPosition, StreamPosition};
 pub use value::Value;

@@ -47,6 +47,20 @@ pub mod defaults {
     /// Chunked snapshots: the tablet type the chunks read from (their brief `LOCK TABLES … READ`
     /// then blocks the replica's applier, not the application's writes).
     pub const SNAPSHOT_TABLET_TYPE: super::TabletType = super::TabletType::Replica;
+    /// The first snapshot is the in-stream VStream copy until the chunked one has proven itself.
+    pub const INITIAL_SNAPSHOT: super::InitialSnapshot = super::InitialSnapshot::Copy;
+}
+
+/// How the first snapshot of a stream that starts [`StartMode::Initial`] is taken.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InitialSnapshot {
+    /// VStream's in-stream copy: per shard, tables one after another, the log held back while
+    /// a table is copied.
+    Copy,
+    /// A chunked snapshot of every selected table beside a log stream that starts now
+    /// ([`crate::snapshot::CaptureStream`]): chunks in parallel, the log never waits. Its rows
+    /// are snapshot reads ([`crate::RowKind::SnapshotRead`]), applied as upserts.
+    Chunked,
 }
 
 /// Where the stream starts.
@@ -131,6 +145,8 @@ pub struct StreamOptions {
     /// Accept tables without a primary key (updates/deletes then cannot be keyed).
     pub allow_tables_without_primary_key: bool,
     pub start: StartMode,
+    /// How [`StartMode::Initial`] takes its snapshot ([`defaults::INITIAL_SNAPSHOT`]).
+    pub initial_snapshot: InitialSnapshot,
     pub tablet_type: TabletType,
     pub cells: Option<String>,
     pub username: Option<String>,
@@ -182,6 +198,7 @@ impl StreamOptions {
             row_filter: None,
             allow_tables_without_primary_key: defaults::ALLOW_TABLES_WITHOUT_PRIMARY_KEY,
             start: StartMode::Initial,
+            initial_snapshot: defaults::INITIAL_SNAPSHOT,
             tablet_type: TabletType::Primary,
             cells: None,
             username: None,

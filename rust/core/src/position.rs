@@ -70,6 +70,20 @@ pub struct TableSnapshot {
     pub rows: u64,
 }
 
+impl TableSnapshot {
+    /// A capture of all of `table` that has not emitted anything yet.
+    pub fn whole(table: &str) -> TableSnapshot {
+        TableSnapshot {
+            table: table.to_string(),
+            filter: None,
+            after: Vec::new(),
+            level: 0,
+            chunks: 0,
+            rows: 0,
+        }
+    }
+}
+
 /// Positions of every shard of a stream.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct StreamPosition {

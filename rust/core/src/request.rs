@@ -13,8 +13,8 @@
 use crate::client::{KeyspaceInfo, ServerVersion};
 use crate::copyfilter::{self, LastPkKind};
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::{StartMode, StreamOptions};
-use crate::position::{ShardPosition, TableLastPk};
+use crate::options::{InitialSnapshot, StartMode, StreamOptions};
+use crate::position::{ShardPosition, TableLastPk, TableSnapshot};
 use crate::proto::binlogdata::{Filter, Rule, ShardGtid, TableLastPk as ProtoTableLastPk, VGtid};
 use crate::proto::query::QueryResult;
 use crate::proto::vtgate::{VStreamFlags, VStreamRequest};
@@ -233,6 +233,22 @@ pub fn start_positions(options: &StreamOptions, plan: &Plan) -> Result<Vec<Shard
         snapshots: Vec::new(),
     };
     Ok(match &options.start {
+        StartMode::Initial if options.initial_snapshot == InitialSnapshot::Chunked => {
+            // The log starts now; every selected table is captured in chunks beside it, from
+            // its first key: the capture's cursors ride in the position from the start, so a
+            // checkpoint taken before the first mark resumes the capture too.
+            plan.shards
+                .iter()
+                .map(|s| ShardPosition {
+                    snapshots: plan
+                        .matched_tables
+                        .iter()
+                        .map(|t| TableSnapshot::whole(t))
+                        .collect(),
+                    ..fresh(s, "current", false)
+                })
+                .collect()
+        }
         StartMode::Initial | StartMode::SnapshotOnly => {
             plan.shards.iter().map(|s| fresh(s, "", true)).collect()
         }
@@ -676,6 +692,28 @@ mod tests {
         let req = build_request(&o, &p, &[done]);
         assert!(req.vgtid.unwrap().shard_gtids[0].table_p_ks.is_empty());
         assert!(req.flags.unwrap().tables_to_copy.is_empty());
+    }
+
+    #[test]
+    fn chunked_initial_snapshot_starts_now_with_a_capture_of_every_table() {
+        let mut o = opts();
+        o.initial_snapshot = InitialSnapshot::Chunked;
+        let p = plan(&o, &info(), None).unwrap();
+        let start = start_positions(&o, &p).unwrap();
+        assert_eq!(start.len(), 2);
+        for s in &start {
+            assert_eq!(s.gtid, "current", "the log starts now, not with a copy");
+            assert!(s.copy_completed && s.tables_to_copy.is_empty());
+            let tables: Vec<_> = s.snapshots.iter().map(|t| t.table.as_str()).collect();
+            assert_eq!(tables, vec!["a", "b"]);
+            assert!(s
+                .snapshots
+                .iter()
+                .all(|t| t.after.is_empty() && t.rows == 0 && t.filter.is_none()));
+        }
+        // The bounded snapshot keeps the in-stream copy.
+        o.start = StartMode::SnapshotOnly;
+        assert!(start_positions(&o, &p).unwrap()[0].needs_copy());
     }
 
     #[test]

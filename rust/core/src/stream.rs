@@ -63,6 +63,7 @@ impl EventStream {
         metrics: Arc<Metrics>,
     ) -> Result<EventStream> {
         validate_options(&options)?;
+        refuse_captures(&options)?;
         let span = tracing::info_span!("vstream", keyspace = %options.keyspace, address = %options.address);
         async move {
             let (client, server, info) = discover(&options).await?;
@@ -415,6 +416,23 @@ async fn discover(
 /// Only VTGate knows that GTID in VStream's form, so for such shards (and only for them) a
 /// VStream RPC runs until VTGate reported each one (within `connect_timeout`), then ends; nothing
 /// it streams is kept. Plans that need no `current` open no VStream at all.
+/// A plain log stream cannot take a chunked snapshot: it would start streaming and silently
+/// drop the capture. [`crate::blocking::BlockingStream`] routes such options to
+/// [`crate::snapshot::CaptureStream`], which strips its part before opening the log.
+fn refuse_captures(options: &StreamOptions) -> Result<()> {
+    let chunked_initial = matches!(options.start, StartMode::Initial)
+        && options.initial_snapshot == crate::options::InitialSnapshot::Chunked;
+    let saved_capture = matches!(&options.start, StartMode::Positions(p) if p.iter().any(|s| !s.snapshots.is_empty()));
+    if chunked_initial || saved_capture {
+        return Err(Error::config(
+            "these options take a chunked snapshot (a chunked initial snapshot, or positions that carry a \
+             capture's cursor): open them as a capture stream (snapshot::CaptureStream, or BlockingStream::open)",
+        )
+        .with_code(ErrorCode::InvalidOption));
+    }
+    Ok(())
+}
+
 pub async fn plan_start(
     options: &StreamOptions,
     specific_offsets: Option<&str>,
@@ -448,7 +466,14 @@ pub async fn plan_start(
         if let Some(given) = given {
             start = merge_specific_offsets(&options, &plan, start, given)?;
         }
-        let now: Vec<ShardPosition> = start.iter().filter(|p| p.gtid == CURRENT).cloned().collect();
+        let now: Vec<ShardPosition> = start
+            .iter()
+            .filter(|p| p.gtid == CURRENT)
+            .map(|p| ShardPosition {
+                snapshots: Vec::new(),
+                ..p.clone()
+            })
+            .collect();
         if now.is_empty() {
             return Ok(start);
         }
@@ -468,7 +493,14 @@ pub async fn plan_start(
         .positions();
         for p in start.iter_mut().filter(|p| p.gtid == CURRENT) {
             match resolved.get(&p.keyspace, &p.shard) {
-                Some(r) if r.gtid != CURRENT => *p = r.clone(),
+                Some(r) if r.gtid != CURRENT => {
+                    // A chunked initial snapshot's cursors stay: they are this plan's, not the log's.
+                    let snapshots = std::mem::take(&mut p.snapshots);
+                    *p = ShardPosition {
+                        snapshots,
+                        ..r.clone()
+                    };
+                }
                 _ => {
                     return Err(Error::fatal(format!(
                         "shard {}/{} is still at gtid 'current' after VTGate reported the current positions",

@@ -569,6 +569,84 @@ fn whole_tables_captured_under_a_concurrent_writer_equal_the_tables_and_resume_m
 }
 
 #[test]
+fn a_paused_capture_starts_no_chunk_while_the_log_flows_and_finishes_after_resume() {
+    let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let _empty = EmptyTables;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (rows, a_max) = (6000, 20);
+    let first_ver = rt.block_on(fill(rows, a_max));
+    let captures = vec![Capture::parse("snap_rows").unwrap()];
+    let mut stream = rt
+        .block_on(CaptureStream::open(
+            options(&["snap_rows", "snap_ticks"]),
+            captures,
+            chunk_options(),
+        ))
+        .expect("open the capture");
+    stream.pause();
+    assert!(stream.is_paused());
+    let writer = Writer::start(rows, a_max, first_ver + 1_000_000);
+    let mut view = View::default();
+    let paused_at = Instant::now();
+    let mut log_changes = 0usize;
+    while paused_at.elapsed() < Duration::from_secs(4) {
+        let events = rt
+            .block_on(async {
+                tokio::time::timeout(Duration::from_millis(300), stream.next_events()).await
+            })
+            .unwrap_or(Ok(Vec::new()))
+            .expect("log while paused");
+        log_changes += events
+            .iter()
+            .filter(|e| matches!(e, Event::Change(c) if c.kind != RowKind::SnapshotRead))
+            .count();
+        for e in &events {
+            view.apply(e, true);
+        }
+    }
+    let paused = stream.progress().total();
+    assert_eq!(
+        view.snapshot_reads, 0,
+        "no chunk row while paused: {paused:?}"
+    );
+    assert_eq!(paused.chunks_done, 0, "{paused:?}");
+    assert_eq!(
+        paused.tables_remaining, 2,
+        "one table on each of two shards: {paused:?}"
+    );
+    assert!(log_changes > 0, "the log flows while the capture is paused");
+    let cursors: Vec<_> = view.marks.values().map(|p| p.snapshots.len()).collect();
+    assert!(
+        cursors.iter().all(|n| *n == 1),
+        "marks while paused keep the capture's cursor: {cursors:?}"
+    );
+    stream.resume();
+    let resumed_at = Instant::now();
+    while !stream.capture_done() {
+        assert!(
+            resumed_at.elapsed() < timeouts::copy(),
+            "the resumed capture did not finish: {:?}",
+            stream.progress().total()
+        );
+        for e in &rt.block_on(stream.next_events()).expect("capture") {
+            view.apply(e, true);
+        }
+    }
+    let (_, statements) = writer.finish();
+    eprintln!(
+        "paused 4 s: {log_changes} log changes, 0 snapshot reads; after resume: {} snapshot reads in {:.2} s ({statements} writes)",
+        view.snapshot_reads,
+        resumed_at.elapsed().as_secs_f64()
+    );
+    assert!(view.snapshot_reads > 0);
+    assert!(view.violations.is_empty(), "{:#?}", view.violations);
+}
+
+#[test]
 fn key_ranges_captured_under_a_concurrent_writer_equal_the_ranges() {
     let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
     let _empty = EmptyTables;

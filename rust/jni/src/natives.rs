@@ -219,7 +219,7 @@ fn inner_open(
 ) -> BridgeResult<jlong> {
     let positions = crate::positions::decode_all(env, positions)?;
     let json = crate::positions::string(env, options, "optionsJson")?;
-    let stream = StreamHandle::open(crate::options::parse_with_start(&json, positions)?)?;
+    let stream = StreamHandle::open_capturing(crate::options::parse_with_start(&json, positions)?)?;
     Ok(STREAMS.insert(Arc::new(stream)))
 }
 
@@ -518,15 +518,23 @@ extern "system" fn native_metrics_json<'l>(
 ) -> JString<'l> {
     env.with_env(|env| {
         let stream = STREAMS.get(handle)?;
-        let json = metrics_json(&stream.source().metrics());
+        let json = metrics_json(
+            &stream.source().metrics(),
+            stream.source().capture_progress().as_ref(),
+        );
         Ok::<_, BridgeError>(env.new_string(json)?)
     })
     .resolve::<ThrowVitessException>()
 }
 
-/// The metrics snapshot as a flat JSON object (field names as in `MetricsSnapshot`).
-fn metrics_json(m: &vitess_cdc_core::metrics::MetricsSnapshot) -> String {
-    serde_json::json!({
+/// The metrics snapshot as a flat JSON object (field names as in `MetricsSnapshot`), with the
+/// chunked snapshot's progress per shard under `capture` when the stream captures (field names
+/// as in `ShardProgress`).
+fn metrics_json(
+    m: &vitess_cdc_core::metrics::MetricsSnapshot,
+    capture: Option<&vitess_cdc_core::snapshot::CaptureProgress>,
+) -> String {
+    let mut json = serde_json::json!({
         "events": m.events,
         "bytes": m.bytes,
         "changes": m.changes,
@@ -535,8 +543,11 @@ fn metrics_json(m: &vitess_cdc_core::metrics::MetricsSnapshot) -> String {
         "lag_millis": m.lag_millis,
         "last_event_millis": m.last_event_millis,
         "rows_copied": m.rows_copied,
-    })
-    .to_string()
+    });
+    if let Some(c) = capture {
+        json["capture"] = serde_json::json!(c.shards);
+    }
+    json.to_string()
 }
 
 /// A no-op for an unknown handle: a wake that races a close (Flink's fetcher does this at

@@ -23,7 +23,11 @@
 //!   "heartbeat_interval_secs": 1, "transaction_chunk_bytes": 0,
 //!   "include_reshard_journal_events": true, "stop_on_reshard": false, "buffer_bytes": 8388608,
 //!   "retry_initial_backoff_ms": 100, "retry_max_backoff_ms": 5000, "retry_max_attempts": 3,
-//!   "idle_timeout_ms": 30000, "allow_tables_without_primary_key": false
+//!   "idle_timeout_ms": 30000, "allow_tables_without_primary_key": false,
+//!   "initial_snapshot": "copy | chunked",   (docs/snapshots.md)
+//!   "captures": [{"table": "customer", "filter": "`customer_id` >= 100", "shards": ["-80"]}],
+//!   "snapshot_chunk_rows": 50000, "snapshot_chunk_bytes": 16777216, "snapshot_chunks_in_flight": 4,
+//!   "snapshot_tablet_type": "replica"
 //! }
 //! ```
 //!
@@ -34,12 +38,19 @@
 //! `start_positions` as JSON, either the object `positionsJson()` returns or a bare array of
 //! shard positions (the VGTID shape: `keyspace`, `shard`, `gtid`, `table_p_ks`); giving it
 //! implies `start_mode = positions`. Both at once is an error.
+//!
+//! A stream opens with chunked snapshots beside its log (`snapshot::CaptureStream`) when it has
+//! `captures`, when it starts `initial` with `initial_snapshot = chunked`, or when a start
+//! position carries a capture's cursor (a checkpoint taken mid-capture): the batches are the same,
+//! snapshot rows come as row kind 4 (SNAPSHOT_READ).
 
 use serde::Deserialize;
 use std::time::Duration;
 use vitess_cdc_core::options::{TabletType, TlsOptions};
+use vitess_cdc_core::snapshot::Capture;
 use vitess_cdc_core::{
-    Error, ErrorCode, Result, ShardPosition, StartMode, StreamOptions, StreamPosition,
+    Error, ErrorCode, InitialSnapshot, Result, ShardPosition, SnapshotOptions, StartMode,
+    StreamOptions, StreamPosition,
 };
 
 #[derive(Debug, Deserialize)]
@@ -76,6 +87,35 @@ pub struct OptionsJson {
     pub retry_max_backoff_ms: Option<u64>,
     pub retry_max_attempts: Option<u32>,
     pub idle_timeout_ms: Option<u64>,
+    /// `copy` (the in-stream VStream copy) or `chunked` (docs/snapshots.md).
+    pub initial_snapshot: Option<String>,
+    /// Tables to capture in chunks beside the log when the stream opens (besides those the start
+    /// positions are capturing already).
+    #[serde(default)]
+    pub captures: Vec<CaptureJson>,
+    pub snapshot_chunk_rows: Option<usize>,
+    pub snapshot_chunk_bytes: Option<usize>,
+    pub snapshot_chunks_in_flight: Option<usize>,
+    pub snapshot_tablet_type: Option<String>,
+}
+
+/// One table to capture: `{"table": "t"}` or `{"table": "t", "filter": "`id` >= 10"}`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CaptureJson {
+    pub table: String,
+    pub filter: Option<String>,
+    /// Only on these shards (empty: every shard of the stream).
+    #[serde(default)]
+    pub shards: Vec<String>,
+}
+
+/// What `nativeOpen` opens: the stream, and the chunked snapshots beside it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OpenOptions {
+    pub stream: StreamOptions,
+    pub captures: Vec<Capture>,
+    pub snapshot: SnapshotOptions,
 }
 
 /// `{"shards": [...]}` (what `positionsJson()` returns) or a bare array of shard positions.
@@ -97,13 +137,13 @@ pub struct TlsJson {
 
 /// Parses the JSON and applies it over the core's defaults.
 pub fn parse(json: &str) -> Result<StreamOptions> {
-    parse_with_start(json, Vec::new())
+    Ok(parse_with_start(json, Vec::new())?.stream)
 }
 
 /// [`parse`], with start positions given apart from the JSON (`NativeStream.open`'s `byte[][]`,
 /// decoded): a non-empty `positions` implies `start_mode = positions`, like `start_positions`,
 /// and giving both is an error.
-pub fn parse_with_start(json: &str, positions: Vec<ShardPosition>) -> Result<StreamOptions> {
+pub fn parse_with_start(json: &str, positions: Vec<ShardPosition>) -> Result<OpenOptions> {
     let o: OptionsJson = serde_json::from_str(json)
         .map_err(|e| {
             let field = field_before(json, e.line(), e.column())
@@ -114,8 +154,19 @@ pub fn parse_with_start(json: &str, positions: Vec<ShardPosition>) -> Result<Str
         ))
         })
         .map_err(|e| e.with_code(ErrorCode::InvalidOption))?;
-    o.into_options(positions)
+    o.into_open_options(positions)
         .map_err(|e| e.or_code(ErrorCode::InvalidOption))
+}
+
+fn tablet_type(field: &str, value: &str) -> Result<TabletType> {
+    match value.to_ascii_lowercase().as_str() {
+        "primary" | "master" => Ok(TabletType::Primary),
+        "replica" => Ok(TabletType::Replica),
+        "rdonly" => Ok(TabletType::Rdonly),
+        other => Err(Error::config(format!(
+            "stream option `{field}` is `{other}`: use primary, replica or rdonly"
+        ))),
+    }
 }
 
 /// The last object key that starts before `line:column` (1-based, as serde_json reports), so a
@@ -135,6 +186,36 @@ fn field_before(json: &str, line: usize, column: usize) -> Option<String> {
 }
 
 impl OptionsJson {
+    /// The stream's options and its captures with their chunk settings.
+    pub fn into_open_options(mut self, positions: Vec<ShardPosition>) -> Result<OpenOptions> {
+        let mut snapshot = SnapshotOptions::default();
+        if let Some(v) = self.snapshot_chunk_rows {
+            snapshot.chunk_rows = v;
+        }
+        if let Some(v) = self.snapshot_chunk_bytes {
+            snapshot.chunk_bytes = v;
+        }
+        if let Some(v) = self.snapshot_chunks_in_flight {
+            snapshot.chunks_in_flight = v;
+        }
+        if let Some(t) = self.snapshot_tablet_type.take() {
+            snapshot.tablet_type = tablet_type("snapshot_tablet_type", &t)?;
+        }
+        let captures = std::mem::take(&mut self.captures)
+            .into_iter()
+            .map(|c| Capture {
+                table: c.table,
+                filter: c.filter.filter(|f| !f.trim().is_empty()),
+                shards: c.shards,
+            })
+            .collect();
+        Ok(OpenOptions {
+            stream: self.into_options(positions)?,
+            captures,
+            snapshot,
+        })
+    }
+
     pub fn into_options(self, positions: Vec<ShardPosition>) -> Result<StreamOptions> {
         if self.address.trim().is_empty() {
             return Err(Error::config(
@@ -178,13 +259,15 @@ impl OptionsJson {
         };
         opts.start = start_mode(self.start_mode.as_deref(), start_positions)?;
         if let Some(t) = self.tablet_type {
-            opts.tablet_type = match t.to_ascii_lowercase().as_str() {
-                "primary" | "master" => TabletType::Primary,
-                "replica" => TabletType::Replica,
-                "rdonly" => TabletType::Rdonly,
+            opts.tablet_type = tablet_type("tablet_type", &t)?;
+        }
+        if let Some(m) = self.initial_snapshot {
+            opts.initial_snapshot = match m.to_ascii_lowercase().as_str() {
+                "copy" => InitialSnapshot::Copy,
+                "chunked" => InitialSnapshot::Chunked,
                 other => {
                     return Err(Error::config(format!(
-                        "stream option `tablet_type` is `{other}`: use primary, replica or rdonly"
+                        "stream option `initial_snapshot` is `{other}`: use copy or chunked"
                     )))
                 }
             };
@@ -315,6 +398,45 @@ mod tests {
     }
 
     #[test]
+    fn captures_and_chunk_settings() {
+        let o = parse_with_start(
+            r#"{"address":"a:1","keyspace":"k","initial_snapshot":"CHUNKED",
+                "captures":[{"table":"t"},{"table":"u","filter":"`id` > 3"},{"table":"v","filter":" ","shards":["-80"]}],
+                "snapshot_chunk_rows":10,"snapshot_chunk_bytes":2048,"snapshot_chunks_in_flight":2,
+                "snapshot_tablet_type":"rdonly"}"#,
+            Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(o.stream.initial_snapshot, InitialSnapshot::Chunked);
+        let captures: Vec<_> = o
+            .captures
+            .iter()
+            .map(|c| (c.table.as_str(), c.filter.as_deref(), c.applies_to("80-")))
+            .collect();
+        assert_eq!(
+            captures,
+            vec![
+                ("t", None, true),
+                ("u", Some("`id` > 3"), true),
+                ("v", None, false)
+            ]
+        );
+        assert_eq!(
+            o.snapshot,
+            SnapshotOptions {
+                chunk_rows: 10,
+                chunk_bytes: 2048,
+                chunks_in_flight: 2,
+                tablet_type: TabletType::Rdonly,
+            }
+        );
+        let plain = parse_with_start(r#"{"address":"a:1","keyspace":"k"}"#, Vec::new()).unwrap();
+        assert_eq!(plain.stream.initial_snapshot, InitialSnapshot::Copy);
+        assert!(plain.captures.is_empty());
+        assert_eq!(plain.snapshot, SnapshotOptions::default());
+    }
+
+    #[test]
     fn mistakes_are_configuration_errors_that_name_the_field() {
         for (json, needle) in [
             (r#"{"address":"a:1"}"#, "keyspace"),
@@ -335,6 +457,18 @@ mod tests {
             (
                 r#"{"address":"a:1","keyspace":"k","connect_timeout_ms":"10s"}"#,
                 "connect_timeout_ms",
+            ),
+            (
+                r#"{"address":"a:1","keyspace":"k","initial_snapshot":"lazy"}"#,
+                "initial_snapshot",
+            ),
+            (
+                r#"{"address":"a:1","keyspace":"k","snapshot_tablet_type":"leader"}"#,
+                "snapshot_tablet_type",
+            ),
+            (
+                r#"{"address":"a:1","keyspace":"k","captures":[{"tabel":"t"}]}"#,
+                "tabel",
             ),
             ("not json", "invalid stream options JSON"),
         ] {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use vitess_cdc_core::batch::{BatchEncoder, EncodeError};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::metrics::MetricsSnapshot;
+use vitess_cdc_core::snapshot::CaptureProgress;
 use vitess_cdc_core::{Error, Event, Result, StreamOptions, StreamPosition};
 
 /// What one poll produced.
@@ -40,6 +41,10 @@ pub trait EventSource: Send + Sync {
     fn metrics(&self) -> MetricsSnapshot {
         MetricsSnapshot::default()
     }
+    /// A chunked snapshot's progress; `None` when the stream captures nothing.
+    fn capture_progress(&self) -> Option<CaptureProgress> {
+        None
+    }
 }
 
 impl EventSource for BlockingStream {
@@ -58,6 +63,9 @@ impl EventSource for BlockingStream {
     fn metrics(&self) -> MetricsSnapshot {
         BlockingStream::metrics(self)
     }
+    fn capture_progress(&self) -> Option<CaptureProgress> {
+        BlockingStream::capture_progress(self)
+    }
 }
 
 impl<S: EventSource + ?Sized> EventSource for Box<S> {
@@ -75,6 +83,9 @@ impl<S: EventSource + ?Sized> EventSource for Box<S> {
     }
     fn metrics(&self) -> MetricsSnapshot {
         (**self).metrics()
+    }
+    fn capture_progress(&self) -> Option<CaptureProgress> {
+        (**self).capture_progress()
     }
 }
 
@@ -104,6 +115,15 @@ impl StreamHandle<Box<dyn EventSource>> {
     /// Connects a real stream (see [`BlockingStream::open`]).
     pub fn open(options: StreamOptions) -> Result<Self> {
         Ok(Self::new(Box::new(BlockingStream::open(options)?)))
+    }
+
+    /// Connects a real stream with its captures (see [`BlockingStream::open_capturing`]).
+    pub fn open_capturing(options: crate::options::OpenOptions) -> Result<Self> {
+        Ok(Self::new(Box::new(BlockingStream::open_capturing(
+            options.stream,
+            options.captures,
+            options.snapshot,
+        )?)))
     }
 }
 

@@ -112,6 +112,7 @@ fn chunked(args: &Args, tables: Vec<String>) -> Result<(u64, f64), String> {
         .map(|t| Capture {
             table: t.clone(),
             filter: None,
+            shards: Vec::new(),
         })
         .collect();
     let snap = SnapshotOptions {

@@ -19,7 +19,8 @@ use crate::client::VtgateClient;
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::{Event, TableSchema};
 use crate::gtid::{Gtid, GtidSet};
-use crate::options::{SnapshotOptions, StartMode, StreamOptions};
+use crate::metrics::Metrics;
+use crate::options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions};
 use crate::position::{ShardPosition, StreamPosition, TableSnapshot};
 use crate::stream::EventStream;
 use std::collections::BTreeMap;
@@ -39,6 +40,9 @@ const MAX_RETRIES: u32 = 30;
 pub struct Capture {
     pub table: String,
     pub filter: Option<String>,
+    /// The shards to capture it on; empty = every shard of the stream (e.g. a table a Flink
+    /// split has not seen yet, captured on that split's shard only).
+    pub shards: Vec<String>,
 }
 
 impl Capture {
@@ -60,7 +64,13 @@ impl Capture {
         Ok(Capture {
             table: table.to_string(),
             filter,
+            shards: Vec::new(),
         })
+    }
+
+    /// Whether this capture runs on `shard`.
+    pub fn applies_to(&self, shard: &str) -> bool {
+        self.shards.is_empty() || self.shards.iter().any(|s| s == shard)
     }
 }
 
@@ -145,6 +155,8 @@ pub struct CaptureStream {
     log_task: tokio::task::JoinHandle<()>,
     /// Side streams by chunk; a chunk dropped early has its task aborted.
     chunk_tasks: BTreeMap<ChunkId, tokio::task::JoinHandle<()>>,
+    /// No new chunk starts (the log and the chunks already started go on).
+    paused: bool,
 }
 
 impl Drop for CaptureStream {
@@ -161,9 +173,21 @@ impl CaptureStream {
     /// saved positions: the log runs beside the chunks, it does not copy. Captures saved in the
     /// positions resume where they were; `captures` adds tables not being captured already.
     pub async fn open(
-        mut options: StreamOptions,
+        options: StreamOptions,
         captures: Vec<Capture>,
         snap: SnapshotOptions,
+    ) -> Result<CaptureStream> {
+        Self::open_with_metrics(options, captures, snap, Arc::new(Metrics::default())).await
+    }
+
+    /// [`Self::open`], the log stream counting into `metrics`. A stream that starts
+    /// [`StartMode::Initial`] with [`InitialSnapshot::Chunked`] starts its log at `latest` and
+    /// captures every table it selects.
+    pub async fn open_with_metrics(
+        mut options: StreamOptions,
+        mut captures: Vec<Capture>,
+        snap: SnapshotOptions,
+        metrics: Arc<Metrics>,
     ) -> Result<CaptureStream> {
         if snap.chunk_rows == 0 || snap.chunk_bytes == 0 || snap.chunks_in_flight == 0 {
             return Err(Error::config(
@@ -176,7 +200,12 @@ impl CaptureStream {
             options.follow_reshard = false;
         }
         let mut saved: BTreeMap<String, Vec<TableSnapshot>> = BTreeMap::new();
+        let mut capture_all = false;
         match &mut options.start {
+            StartMode::Initial if options.initial_snapshot == InitialSnapshot::Chunked => {
+                options.start = StartMode::Latest;
+                capture_all = true;
+            }
             StartMode::Latest => {}
             StartMode::Positions(positions) => {
                 for p in positions.iter_mut() {
@@ -202,8 +231,19 @@ impl CaptureStream {
             }
         }
         let client = VtgateClient::connect(&options).await?;
-        let log = EventStream::open(options.clone()).await?;
+        let log = EventStream::open_with_metrics(options.clone(), metrics).await?;
         let matched = log.plan().matched_tables.clone();
+        if capture_all {
+            for table in &matched {
+                if !captures.iter().any(|c| &c.table == table) {
+                    captures.push(Capture {
+                        table: table.clone(),
+                        filter: None,
+                        shards: Vec::new(),
+                    });
+                }
+            }
+        }
         let shard_names = log.plan().shards.clone();
         let start_positions = log.positions();
         let names = client.primary_key_columns(&options.keyspace).await?;
@@ -255,11 +295,12 @@ impl CaptureStream {
             let saved_here = saved.get(shard).cloned().unwrap_or_default();
             for (table, filter) in &wanted {
                 let resumed = saved_here.iter().find(|t| &t.table == table);
-                // A table whose capture was saved elsewhere but not here is done on this shard.
-                if resumed.is_none()
-                    && !captures.iter().any(|c| &c.table == table)
-                    && saved.contains_key(shard)
-                {
+                // A table whose capture was saved elsewhere but not here is done on this shard; a
+                // capture limited to other shards does not run here.
+                let requested = captures
+                    .iter()
+                    .any(|c| &c.table == table && c.applies_to(shard));
+                if resumed.is_none() && !requested {
                     continue;
                 }
                 let range = match resumed {
@@ -322,12 +363,35 @@ impl CaptureStream {
             reading: 0,
             log_task,
             chunk_tasks: BTreeMap::new(),
+            paused: false,
         };
         for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
             stream.update_progress(&shard);
         }
         tracing::info!(tables = ?wanted.keys().collect::<Vec<_>>(), shards = ?shard_names, "chunked snapshot planned");
         Ok(stream)
+    }
+
+    /// Starts no new chunk until [`Self::resume`]: the log keeps flowing, the chunks already
+    /// reading finish and are merged, the cursors stay where they are (so positions saved while
+    /// paused resume the capture). The `pause-snapshot` of DBLog.
+    pub fn pause(&mut self) {
+        if !self.paused {
+            tracing::info!("chunked snapshot paused");
+        }
+        self.paused = true;
+    }
+
+    /// Starts chunks again after [`Self::pause`].
+    pub fn resume(&mut self) {
+        if self.paused {
+            tracing::info!("chunked snapshot resumed");
+        }
+        self.paused = false;
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
     }
 
     /// Whether every capture finished on every shard (the log stream goes on).
@@ -387,6 +451,9 @@ impl CaptureStream {
         let now = Instant::now();
         let limit = self.snap.chunks_in_flight;
         self.chunk_tasks.retain(|_, t| !t.is_finished());
+        if self.paused {
+            return;
+        }
         // Round robin: the shard and table with the fewest chunks go first.
         loop {
             if self.reading >= limit {

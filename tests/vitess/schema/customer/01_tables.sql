@@ -75,3 +75,13 @@ CREATE TABLE snap_ticks (
   written_ms BIGINT NOT NULL,
   PRIMARY KEY (id)
 ) ENGINE = InnoDB;
+
+-- Chunked snapshots in Flink (VitessChunkedSnapshotITCase): rows of one test run (`run`), a
+-- version counter per row that the concurrent writer raises with every write.
+CREATE TABLE flink_snap (
+  id BIGINT NOT NULL,
+  run BIGINT NOT NULL,
+  ver BIGINT NOT NULL,
+  pad VARCHAR(64) NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;

@@ -107,7 +107,8 @@ public final class VitessSource<T>
                         config.heartbeatWatermarks(),
                         context.metricGroup().getIOMetricGroup().getNumRecordsInCounter()),
                 new Configuration(),
-                context);
+                context,
+                config.tables());
     }
 
     @Override

@@ -173,6 +173,40 @@ public final class VitessSourceBuilder<T> {
         return this;
     }
 
+    /**
+     * How {@link StartupMode#INITIAL} takes the first snapshot: {@link InitialSnapshot#COPY} (the
+     * in-stream VStream copy, the default) or {@link InitialSnapshot#CHUNKED} (chunks in parallel
+     * beside a change log that starts at once; rows are upserts, docs/snapshots.md).
+     */
+    public VitessSourceBuilder<T> initialSnapshot(InitialSnapshot mode) {
+        config.initialSnapshot(mode);
+        return this;
+    }
+
+    /** Chunked snapshots: rows per chunk (default: the core's, docs/options.md). */
+    public VitessSourceBuilder<T> snapshotChunkRows(int rows) {
+        config.snapshotChunkRows(rows);
+        return this;
+    }
+
+    /** Chunked snapshots: bytes one chunk may buffer (default: the core's, docs/options.md). */
+    public VitessSourceBuilder<T> snapshotChunkSize(MemorySize size) {
+        config.snapshotChunkSize(size);
+        return this;
+    }
+
+    /** Chunked snapshots: chunks read at once (default: the core's, docs/options.md). */
+    public VitessSourceBuilder<T> snapshotChunksInFlight(int chunks) {
+        config.snapshotChunksInFlight(chunks);
+        return this;
+    }
+
+    /** Chunked snapshots: the chunks' tablet type (default: the core's, docs/options.md). */
+    public VitessSourceBuilder<T> snapshotTabletType(String tabletType) {
+        config.snapshotTabletType(tabletType);
+        return this;
+    }
+
     /** Whether heartbeats advance watermarks and mark quiet splits idle (default {@link VitessDefaults#HEARTBEAT_WATERMARKS}). */
     public VitessSourceBuilder<T> heartbeatWatermarks(boolean enabled) {
         config.heartbeatWatermarks(enabled);

@@ -49,6 +49,8 @@ final class ChangelogModeResolver {
     private final VitessChangelogMode option;
     private final boolean keyed;
     private final Supplier<KeyOrders> keyOrders;
+    /** Whether the table reads chunked snapshots, whose rows are upserts (docs/snapshots.md). */
+    private final boolean chunkedSnapshots;
 
     private Boolean upsert;
 
@@ -58,9 +60,24 @@ final class ChangelogModeResolver {
      * @param keyOrders reads the key orders of the selected tables from VTGate
      */
     ChangelogModeResolver(String table, VitessChangelogMode option, boolean keyed, Supplier<KeyOrders> keyOrders) {
+        this(table, option, keyed, false, keyOrders);
+    }
+
+    /**
+     * @param chunkedSnapshots the table reads chunked snapshots (a chunked initial snapshot): their
+     *     rows may be for keys the downstream has, or arrive after the log changed the key, so only
+     *     an upsert changelog is exact for them
+     */
+    ChangelogModeResolver(
+            String table,
+            VitessChangelogMode option,
+            boolean keyed,
+            boolean chunkedSnapshots,
+            Supplier<KeyOrders> keyOrders) {
         this.table = table;
         this.option = option;
         this.keyed = keyed;
+        this.chunkedSnapshots = chunkedSnapshots;
         this.keyOrders = keyOrders;
     }
 
@@ -87,6 +104,9 @@ final class ChangelogModeResolver {
                     "vitess-cdc table {} is read as an upsert changelog (+I +U -D): 'changelog-mode' = 'upsert'",
                     table);
             return true;
+        }
+        if (chunkedSnapshots) {
+            return chunkedNeedsUpsert();
         }
         if (!keyed) {
             // No declared key (scan.allow-tables-without-primary-key): the changelog is not keyed,
@@ -120,6 +140,29 @@ final class ChangelogModeResolver {
                     inexact,
                     fix(inexact));
         }
+        return true;
+    }
+
+    /**
+     * A chunked snapshot is merged into a change log that is already running: the log may update
+     * or delete a key before its chunk's row arrives (a {@code -U}/{@code -D} of a row never
+     * emitted), and a chunk's row may be for a key the downstream has. Only an upsert changelog
+     * states that exactly, so a table that reads chunked snapshots is one.
+     */
+    private boolean chunkedNeedsUpsert() {
+        String why = "a chunked snapshot's rows are upserts merged into a running change log (docs/snapshots.md)";
+        if (!keyed) {
+            throw new ValidationException("vitess-cdc table " + table + " reads a chunked snapshot but declares no "
+                    + "primary key: " + why + ", keyed by the primary key. Declare PRIMARY KEY (...) NOT ENFORCED, "
+                    + "or take the in-stream copy ('scan.initial-snapshot' = 'copy').");
+        }
+        if (option == VitessChangelogMode.ALL) {
+            throw new ValidationException("vitess-cdc table " + table + " sets 'changelog-mode' = 'all' (a retract "
+                    + "changelog) and reads a chunked snapshot: " + why + ", which a retract changelog cannot "
+                    + "carry exactly. Set 'changelog-mode' = 'auto' or 'upsert', or take the in-stream copy "
+                    + "('scan.initial-snapshot' = 'copy').");
+        }
+        LOG.info("vitess-cdc table {} is read as an upsert changelog (+I +U -D): {}", table, why);
         return true;
     }
 

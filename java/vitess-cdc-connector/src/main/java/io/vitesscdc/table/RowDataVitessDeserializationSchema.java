@@ -29,7 +29,7 @@ import java.util.Map;
 /**
  * Change records as {@link RowData} for SQL: the declared (projected) physical columns, matched to
  * the Vitess table's columns by name, followed by the requested metadata columns; the row kind is
- * the record's (+I, -U, +U, -D). An upsert changelog has no UPDATE_BEFORE (Flink's upsert mode is
+ * the record's (+I, -U, +U, -D; a chunked snapshot's read is +U). An upsert changelog has no UPDATE_BEFORE (Flink's upsert mode is
  * +I, +U, -D), so there {@code -U} records are left out: the core emits an update that changes the
  * primary key as the {@code -D} of the old key and the {@code +I} of the new one, so a {@code -U}
  * is always followed by the {@code +U} of the same key. Every {@code -D} carries the whole row.
@@ -90,8 +90,7 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         }
         int[] mapping = mapping(record.table());
         int physical = mapping.length;
-        GenericRowData row =
-                new GenericRowData(RowKind.fromByteValue(record.kind().toByteValue()), physical + metadata.size());
+        GenericRowData row = new GenericRowData(rowKind(record.kind()), physical + metadata.size());
         for (int f = 0; f < physical; f++) {
             int column = mapping[f];
             if (record.isNull(column) || record.isAbsent(column)) {
@@ -114,6 +113,24 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             row.setField(physical + m, metadata.get(m).read(record, context));
         }
         out.collect(row);
+    }
+
+    /**
+     * Flink's kind of a record: the same byte for the four change kinds; a chunked snapshot's read
+     * is an upsert ({@code +U}: its key may exist downstream already, e.g. a re-snapshot), which
+     * only an upsert changelog can carry: as a {@code +I} a retract changelog would get a second
+     * live row for a key it has, and the snapshot could not retract the row it replaces.
+     */
+    private RowKind rowKind(ChangeKind kind) {
+        if (kind != ChangeKind.SNAPSHOT_READ) {
+            return RowKind.fromByteValue(kind.toByteValue());
+        }
+        if (!upsert) {
+            throw new IllegalStateException("a chunked snapshot's row (a snapshot read) reached a retract "
+                    + "changelog; a table that reads chunked snapshots declares an upsert changelog "
+                    + "(docs/snapshots.md, Flink)");
+        }
+        return RowKind.UPDATE_AFTER;
     }
 
     private int[] mapping(TableDescriptor table) {

@@ -112,6 +112,38 @@ public final class VitessConnectorOptions {
                     + "{\"shard_gtids\":[{\"keyspace\":\"ks\",\"shard\":\"-80\",\"gtid\":\"MySQL56/...\"}]}; gtid "
                     + "'current' starts a shard now, '' copies it first.");
 
+    public static final ConfigOption<String> SCAN_INITIAL_SNAPSHOT = ConfigOptions.key("scan.initial-snapshot")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("How 'initial' takes the first snapshot: copy (VStream's in-stream copy, tables one "
+                    + "after another, the change log held meanwhile) or chunked (every table in chunks, in parallel, "
+                    + "beside a change log that starts at once; the table is then read as an upsert changelog, "
+                    + "docs/snapshots.md)." + CORE_DEFAULT);
+
+    public static final ConfigOption<Integer> SCAN_SNAPSHOT_CHUNK_ROWS = ConfigOptions.key("scan.snapshot.chunk-rows")
+            .intType()
+            .noDefaultValue()
+            .withDescription("Chunked snapshots: rows one chunk reads before its side stream is cut." + CORE_DEFAULT);
+
+    public static final ConfigOption<MemorySize> SCAN_SNAPSHOT_CHUNK_SIZE = ConfigOptions.key(
+                    "scan.snapshot.chunk-size")
+            .memoryType()
+            .noDefaultValue()
+            .withDescription("Chunked snapshots: decoded bytes one chunk may buffer before it is cut." + CORE_DEFAULT);
+
+    public static final ConfigOption<Integer> SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT = ConfigOptions.key(
+                    "scan.snapshot.chunks-in-flight")
+            .intType()
+            .noDefaultValue()
+            .withDescription("Chunked snapshots: chunks read at once (each holds a read view and a MySQL "
+                    + "connection on its tablet)." + CORE_DEFAULT);
+
+    public static final ConfigOption<String> SCAN_SNAPSHOT_TABLET_TYPE = ConfigOptions.key("scan.snapshot.tablet-type")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Chunked snapshots: the tablet type the chunks read from (their brief table lock "
+                    + "lands there): primary, replica or rdonly." + CORE_DEFAULT);
+
     public static final ConfigOption<Duration> HEARTBEAT_INTERVAL = ConfigOptions.key("heartbeat.interval")
             .durationType()
             .noDefaultValue()

@@ -9,6 +9,7 @@ import io.vitesscdc.nativeio.ConfigurationException;
 import io.vitesscdc.nativeio.ErrorCode;
 import io.vitesscdc.nativeio.KeyOrders;
 import io.vitesscdc.nativeio.NativeStream;
+import io.vitesscdc.source.InitialSnapshot;
 import io.vitesscdc.source.StartupMode;
 import io.vitesscdc.source.config.VitessSourceConfig;
 
@@ -44,6 +45,11 @@ import static io.vitesscdc.table.VitessConnectorOptions.PORT;
 import static io.vitesscdc.table.VitessConnectorOptions.RETRY_INITIAL_BACKOFF;
 import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_ATTEMPTS;
 import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_BACKOFF;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_INITIAL_SNAPSHOT;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNK_ROWS;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNK_SIZE;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_TABLET_TYPE;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_STARTUP_MODE;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_STARTUP_SPECIFIC_OFFSET;
 import static io.vitesscdc.table.VitessConnectorOptions.SHARDS;
@@ -108,7 +114,12 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 MAX_MESSAGE_SIZE,
                 KEEPALIVE_INTERVAL,
                 CHANGELOG_MODE,
-                FILTER_PUSH_DOWN);
+                FILTER_PUSH_DOWN,
+                SCAN_INITIAL_SNAPSHOT,
+                SCAN_SNAPSHOT_CHUNK_ROWS,
+                SCAN_SNAPSHOT_CHUNK_SIZE,
+                SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT,
+                SCAN_SNAPSHOT_TABLET_TYPE);
     }
 
     @Override
@@ -183,6 +194,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         options.getOptional(KEEPALIVE_INTERVAL).ifPresent(config::keepaliveInterval);
         VitessSourceConfig built;
         try {
+            snapshots(options, table, config);
             built = config.build();
         } catch (IllegalArgumentException e) {
             throw invalid(table, e.getMessage());
@@ -198,6 +210,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 table,
                 changelogMode,
                 schema.getPrimaryKey().isPresent(),
+                built.chunkedInitialSnapshot(),
                 () -> KeyOrders.read(built.planningOptionsJson()));
         return VitessDynamicTableSource.of(
                 built, context.getPhysicalRowDataType(), changelog, options.get(FILTER_PUSH_DOWN));
@@ -241,6 +254,10 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
     }
 
     private static String tabletType(String value, String table) {
+        return tabletType(value, table, TABLET_TYPE);
+    }
+
+    private static String tabletType(String value, String table, ConfigOption<String> option) {
         String v = value.toLowerCase(Locale.ROOT);
         if (v.equals("master")) {
             v = "primary";
@@ -248,8 +265,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         if (!v.equals("primary") && !v.equals("replica") && !v.equals("rdonly")) {
             throw invalid(
                     table,
-                    "option '" + TABLET_TYPE.key() + "' = '" + value + "' is unknown: use primary, "
-                            + "replica or rdonly");
+                    "option '" + option.key() + "' = '" + value + "' is unknown: use primary, " + "replica or rdonly");
         }
         return v;
     }
@@ -319,6 +335,17 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                             + mode + "': set '" + SCAN_STARTUP_MODE.key() + "' = 'specific-offset' or drop the offset");
         }
         config.startupMode(startupMode);
+    }
+
+    /** The chunked snapshot options; the builder checks their ranges. */
+    private static void snapshots(ReadableConfig options, String table, VitessSourceConfig.Builder config) {
+        options.getOptional(SCAN_INITIAL_SNAPSHOT)
+                .ifPresent(v -> config.initialSnapshot(InitialSnapshot.fromOptionValue(v)));
+        options.getOptional(SCAN_SNAPSHOT_CHUNK_ROWS).ifPresent(config::snapshotChunkRows);
+        options.getOptional(SCAN_SNAPSHOT_CHUNK_SIZE).ifPresent(config::snapshotChunkSize);
+        options.getOptional(SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT).ifPresent(config::snapshotChunksInFlight);
+        options.getOptional(SCAN_SNAPSHOT_TABLET_TYPE)
+                .ifPresent(t -> config.snapshotTabletType(tabletType(t, table, SCAN_SNAPSHOT_TABLET_TYPE)));
     }
 
     private static int notNegative(int v, String table) {

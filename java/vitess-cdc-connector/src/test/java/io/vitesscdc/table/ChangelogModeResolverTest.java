@@ -82,6 +82,30 @@ class ChangelogModeResolverTest {
     }
 
     @Test
+    void aChunkedSnapshotMakesTheTableUpsertWithoutAskingTheServer() {
+        Supplier<KeyOrders> unreachable = () -> {
+            throw new AssertionError("must not read key orders");
+        };
+        for (VitessChangelogMode mode :
+                new VitessChangelogMode[] {VitessChangelogMode.AUTO, VitessChangelogMode.UPSERT}) {
+            ChangelogModeResolver r = new ChangelogModeResolver("`c`.`d`.`src`", mode, true, true, unreachable);
+            assertThat(r.changelogMode()).as("%s", mode).isEqualTo(ChangelogModeResolver.UPSERT);
+        }
+        assertThatThrownBy(() -> new ChangelogModeResolver(
+                                "`c`.`d`.`src`", VitessChangelogMode.ALL, true, true, answering(EXACT))
+                        .changelogMode())
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("'changelog-mode' = 'all'")
+                .hasMessageContaining("chunked snapshot")
+                .hasMessageContaining("'scan.initial-snapshot' = 'copy'");
+        assertThatThrownBy(() -> new ChangelogModeResolver(
+                                "`c`.`d`.`src`", VitessChangelogMode.AUTO, false, true, unreachable)
+                        .changelogMode())
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("declares no primary key");
+    }
+
+    @Test
     void upsertAndUnkeyedTablesNeedNoServer() {
         Supplier<KeyOrders> unreachable = () -> {
             throw new AssertionError("must not read key orders");

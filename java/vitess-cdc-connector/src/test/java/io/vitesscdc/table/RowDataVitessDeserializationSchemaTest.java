@@ -170,6 +170,21 @@ class RowDataVitessDeserializationSchemaTest {
     }
 
     @Test
+    void aSnapshotReadIsAnUpsertAndNeverReachesARetractChangelog() {
+        DataType physical =
+                DataTypes.ROW(DataTypes.FIELD("id", DataTypes.BIGINT()), DataTypes.FIELD("name", DataTypes.STRING()));
+        // Wire kind 4: a chunked snapshot's row.
+        List<RowData> rows = deserialize(physical, List.of(VitessReadableMetadata.ROW_KIND), sample(4), true);
+        assertThat(rows).hasSize(1);
+        assertThat(rows.get(0).getRowKind()).isEqualTo(RowKind.UPDATE_AFTER);
+        assertThat(rows.get(0).getString(1)).isEqualTo(StringData.fromString("héllo"));
+        assertThat(rows.get(0).getString(2).toString()).as("row_kind metadata").isEqualTo("=R");
+        assertThatThrownBy(() -> deserialize(physical, List.of(), sample(4), false))
+                .isInstanceOf(IllegalStateException.class)
+                .hasMessageContaining("upsert changelog");
+    }
+
+    @Test
     void nullsStayNull() {
         VitessRecord r = record(0, 0, 1L, null, null, null, null, null, null, null);
         List<RowData> rows = deserialize(

@@ -66,6 +66,36 @@ class VitessDynamicTableFactoryTest {
     }
 
     @Test
+    void aChunkedInitialSnapshotPlansAsUpsertWithoutAServerAndItsMistakesAreNamed() {
+        // 'auto' would read the key orders from VTGate; a chunked snapshot is upsert without asking.
+        String plan = plan(COLUMNS, BASE + ", 'vtgate.address' = '127.0.0.1:1', 'scan.initial-snapshot' = 'chunked'");
+        assertThat(plan).contains("changelogMode=[I,UA,D]");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.initial-snapshot' = 'chunked', 'changelog-mode' = 'all'",
+                "'changelog-mode' = 'all'",
+                "chunked snapshot");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.initial-snapshot' = 'lazy'",
+                "unknown initial snapshot 'lazy'",
+                "'copy'",
+                "'chunked'");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.initial-snapshot' = 'chunked', 'scan.startup.mode' = 'snapshot'",
+                "bounded startup mode SNAPSHOT");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.snapshot.chunks-in-flight' = '0'",
+                "snapshotChunksInFlight must be at least 1");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.snapshot.tablet-type' = 'leader'",
+                "'scan.snapshot.tablet-type' = 'leader' is unknown");
+    }
+
+    @Test
     void changelogModeMistakes() {
         assertInvalid(
                 COLUMNS,

@@ -5,6 +5,7 @@
 
 package io.vitesscdc.source.config;
 
+import io.vitesscdc.source.InitialSnapshot;
 import io.vitesscdc.source.StartupMode;
 
 import org.apache.flink.annotation.Internal;
@@ -56,6 +57,11 @@ public final class VitessSourceConfig implements Serializable {
     static final String RETRY_MAX_BACKOFF_MS = "retry_max_backoff_ms";
     static final String RETRY_MAX_ATTEMPTS = "retry_max_attempts";
     static final String IDLE_TIMEOUT_MS = "idle_timeout_ms";
+    static final String INITIAL_SNAPSHOT = "initial_snapshot";
+    static final String SNAPSHOT_CHUNK_ROWS = "snapshot_chunk_rows";
+    static final String SNAPSHOT_CHUNK_BYTES = "snapshot_chunk_bytes";
+    static final String SNAPSHOT_CHUNKS_IN_FLIGHT = "snapshot_chunks_in_flight";
+    static final String SNAPSHOT_TABLET_TYPE = "snapshot_tablet_type";
 
     private final String address;
     private final String keyspace;
@@ -181,6 +187,15 @@ public final class VitessSourceConfig implements Serializable {
         return new VitessSourceConfig(b);
     }
 
+    /**
+     * Whether the first snapshot is a chunked one ({@link InitialSnapshot#CHUNKED}): its rows are
+     * snapshot reads, applied as upserts.
+     */
+    public boolean chunkedInitialSnapshot() {
+        return startupMode == StartupMode.INITIAL
+                && InitialSnapshot.CHUNKED.optionValue().equals(nativeOptions.get(INITIAL_SNAPSHOT));
+    }
+
     /** Extra core options, passed to the native stream as they are. */
     public Map<String, Object> nativeOptions() {
         return nativeOptions;
@@ -206,7 +221,25 @@ public final class VitessSourceConfig implements Serializable {
      *     this JSON)
      */
     public String toNativeOptionsJson(Collection<String> shardsToRead, String startMode) {
+        return toNativeOptionsJson(shardsToRead, startMode, Map.of());
+    }
+
+    /**
+     * {@link #toNativeOptionsJson(Collection, String)} with tables to capture in chunks when the
+     * stream opens, each on the given shards ({@code captures} of the native options).
+     */
+    public String toNativeOptionsJson(
+            Collection<String> shardsToRead, String startMode, Map<String, List<String>> capturesOnShards) {
         ObjectNode o = JSON.createObjectNode();
+        if (!capturesOnShards.isEmpty()) {
+            ArrayNode captures = o.putArray("captures");
+            capturesOnShards.forEach((table, onShards) -> {
+                ObjectNode c = captures.addObject();
+                c.put("table", table);
+                ArrayNode s = c.putArray("shards");
+                onShards.forEach(s::add);
+            });
+        }
         o.put("address", address);
         o.put("keyspace", keyspace);
         ArrayNode shardArray = o.putArray("shards");
@@ -453,6 +486,37 @@ public final class VitessSourceConfig implements Serializable {
             return nativeOption(IDLE_TIMEOUT_MS, millis("idleTimeout", timeout));
         }
 
+        /** How {@link StartupMode#INITIAL} takes its first snapshot (docs/snapshots.md). */
+        public Builder initialSnapshot(InitialSnapshot mode) {
+            return nativeOption(
+                    INITIAL_SNAPSHOT,
+                    Objects.requireNonNull(mode, "initialSnapshot").optionValue());
+        }
+
+        /** Chunked snapshots: rows one chunk reads before its side stream is cut. */
+        public Builder snapshotChunkRows(int rows) {
+            require(rows >= 1, "snapshotChunkRows must be at least 1, got " + rows);
+            return nativeOption(SNAPSHOT_CHUNK_ROWS, rows);
+        }
+
+        /** Chunked snapshots: bytes of decoded rows one chunk may buffer before it is cut. */
+        public Builder snapshotChunkSize(MemorySize size) {
+            long bytes = bytes("snapshotChunkSize", size);
+            require(bytes >= 1, "snapshotChunkSize must be at least 1 byte, got " + size);
+            return nativeOption(SNAPSHOT_CHUNK_BYTES, bytes);
+        }
+
+        /** Chunked snapshots: side streams reading chunks at once (each holds a read view on its tablet). */
+        public Builder snapshotChunksInFlight(int chunks) {
+            require(chunks >= 1, "snapshotChunksInFlight must be at least 1, got " + chunks);
+            return nativeOption(SNAPSHOT_CHUNKS_IN_FLIGHT, chunks);
+        }
+
+        /** Chunked snapshots: the tablet type the chunks read from ({@code primary}, {@code replica}, {@code rdonly}). */
+        public Builder snapshotTabletType(String tabletType) {
+            return nativeOption(SNAPSHOT_TABLET_TYPE, Objects.requireNonNull(tabletType, "snapshotTabletType"));
+        }
+
         private static long millis(String what, Duration d) {
             Objects.requireNonNull(d, what);
             require(!d.isNegative(), what + " must not be negative, got " + d + ": pass zero or a positive duration");
@@ -494,6 +558,11 @@ public final class VitessSourceConfig implements Serializable {
                     "batch buffer sizes must satisfy 64 <= initial <= max, got " + initialBufferBytes + " and "
                             + maxBufferBytes);
             require(!pollTimeout.isNegative(), "the poll timeout must not be negative");
+            require(
+                    startupMode != StartupMode.SNAPSHOT
+                            || !InitialSnapshot.CHUNKED.optionValue().equals(nativeOptions.get(INITIAL_SNAPSHOT)),
+                    "a chunked initial snapshot runs beside a change log that does not end; the bounded startup mode "
+                            + "SNAPSHOT takes the in-stream copy: drop initialSnapshot(CHUNKED) or start INITIAL");
             require(
                     !Boolean.TRUE.equals(nativeOptions.get("stop_on_reshard"))
                             && !"true".equals(String.valueOf(nativeOptions.get("stop_on_reshard"))),

@@ -76,6 +76,11 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
                 before = row(record);
                 op = "d";
                 break;
+            case SNAPSHOT_READ:
+                // A chunked snapshot's row: Debezium's read, applied as an upsert.
+                after = row(record);
+                op = "r";
+                break;
             default:
                 throw new IllegalStateException("unexpected change kind " + kind);
         }

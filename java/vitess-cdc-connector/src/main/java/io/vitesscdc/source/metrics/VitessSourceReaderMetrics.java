@@ -44,7 +44,11 @@ import java.util.function.ToLongFunction;
  *       snapshotRecords} (copy-phase records fetched), {@code copyCompleted} (0 or 1), {@code
  *       recordsFetched}, and the copy progress {@code snapshotTablesTotal}, {@code
  *       snapshotTablesRemaining}, {@code snapshotRowsEstimated}, {@code
- *       snapshotRowsEstimatedRemaining} (rows from MySQL's table statistics: estimates).
+ *       snapshotRowsEstimatedRemaining} (rows from MySQL's table statistics: estimates), and
+ *       a chunked snapshot's progress as the core reports it (docs/snapshots.md): {@code
+ *       captureChunksDone}, {@code captureChunksPlanned} (an estimate), {@code captureRows}
+ *       (snapshot reads emitted), {@code captureTablesRemaining} (-1 while the split's stream
+ *       captures nothing); the reader group sums them too.
  * </ul>
  *
  * Gauges are read by the metric reporter thread; the fields they read are volatile or atomic. A
@@ -67,6 +71,10 @@ public final class VitessSourceReaderMetrics {
     public static final String TABLES_REMAINING = "snapshotTablesRemaining";
     public static final String ROWS_ESTIMATED = "snapshotRowsEstimated";
     public static final String ROWS_ESTIMATED_REMAINING = "snapshotRowsEstimatedRemaining";
+    public static final String CAPTURE_CHUNKS_DONE = "captureChunksDone";
+    public static final String CAPTURE_CHUNKS_PLANNED = "captureChunksPlanned";
+    public static final String CAPTURE_ROWS = "captureRows";
+    public static final String CAPTURE_TABLES_REMAINING = "captureTablesRemaining";
 
     /** What a gauge answers while its input is not known. */
     public static final long UNKNOWN = -1;
@@ -108,6 +116,10 @@ public final class VitessSourceReaderMetrics {
         vitessGroup.gauge(TABLES_REMAINING, () -> sum(ShardMetrics::tablesRemaining));
         vitessGroup.gauge(ROWS_ESTIMATED, () -> sum(ShardMetrics::rowsEstimated));
         vitessGroup.gauge(ROWS_ESTIMATED_REMAINING, () -> sum(ShardMetrics::rowsEstimatedRemaining));
+        vitessGroup.gauge(CAPTURE_CHUNKS_DONE, () -> sum(m -> m.capture(CaptureProgress::chunksDone)));
+        vitessGroup.gauge(CAPTURE_CHUNKS_PLANNED, () -> sum(m -> m.capture(CaptureProgress::chunksPlanned)));
+        vitessGroup.gauge(CAPTURE_ROWS, () -> sum(m -> m.capture(CaptureProgress::rows)));
+        vitessGroup.gauge(CAPTURE_TABLES_REMAINING, () -> sum(m -> m.capture(CaptureProgress::tablesRemaining)));
     }
 
     private long countShards(boolean copyCompleted) {
@@ -210,13 +222,35 @@ public final class VitessSourceReaderMetrics {
         }
         lastNativeRead = now;
         try {
-            JsonNode m = JSON.readTree(stream.stream().metricsJson());
-            reconnectsOfCurrentStream = m.path("reconnects").asLong(0);
-            reconnects.set(reconnectsOfClosedStreams + reconnectsOfCurrentStream);
+            nativeMetrics(stream.stream().metricsJson());
         } catch (Exception | LinkageError e) {
             // Metrics must never fail the job.
         }
     }
+
+    /**
+     * Applies the native stream's metrics JSON ({@code NativeStream.metricsJson()}): reconnects,
+     * and the chunked snapshot's progress per shard ({@code capture}, when the stream captures).
+     */
+    public void nativeMetrics(String json) throws java.io.IOException {
+        JsonNode m = JSON.readTree(json);
+        reconnectsOfCurrentStream = m.path("reconnects").asLong(0);
+        reconnects.set(reconnectsOfClosedStreams + reconnectsOfCurrentStream);
+        m.path("capture").fields().forEachRemaining(e -> {
+            for (Map.Entry<String, ShardMetrics> split : shards.entrySet()) {
+                if (split.getKey().endsWith("/" + e.getKey())) {
+                    split.getValue().capture = new CaptureProgress(
+                            e.getValue().path("chunks_done").asLong(UNKNOWN),
+                            e.getValue().path("chunks_planned").asLong(UNKNOWN),
+                            e.getValue().path("rows").asLong(UNKNOWN),
+                            e.getValue().path("tables_remaining").asLong(UNKNOWN));
+                }
+            }
+        });
+    }
+
+    /** A chunked snapshot's progress on one shard, as the core last reported it. */
+    private record CaptureProgress(long chunksDone, long chunksPlanned, long rows, long tablesRemaining) {}
 
     /** Test hook: the split's metric counters. */
     public long snapshotRecords(String splitId) {
@@ -251,6 +285,8 @@ public final class VitessSourceReaderMetrics {
         volatile Position position;
         /** The table of the last copy record fetched. */
         volatile String copyingTable;
+        /** The chunked snapshot's progress (null: the split's stream captures nothing). */
+        volatile CaptureProgress capture;
 
         ShardMetrics(MetricGroup group) {
             group.gauge(SNAPSHOT_RECORDS, snapshotRecords::get);
@@ -260,6 +296,15 @@ public final class VitessSourceReaderMetrics {
             group.gauge(TABLES_REMAINING, this::tablesRemaining);
             group.gauge(ROWS_ESTIMATED, this::rowsEstimated);
             group.gauge(ROWS_ESTIMATED_REMAINING, this::rowsEstimatedRemaining);
+            group.gauge(CAPTURE_CHUNKS_DONE, () -> capture(CaptureProgress::chunksDone));
+            group.gauge(CAPTURE_CHUNKS_PLANNED, () -> capture(CaptureProgress::chunksPlanned));
+            group.gauge(CAPTURE_ROWS, () -> capture(CaptureProgress::rows));
+            group.gauge(CAPTURE_TABLES_REMAINING, () -> capture(CaptureProgress::tablesRemaining));
+        }
+
+        long capture(ToLongFunction<CaptureProgress> value) {
+            CaptureProgress c = capture;
+            return c == null ? UNKNOWN : value.applyAsLong(c);
         }
 
         long tablesTotal() {

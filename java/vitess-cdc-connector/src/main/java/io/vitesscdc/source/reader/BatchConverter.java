@@ -52,6 +52,8 @@ final class BatchConverter<T> {
     private final Map<String, ShardCursor<T>> cursors = new LinkedHashMap<>();
     private final ValuesCollector<T> collector = new ValuesCollector<>();
     private final VitessSourceReaderMetrics metrics;
+    /** The tables the job selects by name: what every mark of its streams has seen. */
+    private List<String> jobTables = List.of();
 
     BatchConverter(
             VitessDeserializationSchema<T> deserializer,
@@ -62,6 +64,11 @@ final class BatchConverter<T> {
         this.bounded = bounded;
         this.maxGroupedRecords = maxGroupedRecords;
         this.metrics = metrics;
+    }
+
+    /** The tables the job selects by name (the streams capture those a split has not seen). */
+    void jobTables(List<String> tables) {
+        this.jobTables = List.copyOf(tables);
     }
 
     void addSplit(VitessSplit split) {
@@ -243,6 +250,7 @@ final class BatchConverter<T> {
         }
         c.position = mark.position();
         c.recordsSinceMark = 0;
+        c.tables = jobTables;
         metrics.positionReached(c.splitId, mark.position());
     }
 

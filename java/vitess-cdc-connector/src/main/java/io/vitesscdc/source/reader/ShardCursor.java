@@ -48,6 +48,8 @@ final class ShardCursor<T> {
     boolean reported;
     /** The reshard journal the shard ended at, if any. */
     ReshardJournal endedBy;
+    /** The tables {@link #position} has seen (empty: unknown); see {@link VitessSplit#tables()}. */
+    List<String> tables;
 
     ShardCursor(VitessSplit split) {
         this.splitId = split.splitId();
@@ -57,6 +59,7 @@ final class ShardCursor<T> {
         this.position = split.position();
         this.recordsSinceMark = split.recordsSinceMark();
         this.skip = split.recordsSinceMark();
+        this.tables = split.tables();
     }
 
     /** Prepares a re-open from {@link #position}: records handed out since are skipped again. */

@@ -53,12 +53,25 @@ public final class VitessSourceReader<T>
     /** The first checkpoint whose state holds each ended split (absent: none yet). */
     private final Map<String, Long> endedSplitCheckpoint = new TreeMap<>();
 
+    /** The tables the job selects by name: what the marks of this reader's streams have seen. */
+    private final List<String> jobTables;
+
     public VitessSourceReader(
             Supplier<SplitReader<SplitElement<T>, VitessSplit>> splitReaderSupplier,
             VitessRecordEmitter<T> emitter,
             Configuration config,
             SourceReaderContext context) {
+        this(splitReaderSupplier, emitter, config, context, List.of());
+    }
+
+    public VitessSourceReader(
+            Supplier<SplitReader<SplitElement<T>, VitessSplit>> splitReaderSupplier,
+            VitessRecordEmitter<T> emitter,
+            Configuration config,
+            SourceReaderContext context,
+            List<String> jobTables) {
         super(splitReaderSupplier, emitter, config, context);
+        this.jobTables = List.copyOf(jobTables);
     }
 
     @Override
@@ -145,7 +158,7 @@ public final class VitessSourceReader<T>
 
     @Override
     protected VitessSplitState initializedState(VitessSplit split) {
-        return new VitessSplitState(split);
+        return new VitessSplitState(split, jobTables);
     }
 
     @Override

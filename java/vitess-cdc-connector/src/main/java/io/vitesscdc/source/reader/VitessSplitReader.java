@@ -80,6 +80,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         this.copyEstimates = copyEstimates;
         this.converter = new BatchConverter<>(
                 deserializer, config.startupMode().isBounded(), BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
+        converter.jobTables(config.tables());
     }
 
     @Override
@@ -176,15 +177,41 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         }
         List<String> shards = new ArrayList<>();
         List<Position> positions = new ArrayList<>();
+        Map<String, List<String>> added = new java.util.TreeMap<>();
         for (ShardCursor<T> c : open) {
             shards.add(c.shard);
             positions.add(c.position);
+            for (String table : addedTables(c)) {
+                added.computeIfAbsent(table, t -> new ArrayList<>()).add(c.shard);
+            }
         }
-        String options = config.toNativeOptionsJson(shards, "positions");
+        if (!added.isEmpty()) {
+            LOG.info(
+                    "Tables the job selects that the positions have not seen, captured in chunks (table: shards): {}",
+                    added);
+        }
+        String options = config.toNativeOptionsJson(shards, "positions", added);
         LOG.info("Opening a native Vitess stream for shards {} of keyspace {}", shards, config.keyspace());
         NativeStream nativeStream = streamOpener.apply(options, positions);
         stream = new NativeStreamReader(nativeStream, config.initialBufferBytes(), config.maxBufferBytes());
         metrics.streamOpened();
+    }
+
+    /**
+     * The tables the job selects by name that the cursor's position has not seen (a job restored
+     * with more tables): they are captured in chunks on the cursor's shard. None when the position's
+     * tables are unknown.
+     */
+    private List<String> addedTables(ShardCursor<T> c) {
+        List<String> added = new ArrayList<>();
+        if (!c.tables.isEmpty()) {
+            for (String table : config.tables()) {
+                if (!c.tables.contains(table)) {
+                    added.add(table);
+                }
+            }
+        }
+        return added;
     }
 
     private void closeStream() {

@@ -10,6 +10,7 @@ import io.vitesscdc.nativeio.Position;
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.connector.source.SourceSplit;
 
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -40,6 +41,7 @@ public final class VitessSplit implements SourceSplit {
     private final long recordsSinceMark;
     private final ReshardJournal endedBy;
     private final long epoch;
+    private final List<String> tables;
 
     public VitessSplit(String keyspace, String shard, Position position, long recordsSinceMark) {
         this(keyspace, shard, position, recordsSinceMark, null, 0);
@@ -57,6 +59,18 @@ public final class VitessSplit implements SourceSplit {
             long recordsSinceMark,
             ReshardJournal endedBy,
             long epoch) {
+        this(keyspace, shard, position, recordsSinceMark, endedBy, epoch, List.of());
+    }
+
+    public VitessSplit(
+            String keyspace,
+            String shard,
+            Position position,
+            long recordsSinceMark,
+            ReshardJournal endedBy,
+            long epoch,
+            List<String> tables) {
+        this.tables = List.copyOf(Objects.requireNonNull(tables, "tables"));
         this.keyspace = Objects.requireNonNull(keyspace, "keyspace");
         this.shard = Objects.requireNonNull(shard, "shard");
         this.position = Objects.requireNonNull(position, "position");
@@ -114,6 +128,21 @@ public final class VitessSplit implements SourceSplit {
         return epoch;
     }
 
+    /**
+     * The tables (by name) the split's position has seen: those its job selected when it wrote the
+     * position. A restored job that selects more tables captures the others in chunks on this
+     * shard (docs/snapshots.md, "Tables added on restore"). Empty when unknown (a split of an
+     * older connector, or a job that selects tables by pattern).
+     */
+    public List<String> tables() {
+        return tables;
+    }
+
+    /** This split with the tables its position has seen. */
+    public VitessSplit withTables(List<String> seen) {
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark, endedBy, epoch, seen);
+    }
+
     public boolean isEnded() {
         return endedBy != null;
     }
@@ -132,18 +161,20 @@ public final class VitessSplit implements SourceSplit {
                 && keyspace.equals(that.keyspace)
                 && shard.equals(that.shard)
                 && position.equals(that.position)
-                && Objects.equals(endedBy, that.endedBy);
+                && Objects.equals(endedBy, that.endedBy)
+                && tables.equals(that.tables);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(keyspace, shard, position, recordsSinceMark, endedBy, epoch);
+        return Objects.hash(keyspace, shard, position, recordsSinceMark, endedBy, epoch, tables);
     }
 
     @Override
     public String toString() {
         return "VitessSplit{" + splitId() + ", position=" + position + ", recordsSinceMark=" + recordsSinceMark
                 + (epoch == 0 ? "" : ", epoch=" + epoch)
+                + (tables.isEmpty() ? "" : ", tables=" + tables)
                 + (endedBy == null ? "" : ", endedBy=" + endedBy) + "}";
     }
 }

@@ -40,6 +40,10 @@ import java.util.Map;
  *
  * <p>Version 4 (order epochs): version 3, then {@code long epoch}. Older versions read as epoch 0
  * (their jobs never assigned one; a reshard after the restore raises it as usual).
+ *
+ * <p>Version 5 (tables seen): version 4, then {@code int n, n x utf8 table}: the tables the split's
+ * position has seen ({@link VitessSplit#tables()}). Older versions read as none known (a restore
+ * from them captures no added table; the first mark after it records the job's tables).
  */
 @Internal
 public final class VitessSplitSerializer implements SimpleVersionedSerializer<VitessSplit> {
@@ -50,7 +54,8 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
     public static final int VERSION_2 = 2;
     public static final int VERSION_3 = 3;
     public static final int VERSION_4 = 4;
-    public static final int CURRENT_VERSION = VERSION_4;
+    public static final int VERSION_5 = 5;
+    public static final int CURRENT_VERSION = VERSION_5;
 
     @Override
     public int getVersion() {
@@ -80,6 +85,10 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
             }
         }
         out.writeLong(split.epoch());
+        out.writeInt(split.tables().size());
+        for (String table : split.tables()) {
+            writeString(out, table);
+        }
         return out.getCopyOfBuffer();
     }
 
@@ -93,11 +102,13 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
             case VERSION_1:
                 return deserializeV1(serialized);
             case VERSION_2:
-                return deserializeV2(serialized, false, false);
+                return deserializeV2(serialized, false, false, false);
             case VERSION_3:
-                return deserializeV2(serialized, true, false);
+                return deserializeV2(serialized, true, false, false);
+            case VERSION_4:
+                return deserializeV2(serialized, true, true, false);
             default:
-                return deserializeV2(serialized, true, true);
+                return deserializeV2(serialized, true, true, true);
         }
     }
 
@@ -114,11 +125,11 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
     }
 
     /**
-     * Versions 2 to 4: the same layout, positions as JSON text (2) or bytes (3, 4), the epoch last
-     * (4).
+     * Versions 2 to 5: the same layout, positions as JSON text (2) or bytes (3 on), then the epoch
+     * (4 on), then the tables seen (5).
      */
-    private static VitessSplit deserializeV2(byte[] serialized, boolean positionBytes, boolean withEpoch)
-            throws IOException {
+    private static VitessSplit deserializeV2(
+            byte[] serialized, boolean positionBytes, boolean withEpoch, boolean withTables) throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         String keyspace = readString(in);
         String shard = readString(in);
@@ -145,13 +156,20 @@ public final class VitessSplitSerializer implements SimpleVersionedSerializer<Vi
             }
         }
         long epoch = withEpoch ? in.readLong() : 0;
+        List<String> tables = new ArrayList<>();
+        if (withTables) {
+            int n = readCount(in);
+            for (int i = 0; i < n; i++) {
+                tables.add(readString(in));
+            }
+        }
         if (in.available() != 0) {
             throw new IOException("corrupt Vitess split state: " + in.available() + " trailing bytes");
         }
         if (epoch < 0) {
             throw new IOException("corrupt Vitess split state: epoch " + epoch);
         }
-        return new VitessSplit(keyspace, shard, position, recordsSinceMark, journal, epoch);
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark, journal, epoch, tables);
     }
 
     /** A count of entries each at least 4 bytes long. */

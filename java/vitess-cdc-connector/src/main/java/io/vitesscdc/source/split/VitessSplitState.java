@@ -9,6 +9,8 @@ import io.vitesscdc.nativeio.Position;
 
 import org.apache.flink.annotation.Internal;
 
+import java.util.List;
+
 /**
  * The mutable, emit-side state of a split, advanced by the record emitter on the task thread
  * with every element: a record bumps the count, a position mark replaces the position and resets
@@ -27,8 +29,22 @@ public final class VitessSplitState {
     private long totalRecords;
     private ReshardJournal endedBy;
     private final long epoch;
+    private List<String> tables;
+    /** The tables the job selects: what every mark of its streams has seen. */
+    private final List<String> jobTables;
 
     public VitessSplitState(VitessSplit split) {
+        this(split, split.tables());
+    }
+
+    /**
+     * @param jobTables the tables the job selects by name (empty: by pattern, unknown); every mark
+     *     of this job's streams has seen them (a stream opens with captures of the ones the split
+     *     had not seen), so the first mark makes them the split's
+     */
+    public VitessSplitState(VitessSplit split, List<String> jobTables) {
+        this.tables = split.tables();
+        this.jobTables = List.copyOf(jobTables);
         this.keyspace = split.keyspace();
         this.shard = split.shard();
         this.position = split.position();
@@ -79,6 +95,7 @@ public final class VitessSplitState {
     public void markReached(Position position, boolean copyCompleted) {
         this.position = position;
         this.recordsSinceMark = 0;
+        this.tables = jobTables;
         if (copyCompleted) {
             this.copyCompleted = true;
         }
@@ -122,7 +139,7 @@ public final class VitessSplitState {
     }
 
     public VitessSplit toSplit() {
-        return new VitessSplit(keyspace, shard, position, recordsSinceMark, endedBy, epoch);
+        return new VitessSplit(keyspace, shard, position, recordsSinceMark, endedBy, epoch, tables);
     }
 
     @Override

@@ -157,4 +157,27 @@ class VitessSourceReaderMetricsTest {
                 .isEqualTo(7);
         assertThat(readerGauge(VitessSourceReaderMetrics.TABLES_REMAINING)).isEqualTo(1);
     }
+
+    @Test
+    void chunkedSnapshotProgressComesFromTheNativeMetricsPerShard() throws Exception {
+        metrics.registerSplit(SPLIT);
+        metrics.registerSplit("ks/80-");
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_ROWS))
+                .as("no capture reported yet")
+                .isEqualTo(VitessSourceReaderMetrics.UNKNOWN);
+        String shard = SPLIT.substring(SPLIT.indexOf('/') + 1);
+        metrics.nativeMetrics("{\"reconnects\":2,\"capture\":{\"" + shard + "\":{\"chunks_done\":3,"
+                + "\"chunks_planned\":10,\"rows\":1500,\"tables_remaining\":1,\"chunks_discarded\":0,"
+                + "\"chunks_failed\":0},\"80-\":{\"chunks_done\":1,\"chunks_planned\":2,\"rows\":7,"
+                + "\"tables_remaining\":0}}}");
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_CHUNKS_DONE)).isEqualTo(3);
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_CHUNKS_PLANNED)).isEqualTo(10);
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_ROWS)).isEqualTo(1500);
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_TABLES_REMAINING))
+                .isEqualTo(1);
+        assertThat(readerGauge(VitessSourceReaderMetrics.CAPTURE_ROWS)).isEqualTo(1507);
+        assertThat(readerGauge(VitessSourceReaderMetrics.CAPTURE_TABLES_REMAINING))
+                .isEqualTo(1);
+        assertThat(readerGauge(VitessSourceReaderMetrics.RECONNECTS)).isEqualTo(2);
+    }
 }

@@ -36,6 +36,7 @@ class BatchConverterTest {
     private static final int INSERT = 0;
     private static final int UPDATE_BEFORE = 1;
     private static final int UPDATE_AFTER = 2;
+    private static final int SNAPSHOT_READ = 4;
 
     /** "kind:id" per record. */
     static final class Ids implements VitessDeserializationSchema<String> {
@@ -338,6 +339,25 @@ class BatchConverterTest {
         assertThat(drain(c.convert(b.build()))).containsExactly("ks/-80 copy[+I:1, +I:2, +I:3] mark g1");
         ShardCursor<String> cursor = c.cursors().iterator().next();
         assertThat(cursor.recordsSinceMark).isZero();
+    }
+
+    @Test
+    void aChunkedSnapshotsSliceWaitsForItsMarkAndLogChangesBetweenSlicesPassAtOnce() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g0", 0));
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, SNAPSHOT_READ, true, 0, 1)
+                .record(1, SNAPSHOT_READ, true, 0, 2);
+        assertThat(drain(c.convert(b.build())))
+                .as("no checkpoint position between a slice and its mark")
+                .isEmpty();
+        b.mark("-80", "g1")
+                .record(1, INSERT, false, 5, 9)
+                .record(1, SNAPSHOT_READ, true, 0, 3)
+                .mark("-80", "g2");
+        assertThat(drain(c.convert(b.build())))
+                .containsExactly("ks/-80 copy[=R:1, =R:2] mark g1", "ks/-80 change[+I:9]", "ks/-80 copy[=R:3] mark g2");
     }
 
     @Test

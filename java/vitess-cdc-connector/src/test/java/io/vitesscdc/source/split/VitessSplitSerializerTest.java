@@ -113,16 +113,37 @@ class VitessSplitSerializerTest {
     }
 
     @Test
-    void currentVersionWritesVersion4Bytes() throws IOException {
-        // While CURRENT_VERSION is 4 the layout must be exactly this; bump the version when it changes.
-        assertThat(serializer.getVersion()).isEqualTo(VitessSplitSerializer.VERSION_4);
+    void version4StaysReadableWithNoTablesSeen() throws IOException {
         VitessSplit inEpoch5 = new VitessSplit("customer", "-80", POSITION, 0, ENDED.endedBy(), 5);
+        DataOutputSerializer v4 = new DataOutputSerializer(64);
+        v4.write(endedVersion3Bytes());
+        v4.writeLong(5);
+        VitessSplit read = serializer.deserialize(VitessSplitSerializer.VERSION_4, v4.getCopyOfBuffer());
+        assertThat(read).isEqualTo(inEpoch5);
+        assertThat(read.tables()).isEmpty();
+    }
+
+    @Test
+    void currentVersionWritesVersion5Bytes() throws IOException {
+        // While CURRENT_VERSION is 5 the layout must be exactly this; bump the version when it changes.
+        assertThat(serializer.getVersion()).isEqualTo(VitessSplitSerializer.VERSION_5);
+        VitessSplit inEpoch5 =
+                new VitessSplit("customer", "-80", POSITION, 0, ENDED.endedBy(), 5, List.of("customer", "corder"));
         DataOutputSerializer expected = new DataOutputSerializer(64);
         expected.write(endedVersion3Bytes());
         expected.writeLong(5);
+        expected.writeInt(2);
+        for (String t : List.of("customer", "corder")) {
+            byte[] b = t.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            expected.writeInt(b.length);
+            expected.write(b);
+        }
         assertThat(serializer.serialize(inEpoch5)).isEqualTo(expected.getCopyOfBuffer());
-        assertThat(serializer.deserialize(VitessSplitSerializer.VERSION_4, expected.getCopyOfBuffer()))
+        assertThat(serializer.deserialize(VitessSplitSerializer.VERSION_5, expected.getCopyOfBuffer()))
                 .isEqualTo(inEpoch5);
+        assertThat(inEpoch5.withTables(List.of()).equals(inEpoch5))
+                .as("the tables are part of the split")
+                .isFalse();
         // the positions inside are the core's binary form (magic "VCSP"), not JSON
         assertThat(new String(POSITION.toBytes(), 0, 4, java.nio.charset.StandardCharsets.US_ASCII))
                 .isEqualTo("VCSP");

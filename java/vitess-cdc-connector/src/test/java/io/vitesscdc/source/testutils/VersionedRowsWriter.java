@@ -1,0 +1,111 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.vitesscdc.source.testutils;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Writes rows of one test run into {@code customer.flink_snap} ({@code id, run, ver, pad}): inserts,
+ * updates, deletes and primary-key moves (a DELETE and an INSERT under a new key, in one
+ * transaction). Every write gives the row it touches the next value of one counter ({@code ver}),
+ * and the writer runs one statement at a time, so per key the versions follow commit order: a
+ * changelog where one key's version goes down has delivered an older row after a newer one. Keys
+ * are never reused, so a key that comes back after its delete was brought back from the dead.
+ */
+public final class VersionedRowsWriter extends PacedWriter implements AutoCloseable {
+
+    public static final String KEYSPACE = "customer";
+    public static final String TABLE = "flink_snap";
+
+    private static final AtomicLong LAST_RUN = new AtomicLong();
+
+    private final long run;
+    private final Random random;
+    private final List<Long> live = new ArrayList<>();
+    private long nextId;
+    private long ver;
+
+    public VersionedRowsWriter(long seed) {
+        super(KEYSPACE, "versioned-rows-writer");
+        this.random = new Random(seed);
+        this.run = LAST_RUN.updateAndGet(last -> Math.max(last + 1, System.currentTimeMillis() / 100));
+        // Ids of a run sit in their own range, so runs never share a key.
+        this.nextId = (run % 1_000_000) * 10_000_000L;
+    }
+
+    public long run() {
+        return run;
+    }
+
+    /** Inserts {@code n} rows (what the snapshot reads). */
+    public void insertRows(int n) throws SQLException {
+        List<String> tuples = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            tuples.add(newRow());
+        }
+        try (Connection c = VitessCluster.connect(KEYSPACE)) {
+            insertInBatches(c, insertPrefix(), tuples, 500);
+        }
+    }
+
+    @Override
+    protected synchronized void step(Connection c) throws SQLException {
+        int roll = random.nextInt(100);
+        if (live.isEmpty() || roll < 25) {
+            execute(c, insertPrefix() + newRow());
+        } else if (roll < 65) {
+            long id = live.get(random.nextInt(live.size()));
+            execute(c, "UPDATE " + TABLE + " SET ver = " + (++ver) + " WHERE id = " + id);
+        } else if (roll < 80) {
+            long id = live.remove(random.nextInt(live.size()));
+            execute(c, "DELETE FROM " + TABLE + " WHERE id = " + id);
+        } else {
+            long id = live.remove(random.nextInt(live.size()));
+            c.setAutoCommit(false);
+            try {
+                execute(c, "DELETE FROM " + TABLE + " WHERE id = " + id);
+                execute(c, insertPrefix() + newRow());
+                c.commit();
+            } catch (SQLException e) {
+                c.rollback();
+                throw e;
+            } finally {
+                c.setAutoCommit(true);
+            }
+        }
+    }
+
+    /** The run's rows through VTGate, {@code id -> ver}. */
+    public Map<String, String> rowsInVitess() throws SQLException {
+        Map<String, String> rows = new java.util.TreeMap<>();
+        VitessCluster.query(KEYSPACE, "SELECT id, ver FROM " + TABLE + " WHERE run = " + run, "id")
+                .forEach((id, row) -> rows.put(id, row.get("ver")));
+        return rows;
+    }
+
+    /** Stops writing and deletes the run's rows. */
+    @Override
+    public void close() throws Exception {
+        stop();
+        VitessCluster.execute(KEYSPACE, "DELETE FROM " + TABLE + " WHERE run = " + run);
+    }
+
+    private String insertPrefix() {
+        return "INSERT INTO " + TABLE + " (id, run, ver, pad) VALUES ";
+    }
+
+    private String newRow() {
+        long id = nextId++;
+        live.add(id);
+        return "(" + id + ", " + run + ", " + (++ver) + ", 'p" + id + "')";
+    }
+}
