@@ -5,6 +5,8 @@
 
 package io.vitesscdc.source;
 
+import io.vitesscdc.nativeio.ConfigurationException;
+import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.source.config.VitessDefaults;
 import io.vitesscdc.source.config.VitessSourceConfig;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
@@ -248,6 +250,14 @@ public final class VitessSourceBuilder<T> {
             throw new IllegalArgumentException("no deserializer: call deserializer(...), e.g. with "
                     + "new JsonDebeziumDeserializationSchema() for JSON strings");
         }
-        return new VitessSource<>(config.build(), deserializer);
+        VitessSourceConfig built = config.build();
+        try {
+            // The core's own checks (sizes, timeouts and their relations) when the job is built, as
+            // SQL runs them at planning: not at job start, in the enumerator.
+            NativeStream.checkOptions(built.planningOptionsJson());
+        } catch (ConfigurationException e) {
+            throw new IllegalArgumentException(e.getMessage(), e);
+        }
+        return new VitessSource<>(built, deserializer);
     }
 }

@@ -191,6 +191,17 @@ class BadInputCatalogueTest {
                                 .build(),
                         "SPECIFIC_OFFSETS needs the positions",
                         "call specificOffsets("),
+                builder(
+                        "builder: idle timeout shorter than the heartbeat",
+                        () -> VitessSource.<String>builder()
+                                .address("h:1")
+                                .keyspace("ks")
+                                .heartbeatInterval(Duration.ofSeconds(30))
+                                .idleTimeout(Duration.ofSeconds(10))
+                                .deserializer(new JsonDebeziumDeserializationSchema())
+                                .build(),
+                        "must be longer than the heartbeat interval",
+                        "raise it or shorten the heartbeat"),
                 // Checkpoint and savepoint state.
                 state(
                         "split state: truncated",
