@@ -7,7 +7,8 @@
 #                                        (scripts/test.sh runs this)
 #   scripts/fuzz.sh campaign TARGET [N]  a long run of one target: N executions (default 10000000),
 #                                        on all cores (FUZZ_JOBS, default nproc), new inputs kept in
-#                                        $VITESS_CDC_CACHE/fuzz-corpus/TARGET
+#                                        $VITESS_CDC_CACHE/fuzz-corpus/TARGET; FUZZ_SANITIZER=none
+#                                        reuses the smoke's build (no AddressSanitizer)
 #   scripts/fuzz.sh java-campaign [N]    the Java batch decoder (Jazzer, BatchDecoderFuzzTest) for N
 #                                        executions (default 10000000); new inputs kept in
 #                                        $VITESS_CDC_CACHE/fuzz-corpus/java-batch-decoder. Its committed
@@ -68,7 +69,10 @@ case "${1:-smoke}" in
     kept=$VITESS_CDC_CACHE/fuzz-corpus/$t
     mkdir -p "$kept"
     # -runs counts per job: split the executions over the jobs.
-    fuzz "$t" "$kept" "$FUZZ_DIR/corpus/$t" --jobs "$jobs" -- -runs=$(( (runs + jobs - 1) / jobs )) -print_final_stats=1
+    # FUZZ_SANITIZER=none: the smoke's build (no AddressSanitizer; every assertion stays), for a
+    # machine where the sanitizer build from nothing is too slow.
+    fuzz --sanitizer "${FUZZ_SANITIZER:-address}" "$t" "$kept" "$FUZZ_DIR/corpus/$t" --jobs "$jobs" -- \
+      -runs=$(( (runs + jobs - 1) / jobs )) -print_final_stats=1
     ;;
   java-campaign)
     runs=${2:-10000000}
