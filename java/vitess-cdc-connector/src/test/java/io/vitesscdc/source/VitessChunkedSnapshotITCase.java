@@ -107,15 +107,7 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
         long readBefore = log().snapshotReads();
         assertThat(readBefore).as("the savepoint must be taken mid-capture").isLessThan(ROWS);
 
-        JobClient restored = executeRestored(buildJob(0), savepoint, "vitess-chunked-restored");
-        try {
-            long ops = writer.ops();
-            waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= ops + 100, "writes after the restore");
-            writer.stop();
-            awaitEqual(TestTimeouts.CONVERGE_AFTER_RESTORE);
-        } finally {
-            restored.cancel().get();
-        }
+        writeMoreThenAwaitEqual(executeRestored(buildJob(0), savepoint, "vitess-chunked-restored"));
         long readAfter = log().snapshotReads() - readBefore;
         assertThat(readAfter).as("snapshot rows after the restore").isPositive();
         assertThat(readBefore + readAfter)
@@ -158,21 +150,13 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
 
             // 2. Restored with flink_snap added: it is captured in chunks, customer is not read again.
             writer.start(50);
-            JobClient restored = executeRestored(
+            writeMoreThenAwaitEqual(executeRestored(
                     buildJob(
                             0,
                             b -> b.tables("customer", VersionedRowsWriter.TABLE)
                                     .startupMode(StartupMode.LATEST_OFFSET)),
                     savepoint,
-                    "vitess-tables-added");
-            try {
-                long ops = writer.ops();
-                waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= ops + 100, "writes after the restore");
-                writer.stop();
-                awaitEqual(TestTimeouts.CONVERGE_AFTER_RESTORE);
-            } finally {
-                restored.cancel().get();
-            }
+                    "vitess-tables-added"));
         } finally {
             VitessCluster.execute(
                     "customer",
@@ -231,6 +215,18 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
 
     private VersionedChangelog log() {
         return VersionedChangelog.get(runId);
+    }
+
+    /** A restored job: 100 more writes, the writer stopped, then the job's rows must equal Vitess's; cancels it. */
+    private void writeMoreThenAwaitEqual(JobClient restored) throws Exception {
+        try {
+            long ops = writer.ops();
+            waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= ops + 100, "writes after the restore");
+            writer.stop();
+            awaitEqual(TestTimeouts.CONVERGE_AFTER_RESTORE);
+        } finally {
+            restored.cancel().get();
+        }
     }
 
     private void awaitEqual(java.time.Duration timeout) throws Exception {
