@@ -43,6 +43,8 @@ start_tablets() {
   done
   wait_all "mysqlctl init (mysqld start) of $*" "${inits[@]}"
   say "mysqld started for tablets $(for t in "$@"; do spec_uid "$t"; done | xargs)"
+  # --track-schema-versions: VStreams decode rows written before a DDL with the schema of their
+  # time (a job restored from a checkpoint before an ALTER), as production tablets should.
   for t in "$@"; do
     uid=$(spec_uid "$t")
     start_daemon "vttablet-$uid" "$VTROOT/bin/vttablet" "${TOPO_FLAGS[@]}" \
@@ -52,6 +54,7 @@ start_tablets() {
       --bind-address 127.0.0.1 --grpc-bind-address 127.0.0.1 \
       --service-map grpc-queryservice,grpc-tabletmanager,grpc-updatestream \
       --health-check-interval 2s --heartbeat-on-demand-duration 5s --enable-replication-reporter \
+      --track-schema-versions \
       --pid-file "$VT_CLUSTER_RUN/tmp/vttablet-$uid.pid" --log-format text
   done
   for t in "$@"; do

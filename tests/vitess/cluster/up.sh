@@ -106,7 +106,8 @@ vtgate_flags=("${TOPO_FLAGS[@]}" --cell "$VT_CLUSTER_CELL" --cells-to-watch "$VT
   --bind-address 127.0.0.1 --grpc-bind-address 127.0.0.1 --log-format text)
 start_daemon vtgate "$VTROOT/bin/vtgate" "${vtgate_flags[@]}" \
   --port "$VT_CLUSTER_VTGATE_HTTP_PORT" --grpc-port "$VT_CLUSTER_GRPC_PORT" --pid-file "$VT_CLUSTER_RUN/tmp/vtgate.pid" \
-  --mysql-server-port "$VT_CLUSTER_MYSQL_PORT" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none
+  --mysql-server-port "$VT_CLUSTER_MYSQL_PORT" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none \
+  --vschema-ddl-authorized-users %
 start_daemon vtgate-tls "$VTROOT/bin/vtgate" "${vtgate_flags[@]}" \
   --port "$VT_CLUSTER_TLS_HTTP_PORT" --grpc-port "$VT_CLUSTER_TLS_GRPC_PORT" --pid-file "$VT_CLUSTER_RUN/tmp/vtgate-tls.pid" \
   --grpc-cert "$VT_CLUSTER_CERTS/server.pem" --grpc-key "$VT_CLUSTER_CERTS/server-key.pem" \

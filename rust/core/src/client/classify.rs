@@ -260,8 +260,12 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
             ErrorKind::Config,
             ErrorCode::UnknownColumn,
             format!(
-                "VTGate at {address} refused the stream: {msg} — a selected column is not in the table: \
-                 remove it from the selection (the columns option, or the Flink table's declared columns)"
+                "VTGate at {address} refused the stream: {msg} — {} is not in the table: \
+                 the selection names it by mistake, or it was dropped or renamed in Vitess while the \
+                 stream ran. Fix: remove it from the selection (the columns option, or the Flink \
+                 table's declared columns) or select its new name, then start again; a Flink job \
+                 restores from its latest checkpoint or savepoint and loses nothing",
+                missing_column(msg).map_or_else(|| "a selected column".to_string(), |c| format!("column '{c}'"))
             ),
         ),
         // VTGate answers NOT_FOUND while its health check still holds a tablet that went away
@@ -339,6 +343,22 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
                  then not read); next time stop the job before dropping a table it reads"
             ),
         ),
+        // Rows written before a DDL that dropped, renamed or reordered a column, replayed (a
+        // restore from a checkpoint before the DDL) by a tablet that knows only the table's
+        // current schema: it cannot match them to the selected column names. Every retry
+        // replays the same rows.
+        _ if is_schema_mismatch_message(&lower) => (
+            ErrorKind::Config,
+            ErrorCode::Unspecified,
+            format!(
+                "VTGate at {address} cannot decode rows written before a schema change of a selected table: \
+                 the tablet decodes them with the table's current schema, whose columns no longer match \
+                 them ({msg}). Fix: run the tablets with schema version tracking (vttablet \
+                 --track-schema-versions), which decodes old rows with the schema of their time, and restore \
+                 again; or start again from a position after the schema change and re-snapshot the table \
+                 (its changes between the checkpoint and the DDL are then not read)"
+            ),
+        ),
         Code::Unknown if !is_transport_message(&lower) && is_refusal_message(&lower) => (
             ErrorKind::Fatal,
             refusal_code(&lower),
@@ -373,6 +393,19 @@ fn refusal_code(lower: &str) -> ErrorCode {
     } else {
         ErrorCode::Unspecified
     }
+}
+
+/// The tablet's words when a row event's columns do not match the table's current schema.
+fn is_schema_mismatch_message(lower: &str) -> bool {
+    lower.contains("not compatible with the current event")
+        || lower.contains("cannot determine table columns")
+}
+
+/// The column VTGate names in "column X not found in table T" (the tablet's plan builder's words).
+fn missing_column(msg: &str) -> Option<&str> {
+    let (_, rest) = msg.split_once("column ")?;
+    let (name, _) = rest.split_once(" not found")?;
+    (!name.is_empty() && !name.contains(char::is_whitespace)).then_some(name)
 }
 
 /// Messages of errors that come from the connection, not from VTGate's logic.
@@ -434,6 +467,47 @@ mod tests {
             "{}",
             e.message
         );
+    }
+
+    #[test]
+    fn a_column_dropped_under_the_stream_is_named_with_both_fixes() {
+        let e = status_error(
+            "vtgate:15991",
+            &tonic::Status::new(
+                tonic::Code::Unknown,
+                "stream (at source tablet) error @ x: Code: FAILED_PRECONDITION\ncolumn qty not found in \
+                 table t\n\nfailed to build table replication plan for table t",
+            ),
+        );
+        assert_eq!(e.kind, ErrorKind::Config, "{}", e.message);
+        assert_eq!(e.code, ErrorCode::UnknownColumn);
+        for part in [
+            "column 'qty' is not in the table",
+            "dropped or renamed",
+            "select its new name",
+            "checkpoint",
+        ] {
+            assert!(e.message.contains(part), "'{part}' in: {}", e.message);
+        }
+        assert_eq!(missing_column("column a b not found"), None);
+        assert_eq!(missing_column("unknown"), None);
+    }
+
+    #[test]
+    fn rows_older_than_the_tables_schema_are_a_configuration_error_naming_schema_tracking() {
+        let e = status_error(
+            "vtgate:15991",
+            &tonic::Status::new(
+                tonic::Code::Unknown,
+                "stream (at source tablet) error @ x: Code: FAILED_PRECONDITION\ncannot use column names in \
+                 vstream filter as the current table schema for table t is not compatible with the current \
+                 event for this table in the stream\n\nfailed to build table replication plan for table t",
+            ),
+        );
+        assert_eq!(e.kind, ErrorKind::Config, "{}", e.message);
+        for part in ["--track-schema-versions", "restore again", "re-snapshot"] {
+            assert!(e.message.contains(part), "'{part}' in: {}", e.message);
+        }
     }
 
     #[test]

@@ -7,6 +7,7 @@ package io.vitesscdc.table;
 
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.TestTables;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.VitessITBase;
@@ -39,11 +40,9 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
-import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -70,7 +69,7 @@ class VitessTableSchemaITCase extends VitessITBase {
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER = miniCluster(4, REPORTER.addToConfiguration(new Configuration()));
 
-    private final List<String> tables = new ArrayList<>();
+    private final TestTables tables = new TestTables();
 
     VitessTableSchemaITCase() {
         super("schema");
@@ -78,29 +77,11 @@ class VitessTableSchemaITCase extends VitessITBase {
 
     @AfterEach
     void dropTables() {
-        for (String t : tables) {
-            try {
-                VitessCluster.execute("customer", "DROP TABLE IF EXISTS " + t);
-            } catch (Exception e) {
-                System.err.println("cannot drop " + t + ": " + e);
-            }
-            try {
-                VitessCluster.execute("customer", "ALTER VSCHEMA ON customer." + t + " DROP VINDEX hash");
-            } catch (Exception e) {
-                // already gone with the table
-            }
-        }
+        tables.close();
     }
 
-    /** A new sharded table {@code <prefix>_<unique>} in keyspace customer, vindex hash(id). */
     private String createTable(String prefix, String columns) throws Exception {
-        String t = prefix + "_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        tables.add(t);
-        VitessCluster.execute(
-                "customer",
-                "CREATE TABLE " + t + " (" + columns + ")",
-                "ALTER VSCHEMA ON customer." + t + " ADD VINDEX hash(id) USING hash");
-        return t;
+        return tables.create(prefix, columns);
     }
 
     private String sink() {
@@ -522,8 +503,7 @@ class VitessTableSchemaITCase extends VitessITBase {
             VitessCluster.execute(
                     "customer", "ALTER TABLE " + t + " ADD COLUMN note VARCHAR(32) DEFAULT 'new' AFTER id");
             for (int i = 31; i <= 60; i++) {
-                executeOnceVtgateKnows(
-                        "customer",
+                tables.executeOnceVtgateKnows(
                         "INSERT INTO " + t + " (id, note, name, qty) VALUES (" + i + ", 'x" + i + "', 'n" + i + "', "
                                 + i + ")",
                         "UPDATE " + t + " SET qty = qty + 100, note = 'u' WHERE id = " + (i - 30),
@@ -534,24 +514,6 @@ class VitessTableSchemaITCase extends VitessITBase {
             assertThat(job.getJobStatus().get()).as("the job after ADD COLUMN").isEqualTo(JobStatus.RUNNING);
         } finally {
             job.cancel().get();
-        }
-    }
-
-    /** VTGate's schema tracking learns of the new column a moment after the ALTER. */
-    private static void executeOnceVtgateKnows(String keyspace, String... sql) throws Exception {
-        for (String statement : sql) {
-            long deadline = System.nanoTime() + TestTimeouts.PROGRESS.toNanos();
-            while (true) {
-                try {
-                    VitessCluster.execute(keyspace, statement);
-                    break;
-                } catch (java.sql.SQLException e) {
-                    if (!String.valueOf(e.getMessage()).contains("not found") || System.nanoTime() > deadline) {
-                        throw e;
-                    }
-                    Thread.sleep(250);
-                }
-            }
         }
     }
 

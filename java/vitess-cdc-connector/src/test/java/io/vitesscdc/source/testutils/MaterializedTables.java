@@ -7,6 +7,7 @@ package io.vitesscdc.source.testutils;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -23,6 +24,8 @@ public final class MaterializedTables {
 
     private final Map<String, Map<String, String>> rows = new TreeMap<>();
     private final List<String> events = new ArrayList<>();
+    private final Map<String, Long> highestVersions = new HashMap<>();
+    private final List<String> versionRegressions = new ArrayList<>();
 
     public static MaterializedTables get(String id) {
         return REGISTRY.computeIfAbsent(id, k -> new MaterializedTables());
@@ -38,6 +41,7 @@ public final class MaterializedTables {
             case "+I":
             case "+U":
                 rows.put(key, row);
+                checkVersion(key, row);
                 break;
             case "-D":
                 rows.remove(key);
@@ -48,6 +52,28 @@ public final class MaterializedTables {
         if (eventId != null) {
             events.add(eventId);
         }
+    }
+
+    /**
+     * Rows with a {@code ver} column (a writer's per-write counter, e.g. {@link VersionedRowsWriter}):
+     * per key the versions must never go down, or an older row version arrived after a newer one.
+     */
+    private void checkVersion(String key, Map<String, String> row) {
+        String ver = row.get("ver");
+        if (ver == null) {
+            return;
+        }
+        long v = Long.parseLong(ver);
+        Long highest = highestVersions.get(key);
+        if (highest != null && v < highest) {
+            versionRegressions.add("key " + key + ": version " + v + " after " + highest);
+        }
+        highestVersions.merge(key, v, Math::max);
+    }
+
+    /** Every time a key's {@code ver} went down, in arrival order (empty when order held). */
+    public synchronized List<String> versionRegressions() {
+        return new ArrayList<>(versionRegressions);
     }
 
     public synchronized Map<String, Map<String, String>> rowsWithKeyPrefix(String prefix) {

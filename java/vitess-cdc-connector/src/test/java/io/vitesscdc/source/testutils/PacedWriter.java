@@ -23,6 +23,7 @@ import java.util.concurrent.atomic.AtomicReference;
  */
 public abstract class PacedWriter {
 
+    private final VitessEndpoint vitess;
     private final String keyspace;
     private final String threadName;
     private final AtomicLong ops = new AtomicLong();
@@ -31,6 +32,11 @@ public abstract class PacedWriter {
     private Thread thread;
 
     protected PacedWriter(String keyspace, String threadName) {
+        this(VitessCluster.endpoint(), keyspace, threadName);
+    }
+
+    protected PacedWriter(VitessEndpoint vitess, String keyspace, String threadName) {
+        this.vitess = vitess;
         this.keyspace = keyspace;
         this.threadName = threadName;
     }
@@ -46,7 +52,7 @@ public abstract class PacedWriter {
         running.set(true);
         thread = new Thread(
                 () -> {
-                    try (Connection c = VitessCluster.connect(keyspace)) {
+                    try (Connection c = vitess.connect(keyspace)) {
                         long period = TimeUnit.SECONDS.toNanos(1) / Math.max(1, opsPerSecond);
                         long next = System.nanoTime();
                         while (running.get()) {
@@ -66,12 +72,17 @@ public abstract class PacedWriter {
 
     /** Runs {@code n} random operations synchronously. */
     public void run(int n) throws SQLException {
-        try (Connection c = VitessCluster.connect(keyspace)) {
+        try (Connection c = vitess.connect(keyspace)) {
             for (int i = 0; i < n; i++) {
                 step(c);
                 ops.incrementAndGet();
             }
         }
+    }
+
+    /** The VTGate this writer writes through. */
+    protected VitessEndpoint vitess() {
+        return vitess;
     }
 
     /** Operations done so far (background and synchronous). */

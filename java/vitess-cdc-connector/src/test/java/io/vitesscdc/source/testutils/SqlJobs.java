@@ -34,8 +34,12 @@ public final class SqlJobs {
     }
 
     public static String with(String keyspace, String table, String extra) {
-        return " WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '" + VitessCluster.grpcAddress()
-                + "', 'keyspace' = '" + keyspace + "', 'table-name' = '" + table + "'" + extra + ")";
+        return with(VitessCluster.endpoint(), keyspace, table, extra);
+    }
+
+    public static String with(VitessEndpoint vitess, String keyspace, String table, String extra) {
+        return " WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '" + vitess.grpcAddress() + "', 'keyspace' = '"
+                + keyspace + "', 'table-name' = '" + table + "'" + extra + ")";
     }
 
     /** The run's upsert sink ({@link MaterializedTables} under the run id). */

@@ -14,7 +14,8 @@ import java.util.Random;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Writes rows of one test run into {@code customer.flink_snap} ({@code id, run, ver, pad}): inserts,
+ * Writes rows of one test run into {@code customer.flink_snap}, or another table of keyspace
+ * {@code customer} with the columns {@code id, run, ver, pad} (others take their defaults): inserts,
  * updates, deletes and primary-key moves (a DELETE and an INSERT under a new key, in one
  * transaction). Every write gives the row it touches the next value of one counter ({@code ver}),
  * and the writer runs one statement at a time, so per key the versions follow commit order: a
@@ -28,6 +29,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
 
     private static final AtomicLong LAST_RUN = new AtomicLong();
 
+    private final String table;
     private final long run;
     private final Random random;
     private final List<Long> live = new ArrayList<>();
@@ -35,7 +37,16 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     private long ver;
 
     public VersionedRowsWriter(long seed) {
-        super(KEYSPACE, "versioned-rows-writer");
+        this(seed, TABLE);
+    }
+
+    public VersionedRowsWriter(long seed, String table) {
+        this(VitessCluster.endpoint(), seed, table);
+    }
+
+    public VersionedRowsWriter(VitessEndpoint vitess, long seed, String table) {
+        super(vitess, KEYSPACE, "versioned-rows-writer");
+        this.table = table;
         this.random = new Random(seed);
         this.run = LAST_RUN.updateAndGet(last -> Math.max(last + 1, System.currentTimeMillis() / 100));
         // Ids of a run sit in their own range, so runs never share a key.
@@ -52,7 +63,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
         for (int i = 0; i < n; i++) {
             tuples.add(newRow());
         }
-        try (Connection c = VitessCluster.connect(KEYSPACE)) {
+        try (Connection c = vitess().connect(KEYSPACE)) {
             insertInBatches(c, insertPrefix(), tuples, 500);
         }
     }
@@ -64,15 +75,15 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
             execute(c, insertPrefix() + newRow());
         } else if (roll < 65) {
             long id = live.get(random.nextInt(live.size()));
-            execute(c, "UPDATE " + TABLE + " SET ver = " + (++ver) + " WHERE id = " + id);
+            execute(c, "UPDATE " + table + " SET ver = " + (++ver) + " WHERE id = " + id);
         } else if (roll < 80) {
             long id = live.remove(random.nextInt(live.size()));
-            execute(c, "DELETE FROM " + TABLE + " WHERE id = " + id);
+            execute(c, "DELETE FROM " + table + " WHERE id = " + id);
         } else {
             long id = live.remove(random.nextInt(live.size()));
             c.setAutoCommit(false);
             try {
-                execute(c, "DELETE FROM " + TABLE + " WHERE id = " + id);
+                execute(c, "DELETE FROM " + table + " WHERE id = " + id);
                 execute(c, insertPrefix() + newRow());
                 c.commit();
             } catch (SQLException e) {
@@ -87,7 +98,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     /** The run's rows through VTGate, {@code id -> ver}. */
     public Map<String, String> rowsInVitess() throws SQLException {
         Map<String, String> rows = new java.util.TreeMap<>();
-        VitessCluster.query(KEYSPACE, "SELECT id, ver FROM " + TABLE + " WHERE run = " + run, "id")
+        vitess().query(KEYSPACE, "SELECT id, ver FROM " + table + " WHERE run = " + run, "id")
                 .forEach((id, row) -> rows.put(id, row.get("ver")));
         return rows;
     }
@@ -96,11 +107,11 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     @Override
     public void close() throws Exception {
         stop();
-        VitessCluster.execute(KEYSPACE, "DELETE FROM " + TABLE + " WHERE run = " + run);
+        vitess().execute(KEYSPACE, "DELETE FROM " + table + " WHERE run = " + run);
     }
 
     private String insertPrefix() {
-        return "INSERT INTO " + TABLE + " (id, run, ver, pad) VALUES ";
+        return "INSERT INTO " + table + " (id, run, ver, pad) VALUES ";
     }
 
     private String newRow() {
