@@ -35,7 +35,12 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     private long ver;
 
     public VersionedRowsWriter(long seed) {
-        super(KEYSPACE, "versioned-rows-writer");
+        this(seed, VitessCluster.sql());
+    }
+
+    /** A writer through another VTGate's MySQL port (e.g. of the multi-process cluster). */
+    public VersionedRowsWriter(long seed, SqlEndpoint endpoint) {
+        super(KEYSPACE, "versioned-rows-writer", endpoint);
         this.random = new Random(seed);
         this.run = LAST_RUN.updateAndGet(last -> Math.max(last + 1, System.currentTimeMillis() / 100));
         // Ids of a run sit in their own range, so runs never share a key.
@@ -52,7 +57,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
         for (int i = 0; i < n; i++) {
             tuples.add(newRow());
         }
-        try (Connection c = VitessCluster.connect(KEYSPACE)) {
+        try (Connection c = endpoint.connect(KEYSPACE)) {
             insertInBatches(c, insertPrefix(), tuples, 500);
         }
     }
@@ -87,7 +92,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     /** The run's rows through VTGate, {@code id -> ver}. */
     public Map<String, String> rowsInVitess() throws SQLException {
         Map<String, String> rows = new java.util.TreeMap<>();
-        VitessCluster.query(KEYSPACE, "SELECT id, ver FROM " + TABLE + " WHERE run = " + run, "id")
+        endpoint.query(KEYSPACE, "SELECT id, ver FROM " + TABLE + " WHERE run = " + run, "id")
                 .forEach((id, row) -> rows.put(id, row.get("ver")));
         return rows;
     }
@@ -96,7 +101,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     @Override
     public void close() throws Exception {
         stop();
-        VitessCluster.execute(KEYSPACE, "DELETE FROM " + TABLE + " WHERE run = " + run);
+        endpoint.execute(KEYSPACE, "DELETE FROM " + TABLE + " WHERE run = " + run);
     }
 
     private String insertPrefix() {

@@ -9,14 +9,8 @@ import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.Socket;
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
-import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
-import java.sql.Statement;
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.TreeMap;
 
 import static org.assertj.core.api.Assertions.fail;
 
@@ -74,48 +68,22 @@ public final class VitessCluster {
         }
     }
 
+    /** The vttestserver VTGate's MySQL port. */
+    public static SqlEndpoint sql() {
+        return new SqlEndpoint(mysqlHost(), mysqlPort());
+    }
+
     public static Connection connect(String keyspace) throws SQLException {
-        String url = "jdbc:mysql://" + mysqlHost() + ":" + mysqlPort() + "/" + keyspace
-                + "?user=vitess_cdc_it&useSSL=false&allowPublicKeyRetrieval=true&connectTimeout=5000";
-        return DriverManager.getConnection(url);
+        return sql().connect(keyspace);
     }
 
     public static void execute(String keyspace, String... sql) throws SQLException {
-        try (Connection c = connect(keyspace);
-                Statement s = c.createStatement()) {
-            for (String q : sql) {
-                s.execute(q);
-            }
-        }
+        sql().execute(keyspace, sql);
     }
 
-    /**
-     * Rows of a query as {@code key -> (column -> normalized text)}, keyed by the given key
-     * columns joined with {@code |}. Values are normalized by {@link Values#normalize}.
-     */
+    /** {@link SqlEndpoint#query} on {@link #sql()}. */
     public static Map<String, Map<String, String>> query(String keyspace, String sql, String... keyColumns)
             throws SQLException {
-        Map<String, Map<String, String>> out = new TreeMap<>();
-        try (Connection c = connect(keyspace);
-                Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
-            ResultSetMetaData md = rs.getMetaData();
-            while (rs.next()) {
-                Map<String, String> row = new LinkedHashMap<>();
-                for (int i = 1; i <= md.getColumnCount(); i++) {
-                    String type = md.getColumnTypeName(i).toUpperCase();
-                    Object v = type.startsWith("DATETIME") || type.startsWith("TIMESTAMP")
-                            ? rs.getObject(i, java.time.LocalDateTime.class)
-                            : rs.getObject(i);
-                    row.put(md.getColumnLabel(i), Values.normalize(v));
-                }
-                StringBuilder key = new StringBuilder();
-                for (String k : keyColumns) {
-                    key.append(key.length() == 0 ? "" : "|").append(row.get(k));
-                }
-                out.put(key.toString(), row);
-            }
-        }
-        return out;
+        return sql().query(keyspace, sql, keyColumns);
     }
 }
