@@ -91,7 +91,7 @@ ers() {
 # replica_healthy KEYSPACE/SHARD UID: the tablet is a REPLICA in the topology and replicates.
 replica_healthy() {
   tablets_of "$1" | grep -qx "$2 replica" \
-    && vt_cluster_ctl GetFullStatus "$(tablet_alias "$2")" | jq -e '.status.replication_status.io_state == 3' > /dev/null
+    && vt_cluster_ctl GetFullStatus "$(tablet_alias "$2")" | jq -e '.replication_status | .io_state == 3 and .sql_state == 3 and (.replication_lag_seconds // 0) < 5' > /dev/null
 }
 
 restart_replica() {

@@ -114,12 +114,15 @@ stop_everything() {
 }
 
 # start_vtgate NAME HTTP_PORT GRPC_PORT FLAG...: one VTGate of the cluster (pid file NAME.pid).
+# It looks for new tablets in the topology every 5 s (default 1 min): a replica that replaces a
+# dead tablet, or the new shards' tablets of a reshard, serve within seconds.
 start_vtgate() {
   local name=$1 http=$2 grpc=$3
   shift 3
   start_daemon "$name" "$VTROOT/bin/vtgate" "${TOPO_FLAGS[@]}" --cell "$VT_CLUSTER_CELL" \
     --cells-to-watch "$VT_CLUSTER_CELL" --tablet-types-to-wait PRIMARY,REPLICA --service-map grpc-vtgateservice \
     --bind-address 127.0.0.1 --grpc-bind-address 127.0.0.1 --log-format text \
+    --tablet-refresh-interval 5s \
     --port "$http" --grpc-port "$grpc" --pid-file "$VT_CLUSTER_RUN/tmp/$name.pid" "$@"
 }
 

@@ -6,9 +6,11 @@
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
+import io.vitesscdc.source.reader.VitessSourceReader;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.ChangelogRecorder.Change;
 import io.vitesscdc.source.testutils.DebeziumJson;
+import io.vitesscdc.source.testutils.LogWatch;
 import io.vitesscdc.source.testutils.MultiProcessCluster;
 import io.vitesscdc.source.testutils.PacedWriter;
 import io.vitesscdc.source.testutils.SqlEndpoint;
@@ -50,8 +52,11 @@ import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -67,12 +72,16 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <ol>
  *   <li>the copy: {@code kill -9} of VTGate and its restart, a PlannedReparentShard of -80;
  *   <li>streaming: {@code kill -9} of VTGate and its restart, a PlannedReparentShard of 80-;
- *   <li>a reshard 2 → 4 ({@code reshard.sh} prepare, create, switch): right after SwitchTraffic
- *       (the old shards journal) a stop with a savepoint, a restore reading REPLICA tablets, then
- *       {@code reshard.sh complete};
+ *   <li>a reshard 2 → 4 ({@code reshard.sh} prepare, create, switch): the moment both old splits
+ *       ended at their journal (the reader's log says so), before the next checkpoint would start
+ *       the new splits, a stop with a savepoint; a restore reading REPLICA tablets (both old splits
+ *       come back ended, the new ones start), then {@code reshard.sh complete};
  *   <li>a REPLICA vttablet of a new shard {@code kill -9}ed and restarted while the job reads replicas;
  *   <li>a merge 4 → 2, then an EmergencyReparentShard after {@code kill -9} of a primary's mysqld.
  * </ol>
+ *
+ * <p>The copy of {@value #SNAPSHOT_ROWS} rows lasts long enough for its two faults (they begin at
+ * its first record; the test checks that snapshot records came after them).
  *
  * <p>Judged at the end, on the records as of completed checkpoints ({@link ChangelogRecorder}):
  * the materialized rows equal {@code SELECT *} through VTGate; every append-only insert arrived
@@ -84,14 +93,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Timeout(value = 25, unit = TimeUnit.MINUTES)
 class VitessClusterScenariosITCase {
 
-    private static final int SNAPSHOT_ROWS = 40_000;
+    private static final int SNAPSHOT_ROWS = 100_000;
     private static final int APPEND_ROWS_BEFORE = 500;
     private static final String OLD = "-80,80-";
     private static final String SPLIT = "-40,40-80,80-c0,c0-";
 
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = new MiniClusterExtension(
-            new MiniClusterResourceConfiguration.Builder()
+    static final MiniClusterExtension MINI_CLUSTER =
+            new MiniClusterExtension(new MiniClusterResourceConfiguration.Builder()
                     .setNumberTaskManagers(1)
                     .setNumberSlotsPerTaskManager(2)
                     .build());
@@ -101,7 +110,7 @@ class VitessClusterScenariosITCase {
     private final long seed = Long.getLong("cluster.seed", System.nanoTime());
     private final VersionedRowsWriter rows = new VersionedRowsWriter(seed, sql);
     private final AppendOnlyWriter appends = new AppendOnlyWriter(rows.run(), sql);
-    private final List<String> timings = new ArrayList<>();
+    private final List<String> timings = Collections.synchronizedList(new ArrayList<>());
 
     @TempDir
     Path savepoints;
@@ -116,12 +125,15 @@ class VitessClusterScenariosITCase {
                 ChangelogRecorder.drop(log);
             }
             ShardOwners.OWNERS.remove(runId);
+            ShardOwners.RECORDS.remove(runId);
+            ShardOwners.SNAPSHOT.remove(runId);
         }
     }
 
     @Test
     void reshardsReparentsAndRestartsUnderARunningJob() throws Exception {
-        System.out.printf("VitessClusterScenariosITCase: seed %d (-Dcluster.seed=%d), run %d%n", seed, seed, rows.run());
+        System.out.printf(
+                "VitessClusterScenariosITCase: seed %d (-Dcluster.seed=%d), run %d%n", seed, seed, rows.run());
         long t0 = System.nanoTime();
         rows.insertRows(SNAPSHOT_ROWS);
         appends.insertRows(APPEND_ROWS_BEFORE);
@@ -131,13 +143,18 @@ class VitessClusterScenariosITCase {
         rows.start(40);
         appends.start(10);
 
-        JobClient job = job("primary").executeAsync("cluster-scenarios");
+        JobClient job = job("primary", 3000).executeAsync("cluster-scenarios");
         try {
             // 1. The copy.
-            waitUntil(TestTimeouts.PROGRESS, () -> snapshotReads() > 0, "the first snapshot reads");
+            // The faults begin at the copy's first record (seen by the source's subtasks at once).
+            waitUntil(TestTimeouts.PROGRESS, () -> ShardOwners.snapshotRecords(runId) > 0, "the first snapshot reads");
             fault("kill -9 VTGate and restart it during the copy", "fault.sh", "restart-vtgate", "2");
             fault("PlannedReparentShard customer/-80 during the copy", "fault.sh", "prs", "customer/-80");
-            awaitCopyDone();
+            long copiedBeforeTheFaultsEnded = ShardOwners.snapshotRecords(runId);
+            long copied = awaitCopyDone();
+            assertThat(copiedBeforeTheFaultsEnded)
+                    .as("snapshot records emitted when the copy faults were over: the copy went on after them")
+                    .isLessThan(copied);
 
             // 2. Streaming.
             fault("kill -9 VTGate and restart it while streaming", "fault.sh", "restart-vtgate", "2");
@@ -146,26 +163,71 @@ class VitessClusterScenariosITCase {
 
             // 3. Reshard 2 -> 4, a stop with a savepoint right after the old shards journaled.
             fault("reshard 2 -> 4: new tablets (prepare)", "reshard.sh", "prepare", "customer", SPLIT);
-            fault("reshard 2 -> 4: Reshard create (copy into the new shards)", "reshard.sh", "create", "customer", OLD, SPLIT);
-            fault("reshard 2 -> 4: SwitchTraffic (the old shards journal)", "reshard.sh", "switch", "customer");
-            long stop = System.nanoTime();
-            String savepoint = VitessITBase.stopWithSavepoint(job, savepoints);
-            long newShardRecordsAtStop = ShardOwners.recordsOfEpoch(runId, 1);
-            timed("stop with a savepoint right after SwitchTraffic (records of the new shards before: "
-                    + newShardRecordsAtStop + ")", stop);
+            fault(
+                    "reshard 2 -> 4: Reshard create (copy into the new shards)",
+                    "reshard.sh",
+                    "create",
+                    "customer",
+                    OLD,
+                    SPLIT);
+            // SwitchTraffic runs in the background; the stop begins the moment both old splits
+            // ended at their journal, before the checkpoint (every 3 s) that would start the new ones.
+            String savepoint;
+            long newShardRecordsAtStop;
+            try (LogWatch ended = LogWatch.of(VitessSourceReader.class, "ended at reshard journal")) {
+                CompletableFuture<Void> switched = CompletableFuture.runAsync(() -> {
+                    try {
+                        fault(
+                                "reshard 2 -> 4: SwitchTraffic (the old shards journal)",
+                                "reshard.sh",
+                                "switch",
+                                "customer");
+                    } catch (Exception e) {
+                        throw new CompletionException(e);
+                    }
+                });
+                ended.await(2, TestTimeouts.RESHARD, "both old splits ending at the reshard journal");
+                long stop = System.nanoTime();
+                savepoint = VitessITBase.stopWithSavepoint(job, savepoints);
+                newShardRecordsAtStop = ShardOwners.recordsOfEpoch(runId, 1);
+                timed("stop with a savepoint once both old splits ended at the journal", stop);
+                switched.get(10, TimeUnit.MINUTES);
+            }
+            assertThat(newShardRecordsAtStop)
+                    .as("records of the new shards before the savepoint (their splits must not have started)")
+                    .isZero();
             long restore = System.nanoTime();
-            job = VitessITBase.executeRestored(job("replica"), savepoint, "cluster-scenarios-restored");
-            awaitStreamedFromEveryShardOf(1, 4);
+            try (LogWatch restoredEnded =
+                    LogWatch.of(VitessSourceReader.class, "was restored as ended at reshard journal")) {
+                job = VitessITBase.executeRestored(job("replica", 1000), savepoint, "cluster-scenarios-restored");
+                awaitStreamedFromEveryShardOf(1, 4);
+                assertThat(restoredEnded.count())
+                        .as("old splits restored as ended (the savepoint fell between the journals and the new splits)")
+                        .isEqualTo(2);
+            }
             timed("restore reading REPLICA tablets, every new shard streams", restore);
-            fault("reshard 2 -> 4: Reshard complete (old tablets stopped, old shards deleted)", "reshard.sh", "complete", "customer", OLD);
+            fault(
+                    "reshard 2 -> 4: Reshard complete (old tablets stopped, old shards deleted)",
+                    "reshard.sh",
+                    "complete",
+                    "customer",
+                    OLD);
 
             // 4. A replica restarted while the job reads replicas.
-            fault("kill -9 and restart the REPLICA vttablet of customer/-40 (job reads replicas)", "fault.sh", "restart-replica", "customer/-40");
+            fault(
+                    "kill -9 and restart the REPLICA vttablet of customer/-40 (job reads replicas)",
+                    "fault.sh",
+                    "restart-replica",
+                    "customer/-40");
 
             // 5. Merge 4 -> 2, then an emergency reparent.
             fault("merge 4 -> 2 (prepare, create, switch, complete)", "reshard.sh", "all", "customer", SPLIT, OLD);
             awaitStreamedFromEveryShardOf(2, 2);
-            fault("kill -9 the mysqld of customer/80-'s PRIMARY, EmergencyReparentShard", "fault.sh", "ers", "customer/80-");
+            fault(
+                    "kill -9 the mysqld of customer/80-'s PRIMARY, EmergencyReparentShard",
+                    "fault.sh",
+                    "ers",
+                    "customer/80-");
             long tail = rows.ops() + 200;
             waitUntil(TestTimeouts.PROGRESS, () -> rows.ops() >= tail, "writes after the last fault");
 
@@ -182,10 +244,10 @@ class VitessClusterScenariosITCase {
     }
 
     /** The job: source (parallelism 2) → shard owners → three recorders (parallelism 1) → discard. */
-    private StreamExecutionEnvironment job(String tabletType) {
+    private StreamExecutionEnvironment job(String tabletType, long checkpointMillis) {
         StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment();
         env.setParallelism(2);
-        env.enableCheckpointing(1000);
+        env.enableCheckpointing(checkpointMillis);
         VitessITBase.fixedDelayRestarts(env, 30);
         VitessSource<String> source = VitessSource.<String>builder()
                 .address(MultiProcessCluster.grpcAddress())
@@ -202,13 +264,17 @@ class VitessClusterScenariosITCase {
                 .map(new ShardOwners(runId, run))
                 .uid("shard-owners");
         events = ChangelogRecorder.record(
-                events, snapLog(), "snap-changelog", DebeziumJson.changes("id").where(c -> c.row().contains(runColumn)));
+                events,
+                snapLog(),
+                "snap-changelog",
+                DebeziumJson.changes("id").where(c -> c.row().contains(runColumn)));
         events = ChangelogRecorder.record(
                 events,
                 appendLog(),
                 "append-changelog",
                 DebeziumJson.changes("customer_id")
-                        .where(c -> c.row().stream().anyMatch(v -> String.valueOf(v).startsWith(appendPrefix))));
+                        .where(c ->
+                                c.row().stream().anyMatch(v -> String.valueOf(v).startsWith(appendPrefix))));
         ChangelogRecorder.record(events, orderLog(), "order-log", new OrderEntries(run))
                 .sinkTo(new DiscardingSink<>())
                 .uid("discard")
@@ -221,28 +287,35 @@ class VitessClusterScenariosITCase {
     private void verdict() throws Exception {
         StrictChangelog snap = ChangelogRecorder.changelog(snapLog());
         ChangelogRecorder.assertStrict(snapLog());
-        assertThat(materializedVersions(snap)).as("flink_snap: materialized vs SELECT * through VTGate").isEqualTo(rows.rowsInVitess());
+        assertThat(materializedVersions(snap))
+                .as("flink_snap: materialized vs SELECT * through VTGate")
+                .isEqualTo(rows.rowsInVitess());
 
         ChangelogRecorder.assertStrict(appendLog());
         List<Change> appended = ChangelogRecorder.published(appendLog());
         assertThat(appended).as("append-only table: only inserts").allMatch(c -> c.kind() == RowKind.INSERT);
-        Map<Object, Integer> insertsPerKey = new TreeMap<>();
+        Map<String, Integer> insertsPerKey = new TreeMap<>();
         for (Change c : appended) {
-            insertsPerKey.merge(c.key().get(0), 1, Integer::sum);
+            insertsPerKey.merge(String.valueOf(c.key().get(0)), 1, Integer::sum);
         }
-        Set<String> inVitess = appends.idsInVitess();
-        assertThat(insertsPerKey.keySet().stream().map(String::valueOf).collect(java.util.stream.Collectors.toCollection(TreeSet::new)))
+        Set<String> inFlink = new TreeSet<>(insertsPerKey.keySet());
+        assertThat(inFlink)
                 .as("append-only inserts in Flink vs the rows in Vitess")
-                .isEqualTo(inVitess);
-        assertThat(insertsPerKey.values()).as("append-only inserts arrive exactly once").allMatch(n -> n == 1);
+                .isEqualTo(appends.idsInVitess());
+        assertThat(insertsPerKey.values())
+                .as("append-only inserts arrive exactly once")
+                .allMatch(n -> n == 1);
 
         List<Change> order = ChangelogRecorder.published(orderLog());
-        assertThat(versionViolations(order)).as("per key, versions never decrease and deletes are final").isEmpty();
+        assertThat(versionViolations(order))
+                .as("per key, versions never decrease and deletes are final")
+                .isEmpty();
         int acrossReshards = assertEpochRankRestoresTrueOrder(order);
         assertThat(acrossReshards).as("keys whose changes span a reshard").isPositive();
 
         Map<Long, Map<String, Set<Integer>>> owners = ShardOwners.owners(runId);
-        System.out.println("VitessClusterScenariosITCase split assignment (epoch -> shard -> reader subtasks): " + owners);
+        System.out.println(
+                "VitessClusterScenariosITCase split assignment (epoch -> shard -> reader subtasks): " + owners);
         assertBalanced(owners, 0, 2);
         assertBalanced(owners, 1, 4);
         assertBalanced(owners, 2, 2);
@@ -258,10 +331,14 @@ class VitessClusterScenariosITCase {
         assertThat(layout).as("shards of epoch %d", epoch).hasSize(shards);
         Map<Integer, Integer> perReader = new TreeMap<>();
         layout.forEach((shard, readers) -> {
-            assertThat(readers).as("readers of shard %s in epoch %d", shard, epoch).hasSize(1);
+            assertThat(readers)
+                    .as("readers of shard %s in epoch %d", shard, epoch)
+                    .hasSize(1);
             perReader.merge(readers.iterator().next(), 1, Integer::sum);
         });
-        assertThat(perReader.values()).as("shards per reader in epoch %d: %s", epoch, layout).containsOnly(shards / 2);
+        assertThat(perReader.values())
+                .as("shards per reader in epoch %d: %s", epoch, layout)
+                .containsOnly(shards / 2);
     }
 
     /** id -> ver of the live rows of the strict changelog (rows are "column=value" strings). */
@@ -322,7 +399,9 @@ class VitessClusterScenariosITCase {
                 across++;
             }
         }
-        assertThat(wrong).as("keys whose (epoch, rank) order is not their true order").isEmpty();
+        assertThat(wrong)
+                .as("keys whose (epoch, rank) order is not their true order")
+                .isEmpty();
         return across;
     }
 
@@ -342,33 +421,45 @@ class VitessClusterScenariosITCase {
     }
 
     private void waitUntil(Duration timeout, BooleanSupplier condition, String what) throws Exception {
-        VitessITBase.waitUntil(timeout, condition, () -> what + " (writer ops " + rows.ops() + ", snapshot reads "
-                + snapshotReads() + ", owners " + ShardOwners.owners(runId) + ")");
+        VitessITBase.waitUntil(
+                timeout,
+                condition,
+                () -> what + " (writer ops " + rows.ops() + ", snapshot reads " + snapshotReads() + ", owners "
+                        + ShardOwners.owners(runId) + ")");
     }
 
     private long snapshotReads() {
-        return ChangelogRecorder.published(orderLog()).stream().filter(c -> OrderEntry.of(c).snapshot).count();
+        return ChangelogRecorder.published(orderLog()).stream()
+                .filter(c -> OrderEntry.of(c).snapshot)
+                .count();
     }
 
     /** The copy is over when no snapshot read was added for a few checkpoints. */
-    private void awaitCopyDone() throws Exception {
+    private long awaitCopyDone() throws Exception {
         long t = System.nanoTime();
         long[] last = {-1};
         long[] stableSince = {System.nanoTime()};
-        waitUntil(TestTimeouts.CONVERGE, () -> {
-            long n = snapshotReads();
-            if (n != last[0]) {
-                last[0] = n;
-                stableSince[0] = System.nanoTime();
-            }
-            return n > 0 && System.nanoTime() - stableSince[0] > TimeUnit.SECONDS.toNanos(5);
-        }, "the end of the copy");
+        waitUntil(
+                TestTimeouts.CONVERGE,
+                () -> {
+                    long n = snapshotReads();
+                    if (n != last[0]) {
+                        last[0] = n;
+                        stableSince[0] = System.nanoTime();
+                    }
+                    // (the writer deletes and moves a few percent of the rows while they are copied)
+            return n > SNAPSHOT_ROWS * 0.9 && System.nanoTime() - stableSince[0] > TimeUnit.SECONDS.toNanos(5);
+                },
+                "the end of the copy");
         timed("copy done (" + last[0] + " snapshot reads of flink_snap)", t);
+        return last[0];
     }
 
     /** Records from every shard of the epoch's layout, through a checkpoint. */
     private void awaitStreamedFromEveryShardOf(long epoch, int shards) throws Exception {
-        waitUntil(TestTimeouts.RESHARD, () -> ShardOwners.owners(runId).getOrDefault(epoch, Map.of()).size() >= shards,
+        waitUntil(
+                TestTimeouts.RESHARD,
+                () -> ShardOwners.owners(runId).getOrDefault(epoch, Map.of()).size() >= shards,
                 shards + " shards streaming in epoch " + epoch);
     }
 
@@ -439,8 +530,17 @@ class VitessClusterScenariosITCase {
             String id = image.path("id").asText();
             long ver = image.path("ver").asLong();
             List<Object> row = List.of(
-                    op, id, ver, source.path("epoch").asLong(), source.path("rank").asLong(), source.path("snapshot").asBoolean());
-            return List.of(new Change(RowKind.INSERT, List.of(id, ver, op), row, source.path("shard").asText()));
+                    op,
+                    id,
+                    ver,
+                    source.path("epoch").asLong(),
+                    source.path("rank").asLong(),
+                    source.path("snapshot").asBoolean());
+            return List.of(new Change(
+                    RowKind.INSERT,
+                    List.of(id, ver, op),
+                    row,
+                    source.path("shard").asText()));
         }
     }
 
@@ -452,6 +552,9 @@ class VitessClusterScenariosITCase {
         private static final long serialVersionUID = 1L;
         static final Map<String, Map<Long, Map<String, Set<Integer>>>> OWNERS = new ConcurrentHashMap<>();
         static final Map<String, Map<Long, Long>> RECORDS = new ConcurrentHashMap<>();
+        /** Snapshot records the subtasks emitted (by run; replays after a restore included). */
+        static final Map<String, AtomicLong> SNAPSHOT = new ConcurrentHashMap<>();
+
         private final String runId;
         private final long run;
 
@@ -470,6 +573,11 @@ class VitessClusterScenariosITCase {
             return copy;
         }
 
+        static long snapshotRecords(String runId) {
+            AtomicLong n = SNAPSHOT.get(runId);
+            return n == null ? 0 : n.get();
+        }
+
         static long recordsOfEpoch(String runId, long epoch) {
             return RECORDS.getOrDefault(runId, Map.of()).getOrDefault(epoch, 0L);
         }
@@ -484,6 +592,9 @@ class VitessClusterScenariosITCase {
                     .computeIfAbsent(source.path("shard").asText(), k -> ConcurrentHashMap.newKeySet())
                     .add(reader);
             RECORDS.computeIfAbsent(runId, k -> new ConcurrentHashMap<>()).merge(epoch, 1L, Long::sum);
+            if (source.path("snapshot").asBoolean()) {
+                SNAPSHOT.computeIfAbsent(runId, k -> new AtomicLong()).incrementAndGet();
+            }
             return value;
         }
     }

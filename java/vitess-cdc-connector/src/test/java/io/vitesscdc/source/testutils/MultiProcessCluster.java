@@ -45,10 +45,10 @@ public final class MultiProcessCluster {
 
     /**
      * The TLS VTGate's plaintext MySQL port: a gate that stays up while the plaintext one is
-     * killed, for writers and for reading what Vitess holds.
+     * killed, for writers and for reading what Vitess holds (queries in OLAP: whole tables).
      */
     public static SqlEndpoint sql() {
-        return new SqlEndpoint("127.0.0.1", Integer.parseInt(env("VT_CLUSTER_TLS_MYSQL_PORT")));
+        return new SqlEndpoint("127.0.0.1", Integer.parseInt(env("VT_CLUSTER_TLS_MYSQL_PORT")), true);
     }
 
     /**
@@ -96,7 +96,6 @@ public final class MultiProcessCluster {
                 return candidate;
             }
         }
-        throw new IllegalStateException(
-                "tests/vitess/cluster not found above " + new File("").getAbsolutePath());
+        throw new IllegalStateException("tests/vitess/cluster not found above " + new File("").getAbsolutePath());
     }
 }

@@ -17,9 +17,15 @@ import java.util.TreeMap;
 
 /**
  * A VTGate's MySQL port (no password), as tests write and read through it: the vttestserver's
- * ({@link VitessCluster#sql()}) or one of the multi-process cluster's gates.
+ * ({@link VitessCluster#sql()}) or one of the multi-process cluster's gates. With {@code olap},
+ * queries run in VTGate's OLAP workload (streamed, without the tablets' 10,000-row limit of a
+ * result).
  */
-public record SqlEndpoint(String host, int port) {
+public record SqlEndpoint(String host, int port, boolean olap) {
+
+    public SqlEndpoint(String host, int port) {
+        this(host, port, false);
+    }
 
     public Connection connect(String keyspace) throws SQLException {
         String url = "jdbc:mysql://" + host + ":" + port + "/" + keyspace
@@ -36,6 +42,13 @@ public record SqlEndpoint(String host, int port) {
         }
     }
 
+    private ResultSet executeQuery(Statement s, String sql) throws SQLException {
+        if (olap) {
+            s.execute("SET workload = 'olap'");
+        }
+        return s.executeQuery(sql);
+    }
+
     /**
      * Rows of a query as {@code key -> (column -> normalized text)}, keyed by the given key
      * columns joined with {@code |}. Values are normalized by {@link Values#normalize}.
@@ -45,7 +58,7 @@ public record SqlEndpoint(String host, int port) {
         Map<String, Map<String, String>> out = new TreeMap<>();
         try (Connection c = connect(keyspace);
                 Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
+                ResultSet rs = executeQuery(s, sql)) {
             ResultSetMetaData md = rs.getMetaData();
             while (rs.next()) {
                 Map<String, String> row = new LinkedHashMap<>();

@@ -31,6 +31,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     private final long run;
     private final Random random;
     private final List<Long> live = new ArrayList<>();
+    private final long firstId;
     private long nextId;
     private long ver;
 
@@ -44,7 +45,8 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
         this.random = new Random(seed);
         this.run = LAST_RUN.updateAndGet(last -> Math.max(last + 1, System.currentTimeMillis() / 100));
         // Ids of a run sit in their own range, so runs never share a key.
-        this.nextId = (run % 1_000_000) * 10_000_000L;
+        this.firstId = (run % 1_000_000) * 10_000_000L;
+        this.nextId = firstId;
     }
 
     public long run() {
@@ -101,7 +103,13 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     @Override
     public void close() throws Exception {
         stop();
-        endpoint.execute(KEYSPACE, "DELETE FROM " + TABLE + " WHERE run = " + run);
+        // In id ranges: a tablet refuses a DML touching more than 10,000 rows.
+        for (long from = firstId; from < nextId; from += 5_000) {
+            endpoint.execute(
+                    KEYSPACE,
+                    "DELETE FROM " + TABLE + " WHERE run = " + run + " AND id >= " + from + " AND id < "
+                            + (from + 5_000));
+        }
     }
 
     private String insertPrefix() {
