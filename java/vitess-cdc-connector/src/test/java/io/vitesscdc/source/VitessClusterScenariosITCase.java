@@ -448,7 +448,7 @@ class VitessClusterScenariosITCase {
                         stableSince[0] = System.nanoTime();
                     }
                     // (the writer deletes and moves a few percent of the rows while they are copied)
-            return n > SNAPSHOT_ROWS * 0.9 && System.nanoTime() - stableSince[0] > TimeUnit.SECONDS.toNanos(5);
+                    return n > SNAPSHOT_ROWS * 0.9 && System.nanoTime() - stableSince[0] > TimeUnit.SECONDS.toNanos(5);
                 },
                 "the end of the copy");
         timed("copy done (" + last[0] + " snapshot reads of flink_snap)", t);
