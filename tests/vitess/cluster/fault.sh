@@ -26,7 +26,7 @@ source "$HERE/lib.sh"
 source "$HERE/tablets.sh"
 T0=$SECONDS
 
-usage() { sed -n '5,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 
 # uid_of KEYSPACE/SHARD TYPE: the uid of the shard's (first) tablet of that type.
