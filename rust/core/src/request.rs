@@ -405,11 +405,15 @@ pub fn build_request(
         filter: Some(plan.filter.clone()),
         flags: Some(VStreamFlags {
             heartbeat_interval: options.heartbeat_interval_secs,
-            // Not following reshards, each shard must stop at its journal: VTGate then forwards
-            // the journal and ends the RPC instead of streaming the new shards into this stream.
-            stop_on_reshard: options.stop_on_reshard || !options.follow_reshard,
+            // Not following reshards, each shard must end at its journal, so the journal must
+            // reach us: include_reshard_journal_events forwards it and keeps the stream going
+            // (the machine ends the shard there). stop_on_reshard is not asked for: it would
+            // end the whole RPC, and its delivery of the journal races in VTGate (the Debezium
+            // maintainers' finding; docs/reliability.md has our measurement of both flags).
+            stop_on_reshard: options.stop_on_reshard,
             cells: options.cells.clone().unwrap_or_default(),
-            include_reshard_journal_events: options.include_reshard_journal_events,
+            include_reshard_journal_events: options.include_reshard_journal_events
+                || !options.follow_reshard,
             tables_to_copy,
             transaction_chunk_size: if v24 {
                 options.transaction_chunk_bytes.max(0)

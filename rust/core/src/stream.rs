@@ -18,6 +18,7 @@ use crate::machine::{Machine, MachineConfig};
 use crate::metrics::Metrics;
 use crate::options::{StartMode, StreamOptions};
 use crate::position::{parse_specific_offsets, ShardPosition, StreamPosition};
+use crate::proto::binlogdata::VEventType;
 use crate::proto::vtgate::VStreamResponse;
 use crate::request::{build_request, plan, start_positions, Plan};
 use prost::Message;
@@ -298,6 +299,13 @@ impl EventStream {
         self.answered_in_rpc = true;
         self.metrics
             .record_response(response.events.len(), response.encoded_len());
+        // VTGate sends heartbeats while it cannot reach a shard's tablet (after a reparent or a
+        // reshard), between the failed attempts: only a response with something else in it is
+        // progress that ends a run of failures and resets the backoff.
+        let progressed = response
+            .events
+            .iter()
+            .any(|ev| ev.r#type != VEventType::Heartbeat as i32);
         let mut out = Vec::new();
         for ev in response.events {
             if let Err(e) = self.machine.handle(ev, &mut out) {
@@ -307,8 +315,10 @@ impl EventStream {
                 return Err(e);
             }
         }
-        self.failures = 0;
-        self.last_error = None;
+        if progressed {
+            self.failures = 0;
+            self.last_error = None;
+        }
         Ok(out)
     }
 

@@ -331,6 +331,41 @@ fn retries_are_bounded() {
     assert!(err.message.contains("gave up after 2"), "{}", err.message);
 }
 
+/// VTGate heartbeats while it cannot reach a shard's tablet, between failed attempts: a response
+/// of heartbeats only is no progress, so the retry budget still runs out.
+#[test]
+fn heartbeats_between_failures_do_not_reset_the_retry_budget() {
+    let h = fake(
+        (0..10)
+            .map(|_| {
+                Session::new()
+                    .send(vec![heartbeat()])
+                    .fail(tonic::Code::Unavailable, "no healthy tablet available")
+            })
+            .collect(),
+    );
+    let mut o = options(&h, resume_at("p0"));
+    o.retry_max_attempts = 2;
+    o.retry_initial_backoff = Duration::from_millis(10);
+    o.retry_max_backoff = Duration::from_millis(50);
+    let stream = BlockingStream::open(o).expect("open: the first response is a heartbeat");
+    let started = Instant::now();
+    let err = loop {
+        match stream.poll(Duration::from_millis(100)) {
+            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
+            Ok(_) => panic!("heartbeats reset the retry budget: still retrying after 10 s"),
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(err.kind, ErrorKind::Retryable);
+    assert!(err.message.contains("gave up after 2"), "{}", err.message);
+    assert_eq!(
+        h.fake.requests().len(),
+        3,
+        "the first attempt and two retries"
+    );
+}
+
 #[test]
 fn a_consumer_that_stops_polling_stops_the_reader() {
     let payload = "z".repeat(64 * 1024);

@@ -29,6 +29,8 @@ export VT_CLUSTER_MYSQL_PORT=$((VT_CLUSTER_BASE_PORT + 6))
 # A VTGate serving gRPC over TLS (server certificate only) with static authentication.
 export VT_CLUSTER_TLS_HTTP_PORT=$((VT_CLUSTER_BASE_PORT + 7))
 export VT_CLUSTER_TLS_GRPC_PORT=$((VT_CLUSTER_BASE_PORT + 8))
+# ... and a plaintext MySQL port (no password): writers of tests that restart the plaintext gate.
+export VT_CLUSTER_TLS_MYSQL_PORT=$((VT_CLUSTER_BASE_PORT + 9))
 # A VTGate requiring mutual TLS (client certificates signed by the cluster CA) and static auth.
 export VT_CLUSTER_MTLS_HTTP_PORT=$((VT_CLUSTER_BASE_PORT + 10))
 export VT_CLUSTER_MTLS_GRPC_PORT=$((VT_CLUSTER_BASE_PORT + 11))

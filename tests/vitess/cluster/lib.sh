@@ -113,6 +113,26 @@ stop_everything() {
   stop_kinds etcd
 }
 
+# start_vtgate NAME HTTP_PORT GRPC_PORT FLAG...: one VTGate of the cluster (pid file NAME.pid).
+# It looks for new tablets in the topology every 5 s (default 1 min): a replica that replaces a
+# dead tablet, or the new shards' tablets of a reshard, serve within seconds.
+start_vtgate() {
+  local name=$1 http=$2 grpc=$3
+  shift 3
+  start_daemon "$name" "$VTROOT/bin/vtgate" "${TOPO_FLAGS[@]}" --cell "$VT_CLUSTER_CELL" \
+    --cells-to-watch "$VT_CLUSTER_CELL" --tablet-types-to-wait PRIMARY,REPLICA --service-map grpc-vtgateservice \
+    --bind-address 127.0.0.1 --grpc-bind-address 127.0.0.1 --log-format text \
+    --tablet-refresh-interval 5s \
+    --port "$http" --grpc-port "$grpc" --pid-file "$VT_CLUSTER_RUN/tmp/$name.pid" "$@"
+}
+
+# The plaintext VTGate (gRPC and MySQL, no authentication): up.sh starts it, fault.sh restarts it.
+start_plain_vtgate() {
+  start_vtgate vtgate "$VT_CLUSTER_VTGATE_HTTP_PORT" "$VT_CLUSTER_GRPC_PORT" \
+    --mysql-server-port "$VT_CLUSTER_MYSQL_PORT" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none \
+    --vschema-ddl-authorized-users %
+}
+
 port_in_use() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
 port_owner() {
   local owner

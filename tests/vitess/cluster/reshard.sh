@@ -32,29 +32,8 @@ step=$1 keyspace=$2
 workflow="${keyspace}_reshard"
 bash "$HERE/status.sh" > /dev/null 2>&1 || die "the cluster is not running and ready: start it with tests/vitess/cluster/up.sh"
 
-# A tablet group (uids 100g, 100g+1) never used in this cluster's life (groups-used, kept by
-# up.sh and here) and not among the groups given (claimed already for another new shard). New
-# tablets get new aliases, as in production, so no VTGate health-check entry of a deleted tablet
-# can be mistaken for a new one.
-free_group() {
-  local g used
-  used=$(vt_cluster_ctl GetTablets 2> /dev/null | awk '{print $1}')
-  for g in $(seq 1 25); do
-    [[ " $* " == *" $g "* ]] && continue
-    grep -qx "$g" "$VT_CLUSTER_RUN/groups-used" 2> /dev/null && continue
-    [ -e "$(tablet_dir $((100 * g)))" ] || [ -e "$(tablet_dir $((100 * g + 1)))" ] && continue
-    grep -q "$(tablet_alias $((100 * g)))\|$(tablet_alias $((100 * g + 1)))" <<< "$used" && continue
-    echo "$g"
-    return 0
-  done
-  die "no unused tablet group left (uids 100..2501 have all been used since up.sh): restart the cluster with down.sh and up.sh"
-}
-
 # The uids of a shard's tablets, from the topology.
-tablets_of_shard() {
-  # (a shard not in the topology yet has none; vtctldclient says so on stderr)
-  vt_cluster_ctl GetTablets --keyspace "$keyspace" --shard "$1" 2> /dev/null | awk '{print $1}' | sed 's/.*-0*//'
-}
+tablets_of_shard() { tablets_of "$keyspace/$1" | awk '{print $1}'; }
 
 do_prepare() {
   local to=$1 shard g specs=() claimed=()
@@ -108,8 +87,18 @@ do_create() {
 }
 
 do_switch() {
-  vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" switchtraffic \
-    > "$LOGS_DIR/reshard-switch.log"
+  local attempt
+  # Right after create, SwitchTraffic can fail transiently (a target's VReplication lag not yet
+  # measured, a tablet's health not yet seen by vtctld): it changes nothing then; try again.
+  for attempt in 1 2 3 4 5 6; do
+    if vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" switchtraffic \
+      > "$LOGS_DIR/reshard-switch.log" 2>&1; then
+      break
+    fi
+    [ "$attempt" -lt 6 ] || { cat "$LOGS_DIR/reshard-switch.log" >&2; die "SwitchTraffic failed 6 times"; }
+    say "SwitchTraffic failed (attempt $attempt): $(tail -1 "$LOGS_DIR/reshard-switch.log"); retrying in 3s"
+    sleep 3
+  done
   say "SwitchTraffic: $(vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs) serve"
 }
 

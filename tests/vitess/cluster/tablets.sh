@@ -43,25 +43,55 @@ start_tablets() {
   done
   wait_all "mysqlctl init (mysqld start) of $*" "${inits[@]}"
   say "mysqld started for tablets $(for t in "$@"; do spec_uid "$t"; done | xargs)"
-  # --track-schema-versions: VStreams decode rows written before a DDL with the schema of their
-  # time (a job restored from a checkpoint before an ALTER), as production tablets should.
-  for t in "$@"; do
-    uid=$(spec_uid "$t")
-    start_daemon "vttablet-$uid" "$VTROOT/bin/vttablet" "${TOPO_FLAGS[@]}" \
-      --tablet-path "$(tablet_alias "$uid")" --tablet-hostname 127.0.0.1 \
-      --init-keyspace "$(spec_keyspace "$t")" --init-shard "$(spec_shard "$t")" --init-tablet-type replica \
-      --port "$(tablet_http_port "$uid")" --grpc-port "$(tablet_grpc_port "$uid")" \
-      --bind-address 127.0.0.1 --grpc-bind-address 127.0.0.1 \
-      --service-map grpc-queryservice,grpc-tabletmanager,grpc-updatestream \
-      --health-check-interval 2s --heartbeat-on-demand-duration 5s --enable-replication-reporter \
-      --track-schema-versions \
-      --pid-file "$VT_CLUSTER_RUN/tmp/vttablet-$uid.pid" --log-format text
-  done
+  for t in "$@"; do start_vttablet "$t"; done
   for t in "$@"; do
     uid=$(spec_uid "$t")
     wait_for "vttablet $(tablet_alias "$uid") ($(spec_keyspace "$t")/$(spec_shard "$t"))" 90 \
       tablet_registered "$uid" || die "vttablet $uid did not come up; see $LOGS_DIR/vttablet-$uid.log"
   done
+}
+
+# start_vttablet SPEC: the vttablet of a tablet whose mysqld runs (a fresh one, or the same
+# tablet again after a restart: it finds its type and replication in the topology and mysqld).
+# --track-schema-versions: VStreams decode rows written before a DDL with the schema of their
+# time (a job restored from a checkpoint before an ALTER), as production tablets should.
+start_vttablet() {
+  local t=$1 uid
+  uid=$(spec_uid "$t")
+  start_daemon "vttablet-$uid" "$VTROOT/bin/vttablet" "${TOPO_FLAGS[@]}" \
+    --tablet-path "$(tablet_alias "$uid")" --tablet-hostname 127.0.0.1 \
+    --init-keyspace "$(spec_keyspace "$t")" --init-shard "$(spec_shard "$t")" --init-tablet-type replica \
+    --port "$(tablet_http_port "$uid")" --grpc-port "$(tablet_grpc_port "$uid")" \
+    --bind-address 127.0.0.1 --grpc-bind-address 127.0.0.1 \
+    --service-map grpc-queryservice,grpc-tabletmanager,grpc-updatestream \
+    --health-check-interval 2s --heartbeat-on-demand-duration 5s --enable-replication-reporter \
+    --track-schema-versions \
+    --pid-file "$VT_CLUSTER_RUN/tmp/vttablet-$uid.pid" --log-format text
+}
+
+# A tablet group (uids 100g, 100g+1) never used in this cluster's life (groups-used, kept by
+# up.sh, reshard.sh and fault.sh) and not among the groups given (claimed already). New tablets
+# get new aliases, as in production, so no VTGate health-check entry of a deleted tablet can be
+# mistaken for a new one.
+free_group() {
+  local g used
+  used=$(vt_cluster_ctl GetTablets 2> /dev/null | awk '{print $1}')
+  for g in $(seq 1 25); do
+    [[ " $* " == *" $g "* ]] && continue
+    grep -qx "$g" "$VT_CLUSTER_RUN/groups-used" 2> /dev/null && continue
+    [ -e "$(tablet_dir $((100 * g)))" ] || [ -e "$(tablet_dir $((100 * g + 1)))" ] && continue
+    grep -q "$(tablet_alias $((100 * g)))\|$(tablet_alias $((100 * g + 1)))" <<< "$used" && continue
+    echo "$g"
+    return 0
+  done
+  die "no unused tablet group left (uids 100..2501 have all been used since up.sh): restart the cluster with down.sh and up.sh"
+}
+
+# tablets_of KEYSPACE/SHARD: "uid type" of each of the shard's tablets, from the topology.
+tablets_of() {
+  # (a shard not in the topology has none; vtctldclient says so on stderr)
+  vt_cluster_ctl GetTablets --keyspace "${1%%/*}" --shard "${1#*/}" 2> /dev/null \
+    | awk '{sub(/.*-0*/, "", $1); print $1, $4}'
 }
 
 tablet_registered() {

@@ -35,7 +35,7 @@ mkdir -p "$PIDS_DIR"
 stop_everything
 ports=("$ETCD_CLIENT_PORT" "$ETCD_PEER_PORT" "$VTCTLD_HTTP_PORT" "$VTCTLD_GRPC_PORT"
   "$VT_CLUSTER_VTGATE_HTTP_PORT" "$VT_CLUSTER_GRPC_PORT" "$VT_CLUSTER_MYSQL_PORT"
-  "$VT_CLUSTER_TLS_HTTP_PORT" "$VT_CLUSTER_TLS_GRPC_PORT" "$VT_CLUSTER_MTLS_HTTP_PORT" "$VT_CLUSTER_MTLS_GRPC_PORT")
+  "$VT_CLUSTER_TLS_HTTP_PORT" "$VT_CLUSTER_TLS_GRPC_PORT" "$VT_CLUSTER_TLS_MYSQL_PORT" "$VT_CLUSTER_MTLS_HTTP_PORT" "$VT_CLUSTER_MTLS_GRPC_PORT")
 for t in $VT_CLUSTER_TABLETS; do
   uid=${t%%:*}
   ports+=("$(tablet_http_port "$uid")" "$(tablet_grpc_port "$uid")" "$(tablet_mysql_port "$uid")")
@@ -101,19 +101,12 @@ done
 say "schemas and vschemas applied"
 
 # --- gates ------------------------------------------------------------------------------------
-vtgate_flags=("${TOPO_FLAGS[@]}" --cell "$VT_CLUSTER_CELL" --cells-to-watch "$VT_CLUSTER_CELL"
-  --tablet-types-to-wait PRIMARY,REPLICA --service-map grpc-vtgateservice
-  --bind-address 127.0.0.1 --grpc-bind-address 127.0.0.1 --log-format text)
-start_daemon vtgate "$VTROOT/bin/vtgate" "${vtgate_flags[@]}" \
-  --port "$VT_CLUSTER_VTGATE_HTTP_PORT" --grpc-port "$VT_CLUSTER_GRPC_PORT" --pid-file "$VT_CLUSTER_RUN/tmp/vtgate.pid" \
-  --mysql-server-port "$VT_CLUSTER_MYSQL_PORT" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none \
-  --vschema-ddl-authorized-users %
-start_daemon vtgate-tls "$VTROOT/bin/vtgate" "${vtgate_flags[@]}" \
-  --port "$VT_CLUSTER_TLS_HTTP_PORT" --grpc-port "$VT_CLUSTER_TLS_GRPC_PORT" --pid-file "$VT_CLUSTER_RUN/tmp/vtgate-tls.pid" \
+start_plain_vtgate
+start_vtgate vtgate-tls "$VT_CLUSTER_TLS_HTTP_PORT" "$VT_CLUSTER_TLS_GRPC_PORT" \
   --grpc-cert "$VT_CLUSTER_CERTS/server.pem" --grpc-key "$VT_CLUSTER_CERTS/server-key.pem" \
-  --grpc-auth-mode static --grpc-auth-static-password-file "$VT_CLUSTER_RUN/grpc_static_auth.json"
-start_daemon vtgate-mtls "$VTROOT/bin/vtgate" "${vtgate_flags[@]}" \
-  --port "$VT_CLUSTER_MTLS_HTTP_PORT" --grpc-port "$VT_CLUSTER_MTLS_GRPC_PORT" --pid-file "$VT_CLUSTER_RUN/tmp/vtgate-mtls.pid" \
+  --grpc-auth-mode static --grpc-auth-static-password-file "$VT_CLUSTER_RUN/grpc_static_auth.json" \
+  --mysql-server-port "$VT_CLUSTER_TLS_MYSQL_PORT" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none
+start_vtgate vtgate-mtls "$VT_CLUSTER_MTLS_HTTP_PORT" "$VT_CLUSTER_MTLS_GRPC_PORT" \
   --grpc-cert "$VT_CLUSTER_CERTS/server.pem" --grpc-key "$VT_CLUSTER_CERTS/server-key.pem" \
   --grpc-ca "$VT_CLUSTER_TLS_CA" \
   --grpc-auth-mode static --grpc-auth-static-password-file "$VT_CLUSTER_RUN/grpc_static_auth.json"
@@ -122,4 +115,4 @@ wait_for "VTGates (plaintext, TLS, mTLS)" $((UP_TIMEOUT - (SECONDS - T0))) clust
 
 trap - EXIT
 say "ready in $((SECONDS - T0))s, $(cluster_rss_mib) MiB resident in $(cluster_pids | wc -l) processes"
-say "VTGate gRPC $VT_CLUSTER_GRPC_ADDR (plaintext), MySQL 127.0.0.1:$VT_CLUSTER_MYSQL_PORT; TLS+auth $VT_CLUSTER_TLS_GRPC_ADDR; mTLS+auth $VT_CLUSTER_MTLS_GRPC_ADDR; vtctld $VT_CLUSTER_VTCTLD_ADDR"
+say "VTGate gRPC $VT_CLUSTER_GRPC_ADDR (plaintext), MySQL 127.0.0.1:$VT_CLUSTER_MYSQL_PORT; TLS+auth $VT_CLUSTER_TLS_GRPC_ADDR (its MySQL port 127.0.0.1:$VT_CLUSTER_TLS_MYSQL_PORT, plaintext, for writers that must outlive a restart of the plaintext gate); mTLS+auth $VT_CLUSTER_MTLS_GRPC_ADDR; vtctld $VT_CLUSTER_VTCTLD_ADDR"

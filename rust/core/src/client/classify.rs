@@ -270,7 +270,7 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
         ),
         // VTGate answers NOT_FOUND while its health check still holds a tablet that went away
         // (a tablet restarted under the same alias, a reparent, the new shards right after a
-        // reshard): the next attempt finds the healthy one.
+        // reshard), or "no healthy tablet" before it saw the new one: the next attempt finds it.
         _ if is_tablet_gone_message(&lower) => (
             ErrorKind::Retryable,
             ErrorCode::Unspecified,
@@ -428,6 +428,8 @@ fn is_transport_message(lower: &str) -> bool {
 fn is_tablet_gone_message(lower: &str) -> bool {
     lower.contains("is either down or nonexistent")
         || lower.contains("failed to get tablet connection")
+        // right after a reparent or a reshard, until VTGate's health check sees the new tablet
+        || lower.contains("no healthy tablet available")
 }
 
 /// VTGate answers some configuration mistakes with UNKNOWN status.
@@ -541,6 +543,19 @@ mod tests {
         let e = status_error("a", &s);
         assert_eq!(e.kind, ErrorKind::Retryable, "{}", e.message);
         assert!(e.message.contains("retrying"), "{}", e.message);
+        // VTGate before its health check saw a shard's new tablet (a reparent, a reshard, a
+        // replaced replica), under whatever code: retried
+        for s in [
+            tonic::Status::unavailable(
+                "target: customer.80-.replica: no healthy tablet available for 'keyspace:\"customer\" shard:\"80-\" tablet_type:REPLICA'",
+            ),
+            tonic::Status::not_found(
+                "error starting stream: no healthy tablet available for 'keyspace:\"customer\" shard:\"-40\" tablet_type:PRIMARY'",
+            ),
+        ] {
+            let e = status_error("a", &s);
+            assert_eq!(e.kind, ErrorKind::Retryable, "{}", e.message);
+        }
         let s = tonic::Status::internal("h2 protocol error: stream reset");
         assert_eq!(status_error("a", &s).kind, ErrorKind::Retryable);
         let refused = |msg: &str| {

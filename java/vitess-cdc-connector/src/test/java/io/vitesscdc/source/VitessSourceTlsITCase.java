@@ -7,6 +7,7 @@ package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
 import io.vitesscdc.source.testutils.DebeziumJson;
+import io.vitesscdc.source.testutils.MultiProcessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
@@ -34,7 +35,6 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.assertj.core.api.Assertions.fail;
 
 /**
  * A Flink job (parallelism 2, both shards of {@code customer}) reading through the multi-process
@@ -53,15 +53,8 @@ class VitessSourceTlsITCase {
                     .setNumberSlotsPerTaskManager(2)
                     .build());
 
-    /** A variable tests/vitess/cluster/env.sh exports; fails (never skips) with the fix when missing. */
     private static String env(String name) {
-        String v = System.getenv(name);
-        if (v == null || v.isEmpty()) {
-            fail(name + " is not set: this test needs the multi-process local Vitess. Start it with "
-                    + "bash tests/vitess/cluster/up.sh && source tests/vitess/cluster/env.sh "
-                    + "(installs with tests/vitess/cluster/install.sh)");
-        }
-        return v;
+        return MultiProcessCluster.env(name);
     }
 
     private static VitessSourceBuilder<String> mtlsSource(String password) {

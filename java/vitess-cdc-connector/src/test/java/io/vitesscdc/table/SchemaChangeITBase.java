@@ -7,10 +7,10 @@ package io.vitesscdc.table;
 
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.OnlineDdl;
+import io.vitesscdc.source.testutils.SqlEndpoint;
 import io.vitesscdc.source.testutils.TestTables;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VersionedRowsWriter;
-import io.vitesscdc.source.testutils.VitessEndpoint;
 import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.JobID;
@@ -56,7 +56,8 @@ abstract class SchemaChangeITBase extends VitessITBase {
     private static final String COLUMNS = "id BIGINT NOT NULL PRIMARY KEY, run BIGINT NOT NULL, ver BIGINT NOT NULL, "
             + "pad VARCHAR(64), qty INT NOT NULL DEFAULT 7, extra VARCHAR(32) DEFAULT 'e'";
 
-    private final VitessEndpoint vitess;
+    private final String grpcAddress;
+    private final SqlEndpoint vitess;
     private final InMemoryReporter reporter;
     private final boolean tabletsTrackSchemaVersions;
     private final TestTables tables;
@@ -71,8 +72,13 @@ abstract class SchemaChangeITBase extends VitessITBase {
      * with the schema of their time.
      */
     SchemaChangeITBase(
-            String runIdPrefix, VitessEndpoint vitess, InMemoryReporter reporter, boolean tabletsTrackSchemaVersions) {
+            String runIdPrefix,
+            String grpcAddress,
+            SqlEndpoint vitess,
+            InMemoryReporter reporter,
+            boolean tabletsTrackSchemaVersions) {
         super(runIdPrefix);
+        this.grpcAddress = grpcAddress;
         this.vitess = vitess;
         this.reporter = reporter;
         this.tabletsTrackSchemaVersions = tabletsTrackSchemaVersions;
@@ -92,7 +98,7 @@ abstract class SchemaChangeITBase extends VitessITBase {
     protected void assertCarriesOnExactly(String change, String declaredQty, boolean online, String ddl, String after)
             throws Exception {
         String t = tables.create("ddl", COLUMNS);
-        try (VersionedRowsWriter writer = new VersionedRowsWriter(vitess, change.hashCode(), t)) {
+        try (VersionedRowsWriter writer = new VersionedRowsWriter(change.hashCode(), vitess, t)) {
             insertRows(t, writer);
             String qty = "qty " + declaredQty;
             JobClient job = startJob(t, qty, writer, null).getJobClient().orElseThrow();
@@ -127,7 +133,7 @@ abstract class SchemaChangeITBase extends VitessITBase {
             boolean replayNeedsSchemaTracking)
             throws Exception {
         String t = tables.create("ddl", COLUMNS);
-        try (VersionedRowsWriter writer = new VersionedRowsWriter(vitess, change.hashCode(), t)) {
+        try (VersionedRowsWriter writer = new VersionedRowsWriter(change.hashCode(), vitess, t)) {
             insertRows(t, writer);
             TableResult insert = startJob(t, "qty " + declaredQty, writer, null);
             JobClient job = insert.getJobClient().orElseThrow();
@@ -210,7 +216,7 @@ abstract class SchemaChangeITBase extends VitessITBase {
         }
         String extra = column.isEmpty() ? "" : ", " + column;
         tEnv.executeSql("CREATE TABLE src (id BIGINT, run BIGINT, ver BIGINT, pad STRING" + extra
-                + ", PRIMARY KEY (id) NOT ENFORCED)" + with(vitess, "customer", t, ""));
+                + ", PRIMARY KEY (id) NOT ENFORCED)" + with(grpcAddress, "customer", t, ""));
         tEnv.executeSql("CREATE TABLE snk (id BIGINT, ver BIGINT, pad STRING" + extra
                 + ", PRIMARY KEY (id) NOT ENFORCED)" + upsertSink(runId));
         TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT " + String.join(", ", columns(column))

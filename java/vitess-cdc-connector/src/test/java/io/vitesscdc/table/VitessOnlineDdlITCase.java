@@ -5,8 +5,8 @@
 
 package io.vitesscdc.table;
 
+import io.vitesscdc.source.testutils.MultiProcessCluster;
 import io.vitesscdc.source.testutils.TestTimeouts;
-import io.vitesscdc.source.testutils.VitessEndpoint;
 
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
@@ -33,7 +33,7 @@ class VitessOnlineDdlITCase extends SchemaChangeITBase {
     static final MiniClusterExtension MINI_CLUSTER = miniCluster(4, REPORTER.addToConfiguration(new Configuration()));
 
     VitessOnlineDdlITCase() {
-        super("online-ddl", VitessEndpoint.multiProcess(), REPORTER, true);
+        super("online-ddl", MultiProcessCluster.grpcAddress(), MultiProcessCluster.sql(), REPORTER, true);
     }
 
     @Test

@@ -36,7 +36,7 @@ class VitessSchemaChangeITCase extends SchemaChangeITBase {
     static final MiniClusterExtension MINI_CLUSTER = miniCluster(4, REPORTER.addToConfiguration(new Configuration()));
 
     VitessSchemaChangeITCase() {
-        super("ddl", VitessCluster.endpoint(), REPORTER, false);
+        super("ddl", VitessCluster.grpcAddress(), VitessCluster.sql(), REPORTER, false);
     }
 
     static Stream<Arguments> changesTheJobCarriesOnThrough() {

@@ -49,7 +49,7 @@ import java.util.TreeSet;
  * <p>Resharding: a reader reports each split whose shard ended at a reshard journal
  * ({@link ShardEndedEvent}); the journal waits in {@code pendingJournals} (checkpointed) until
  * every participant ended at it, then its new shards become splits starting at the journal's
- * positions, each assigned to the reader with the fewest splits. Only durable reports count (a
+ * positions, each assigned to the reader with the fewest splits once every reader registered. Only durable reports count (a
  * completed checkpoint of the reader holds the split as ended), so the old shards can never be
  * read again once a new shard started — per-key order holds across the reshard, failovers
  * included (DESIGN invariant 2). Without checkpoints (no checkpoint ever seen) a report counts at
@@ -303,7 +303,9 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             return back;
         }
         if (balanced.contains(splitId)) {
-            return leastLoaded(readers);
+            // Spread over all readers: while one is not registered (a restore registers them one
+            // by one, a failed one comes back), the new shards wait for it.
+            return readers.size() < context.currentParallelism() ? -1 : leastLoaded(readers);
         }
         return ownerOf(splitId);
     }

@@ -53,6 +53,15 @@ public final class VitessSourceReader<T>
     /** The first checkpoint whose state holds each ended split (absent: none yet). */
     private final Map<String, Long> endedSplitCheckpoint = new TreeMap<>();
 
+    /**
+     * Restored ended splits to report once this reader is registered with the enumerator: Flink
+     * hands a reader its restored splits before it registers, and the enumerator spreads the new
+     * shards over registered readers only.
+     */
+    private final List<VitessSplit> reportWhenStarted = new ArrayList<>();
+
+    private boolean started;
+
     /** The tables the job selects by name: what the marks of this reader's streams have seen. */
     private final List<String> jobTables;
 
@@ -86,7 +95,11 @@ public final class VitessSourceReader<T>
                         split.endedBy());
                 endedSplits.put(split.splitId(), split);
                 endedSplitCheckpoint.put(split.splitId(), Long.MIN_VALUE);
-                context.sendSourceEventToCoordinator(ShardEndedEvent.of(split, true));
+                if (started) {
+                    context.sendSourceEventToCoordinator(ShardEndedEvent.of(split, true));
+                } else {
+                    reportWhenStarted.add(split);
+                }
             } else {
                 toRead.add(split);
             }
@@ -94,6 +107,16 @@ public final class VitessSourceReader<T>
         if (!toRead.isEmpty()) {
             super.addSplits(toRead);
         }
+    }
+
+    @Override
+    public void start() {
+        super.start();
+        started = true;
+        for (VitessSplit split : reportWhenStarted) {
+            context.sendSourceEventToCoordinator(ShardEndedEvent.of(split, true));
+        }
+        reportWhenStarted.clear();
     }
 
     @Override

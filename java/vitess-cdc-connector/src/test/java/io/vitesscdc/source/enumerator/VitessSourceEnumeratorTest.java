@@ -288,6 +288,36 @@ class VitessSourceEnumeratorTest {
     }
 
     @Test
+    void newShardsOfARestoreWaitUntilEveryReaderRegistered() throws Throwable {
+        // Flink hands a restored reader its splits (and so its report of an ended split) before
+        // the reader registers: the new shards must not all go to the readers registered so far.
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator first = twoShards(ctx);
+            VitessEnumeratorState checkpoint = first.snapshotState(1);
+            VitessSourceEnumerator e = new VitessSourceEnumerator(
+                    ctx, shards("-80", "80-"), KS, Boundedness.CONTINUOUS_UNBOUNDED, checkpoint);
+            e.start();
+            ctx.unregisterReader(1);
+            int before = ctx.getSplitsAssignmentSequence().size();
+            ReshardJournal split = journal(11, List.of("-80", "80-"), List.of("-40", "40-80", "80-c0", "c0-"));
+            e.handleSourceEvent(0, ended("-80", split, true));
+            e.handleSourceEvent(1, ended("80-", split, true));
+            assertThat(assignedAfter(ctx, before))
+                    .as("reader 1 is not registered yet")
+                    .isEmpty();
+            register(ctx, e, 1);
+            Map<Integer, List<String>> owners = new TreeMap<>();
+            ctx.getSplitsAssignmentSequence()
+                    .subList(before, ctx.getSplitsAssignmentSequence().size())
+                    .forEach(a -> a.assignment()
+                            .forEach((r, splits) ->
+                                    splits.forEach(sp -> owners.computeIfAbsent(r, k -> new ArrayList<>())
+                                            .add(sp.shard()))));
+            assertThat(owners).isEqualTo(Map.of(0, List.of("-40", "80-c0"), 1, List.of("40-80", "c0-")));
+        }
+    }
+
+    @Test
     void aMergeWaitsForEveryParticipant() throws Throwable {
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
             VitessSourceEnumerator e = twoShards(ctx);

@@ -170,4 +170,20 @@ class VitessSourceReaderReshardTest {
             assertThat(reader.endedSplits()).isEmpty();
         }
     }
+
+    @Test
+    void aRestoredEndedSplitIsReportedOnlyOnceTheReaderStarted() throws Exception {
+        // Flink adds a reader's restored splits before the reader registers (start() follows).
+        Context context = new Context();
+        try (VitessSourceReader<String> reader = reader(context)) {
+            VitessSplit ended =
+                    new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g9\"}"), 0, JOURNAL);
+            reader.addSplits(List.of(ended));
+            assertThat(context.sent).isEmpty();
+            reader.start();
+            assertThat(context.sent)
+                    .singleElement()
+                    .satisfies(e -> assertThat(((ShardEndedEvent) e).durable()).isTrue());
+        }
+    }
 }

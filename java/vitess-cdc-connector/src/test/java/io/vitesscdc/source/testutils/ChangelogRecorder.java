@@ -137,6 +137,14 @@ public final class ChangelogRecorder<T> implements MapFunction<T, T>, Checkpoint
         log.assertValid();
     }
 
+    /** Every record of the log as published so far, in the order the recorder received them. */
+    public static List<Change> published(String name) {
+        Log log = log(name);
+        synchronized (log) {
+            return new ArrayList<>(log.records);
+        }
+    }
+
     public static void drop(String name) {
         LOGS.remove(name);
     }
@@ -211,6 +219,7 @@ public final class ChangelogRecorder<T> implements MapFunction<T, T>, Checkpoint
                 for (Change c : e.getValue()) {
                     log.changelog.accept(c.kind(), c.key(), c.row(), c.shard());
                 }
+                log.records.addAll(e.getValue());
                 log.published = e.getKey();
             }
         }
@@ -234,6 +243,8 @@ public final class ChangelogRecorder<T> implements MapFunction<T, T>, Checkpoint
     /** The published log of one name, shared by the recorder subtask and the test thread. */
     private static final class Log {
         final StrictChangelog changelog;
+        /** The records in the log, in order. */
+        final List<Change> records = new ArrayList<>();
         /** The last checkpoint whose records are in the log. */
         long published = -1;
         /** The last checkpoint the recorder took a snapshot for. */

@@ -22,7 +22,7 @@ public final class OnlineDdl {
 
     private OnlineDdl() {}
 
-    public static void run(VitessEndpoint vitess, String keyspace, String alter) throws Exception {
+    public static void run(SqlEndpoint vitess, String keyspace, String alter) throws Exception {
         String uuid;
         try (Connection c = vitess.connect(keyspace);
                 Statement s = c.createStatement()) {
@@ -56,7 +56,7 @@ public final class OnlineDdl {
     }
 
     /** Each shard's {@code migration_status: message} of the migration. */
-    private static List<String> statuses(VitessEndpoint vitess, String keyspace, String uuid) throws SQLException {
+    private static List<String> statuses(SqlEndpoint vitess, String keyspace, String uuid) throws SQLException {
         List<String> out = new ArrayList<>();
         try (Connection c = vitess.connect(keyspace);
                 Statement s = c.createStatement();

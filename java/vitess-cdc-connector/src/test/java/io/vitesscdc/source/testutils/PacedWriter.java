@@ -20,25 +20,42 @@ import java.util.concurrent.atomic.AtomicReference;
  * bounded rate ({@link #start}) until {@link #stop}, which rethrows a failure of the thread (a
  * writer that silently died would make a test pass on too few writes). Subclasses say what one
  * operation is ({@link #step}).
+ *
+ * <p>A writer that runs through faults of the cluster (reparents, a primary's crash) is made
+ * {@link #tolerateFailures tolerant}: a failed operation is counted ({@link #failures}), and the
+ * writer reconnects and goes on. Its own idea of the rows may then be wrong (a failed commit may
+ * have been applied), so such tests compare Flink with what Vitess holds, not with the writer.
  */
 public abstract class PacedWriter {
 
-    private final VitessEndpoint vitess;
     private final String keyspace;
     private final String threadName;
+    protected final SqlEndpoint endpoint;
     private final AtomicLong ops = new AtomicLong();
+    private final AtomicLong failures = new AtomicLong();
+    private volatile boolean tolerant;
     private final AtomicBoolean running = new AtomicBoolean();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private Thread thread;
 
     protected PacedWriter(String keyspace, String threadName) {
-        this(VitessCluster.endpoint(), keyspace, threadName);
+        this(keyspace, threadName, VitessCluster.sql());
     }
 
-    protected PacedWriter(VitessEndpoint vitess, String keyspace, String threadName) {
-        this.vitess = vitess;
+    protected PacedWriter(String keyspace, String threadName, SqlEndpoint endpoint) {
         this.keyspace = keyspace;
         this.threadName = threadName;
+        this.endpoint = endpoint;
+    }
+
+    /** From now on a failed operation is counted, and the writer reconnects and goes on. */
+    public void tolerateFailures() {
+        tolerant = true;
+    }
+
+    /** Operations that failed (a tolerant writer's). */
+    public long failures() {
+        return failures.get();
     }
 
     /** One random operation (a statement or a transaction) on {@code c}, in autocommit mode. */
@@ -52,15 +69,8 @@ public abstract class PacedWriter {
         running.set(true);
         thread = new Thread(
                 () -> {
-                    try (Connection c = vitess.connect(keyspace)) {
-                        long period = TimeUnit.SECONDS.toNanos(1) / Math.max(1, opsPerSecond);
-                        long next = System.nanoTime();
-                        while (running.get()) {
-                            step(c);
-                            ops.incrementAndGet();
-                            next = Math.max(next + period, System.nanoTime());
-                            TimeUnit.NANOSECONDS.sleep(next - System.nanoTime());
-                        }
+                    try {
+                        writeUntilStopped(opsPerSecond);
                     } catch (Throwable t) {
                         failure.set(t);
                     }
@@ -70,19 +80,56 @@ public abstract class PacedWriter {
         thread.start();
     }
 
+    private void writeUntilStopped(int opsPerSecond) throws SQLException, InterruptedException {
+        long period = TimeUnit.SECONDS.toNanos(1) / Math.max(1, opsPerSecond);
+        long next = System.nanoTime();
+        Connection c = endpoint.connect(keyspace);
+        try {
+            while (running.get()) {
+                try {
+                    step(c);
+                    ops.incrementAndGet();
+                } catch (SQLException e) {
+                    if (!tolerant) {
+                        throw e;
+                    }
+                    failures.incrementAndGet();
+                    c.close();
+                    TimeUnit.MILLISECONDS.sleep(200);
+                    c = reconnect();
+                }
+                next = Math.max(next + period, System.nanoTime());
+                TimeUnit.NANOSECONDS.sleep(next - System.nanoTime());
+            }
+        } finally {
+            c.close();
+        }
+    }
+
+    /** A new connection; a tolerant writer waits (up to a minute) for the gate to take one. */
+    private Connection reconnect() throws SQLException, InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        while (true) {
+            try {
+                return endpoint.connect(keyspace);
+            } catch (SQLException e) {
+                failures.incrementAndGet();
+                if (System.nanoTime() > deadline || !running.get()) {
+                    throw e;
+                }
+                TimeUnit.MILLISECONDS.sleep(500);
+            }
+        }
+    }
+
     /** Runs {@code n} random operations synchronously. */
     public void run(int n) throws SQLException {
-        try (Connection c = vitess.connect(keyspace)) {
+        try (Connection c = endpoint.connect(keyspace)) {
             for (int i = 0; i < n; i++) {
                 step(c);
                 ops.incrementAndGet();
             }
         }
-    }
-
-    /** The VTGate this writer writes through. */
-    protected VitessEndpoint vitess() {
-        return vitess;
     }
 
     /** Operations done so far (background and synchronous). */

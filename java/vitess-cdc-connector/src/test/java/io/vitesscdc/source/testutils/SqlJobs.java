@@ -34,12 +34,13 @@ public final class SqlJobs {
     }
 
     public static String with(String keyspace, String table, String extra) {
-        return with(VitessCluster.endpoint(), keyspace, table, extra);
+        return with(VitessCluster.grpcAddress(), keyspace, table, extra);
     }
 
-    public static String with(VitessEndpoint vitess, String keyspace, String table, String extra) {
-        return " WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '" + vitess.grpcAddress() + "', 'keyspace' = '"
-                + keyspace + "', 'table-name' = '" + table + "'" + extra + ")";
+    /** The same for a VTGate at {@code grpcAddress} (e.g. of the multi-process cluster). */
+    public static String with(String grpcAddress, String keyspace, String table, String extra) {
+        return " WITH ('connector' = 'vitess-cdc', 'vtgate.address' = '" + grpcAddress + "', 'keyspace' = '" + keyspace
+                + "', 'table-name' = '" + table + "'" + extra + ")";
     }
 
     /** The run's upsert sink ({@link MaterializedTables} under the run id). */

@@ -19,15 +19,15 @@ public final class TestTables implements AutoCloseable {
 
     private static final String KEYSPACE = "customer";
 
-    private final VitessEndpoint vitess;
+    private final SqlEndpoint vitess;
     private final List<String> created = new ArrayList<>();
 
     /** Tables of the local Vitess ({@link VitessCluster}). */
     public TestTables() {
-        this(VitessCluster.endpoint());
+        this(VitessCluster.sql());
     }
 
-    public TestTables(VitessEndpoint vitess) {
+    public TestTables(SqlEndpoint vitess) {
         this.vitess = vitess;
     }
 

@@ -33,24 +33,28 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     private final long run;
     private final Random random;
     private final List<Long> live = new ArrayList<>();
+    private final long firstId;
     private long nextId;
     private long ver;
 
     public VersionedRowsWriter(long seed) {
-        this(seed, TABLE);
+        this(seed, VitessCluster.sql());
     }
 
-    public VersionedRowsWriter(long seed, String table) {
-        this(VitessCluster.endpoint(), seed, table);
+    /** A writer through another VTGate's MySQL port (e.g. of the multi-process cluster). */
+    public VersionedRowsWriter(long seed, SqlEndpoint endpoint) {
+        this(seed, endpoint, TABLE);
     }
 
-    public VersionedRowsWriter(VitessEndpoint vitess, long seed, String table) {
-        super(vitess, KEYSPACE, "versioned-rows-writer");
+    /** A writer into another table of keyspace {@code customer} with the same four columns. */
+    public VersionedRowsWriter(long seed, SqlEndpoint endpoint, String table) {
+        super(KEYSPACE, "versioned-rows-writer", endpoint);
         this.table = table;
         this.random = new Random(seed);
         this.run = LAST_RUN.updateAndGet(last -> Math.max(last + 1, System.currentTimeMillis() / 100));
         // Ids of a run sit in their own range, so runs never share a key.
-        this.nextId = (run % 1_000_000) * 10_000_000L;
+        this.firstId = (run % 1_000_000) * 10_000_000L;
+        this.nextId = firstId;
     }
 
     public long run() {
@@ -63,7 +67,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
         for (int i = 0; i < n; i++) {
             tuples.add(newRow());
         }
-        try (Connection c = vitess().connect(KEYSPACE)) {
+        try (Connection c = endpoint.connect(KEYSPACE)) {
             insertInBatches(c, insertPrefix(), tuples, 500);
         }
     }
@@ -98,7 +102,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     /** The run's rows through VTGate, {@code id -> ver}. */
     public Map<String, String> rowsInVitess() throws SQLException {
         Map<String, String> rows = new java.util.TreeMap<>();
-        vitess().query(KEYSPACE, "SELECT id, ver FROM " + table + " WHERE run = " + run, "id")
+        endpoint.query(KEYSPACE, "SELECT id, ver FROM " + table + " WHERE run = " + run, "id")
                 .forEach((id, row) -> rows.put(id, row.get("ver")));
         return rows;
     }
@@ -107,7 +111,13 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     @Override
     public void close() throws Exception {
         stop();
-        vitess().execute(KEYSPACE, "DELETE FROM " + table + " WHERE run = " + run);
+        // In id ranges: a tablet refuses a DML touching more than 10,000 rows.
+        for (long from = firstId; from < nextId; from += 5_000) {
+            endpoint.execute(
+                    KEYSPACE,
+                    "DELETE FROM " + table + " WHERE run = " + run + " AND id >= " + from + " AND id < "
+                            + (from + 5_000));
+        }
     }
 
     private String insertPrefix() {

@@ -68,25 +68,22 @@ public final class VitessCluster {
         }
     }
 
-    /** The local Vitess as an endpoint, for helpers that take one (writers, test tables). */
-    public static VitessEndpoint endpoint() {
-        return new VitessEndpoint(grpcAddress(), mysqlHost(), mysqlPort());
+    /** The vttestserver VTGate's MySQL port. */
+    public static SqlEndpoint sql() {
+        return new SqlEndpoint(mysqlHost(), mysqlPort());
     }
 
     public static Connection connect(String keyspace) throws SQLException {
-        return endpoint().connect(keyspace);
+        return sql().connect(keyspace);
     }
 
     public static void execute(String keyspace, String... sql) throws SQLException {
-        endpoint().execute(keyspace, sql);
+        sql().execute(keyspace, sql);
     }
 
-    /**
-     * Rows of a query as {@code key -> (column -> normalized text)}, keyed by the given key
-     * columns joined with {@code |}. Values are normalized by {@link Values#normalize}.
-     */
+    /** {@link SqlEndpoint#query} on {@link #sql()}. */
     public static Map<String, Map<String, String>> query(String keyspace, String sql, String... keyColumns)
             throws SQLException {
-        return endpoint().query(keyspace, sql, keyColumns);
+        return sql().query(keyspace, sql, keyColumns);
     }
 }

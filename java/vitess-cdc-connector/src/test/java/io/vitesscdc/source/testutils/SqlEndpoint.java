@@ -15,37 +15,20 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.TreeMap;
 
-import static org.assertj.core.api.Assertions.fail;
-
 /**
- * One VTGate as the tests reach it: its gRPC address (for the source) and its MySQL port (for
- * the tests' own statements, user {@code vitess_cdc_it} without password). {@link VitessCluster}
- * is the vttestserver one; {@link #multiProcess()} the multi-process cluster of
- * tests/vitess/cluster, which can do what vtcombo cannot (online DDL, resharding, reparents).
+ * A VTGate's MySQL port (no password), as tests write and read through it: the vttestserver's
+ * ({@link VitessCluster#sql()}) or one of the multi-process cluster's gates. With {@code olap},
+ * queries run in VTGate's OLAP workload (streamed, without the tablets' 10,000-row limit of a
+ * result).
  */
-public record VitessEndpoint(String grpcAddress, String mysqlHost, int mysqlPort) {
+public record SqlEndpoint(String host, int port, boolean olap) {
 
-    /**
-     * The multi-process cluster's plaintext VTGate, from the variables tests/vitess/cluster/env.sh
-     * exports; fails (never skips) with the fix when they are missing.
-     */
-    public static VitessEndpoint multiProcess() {
-        return new VitessEndpoint(
-                clusterEnv("VT_CLUSTER_GRPC_ADDR"), "127.0.0.1", Integer.parseInt(clusterEnv("VT_CLUSTER_MYSQL_PORT")));
-    }
-
-    private static String clusterEnv(String name) {
-        String v = System.getenv(name);
-        if (v == null || v.isEmpty()) {
-            fail(name + " is not set: this test needs the multi-process local Vitess. Start it with "
-                    + "bash tests/vitess/cluster/up.sh && source tests/vitess/cluster/env.sh "
-                    + "(installs with tests/vitess/cluster/install.sh)");
-        }
-        return v;
+    public SqlEndpoint(String host, int port) {
+        this(host, port, false);
     }
 
     public Connection connect(String keyspace) throws SQLException {
-        String url = "jdbc:mysql://" + mysqlHost + ":" + mysqlPort + "/" + keyspace
+        String url = "jdbc:mysql://" + host + ":" + port + "/" + keyspace
                 + "?user=vitess_cdc_it&useSSL=false&allowPublicKeyRetrieval=true&connectTimeout=5000";
         return DriverManager.getConnection(url);
     }
@@ -59,6 +42,13 @@ public record VitessEndpoint(String grpcAddress, String mysqlHost, int mysqlPort
         }
     }
 
+    private ResultSet executeQuery(Statement s, String sql) throws SQLException {
+        if (olap) {
+            s.execute("SET workload = 'olap'");
+        }
+        return s.executeQuery(sql);
+    }
+
     /**
      * Rows of a query as {@code key -> (column -> normalized text)}, keyed by the given key
      * columns joined with {@code |}. Values are normalized by {@link Values#normalize}.
@@ -68,7 +58,7 @@ public record VitessEndpoint(String grpcAddress, String mysqlHost, int mysqlPort
         Map<String, Map<String, String>> out = new TreeMap<>();
         try (Connection c = connect(keyspace);
                 Statement s = c.createStatement();
-                ResultSet rs = s.executeQuery(sql)) {
+                ResultSet rs = executeQuery(s, sql)) {
             ResultSetMetaData md = rs.getMetaData();
             while (rs.next()) {
                 Map<String, String> row = new LinkedHashMap<>();

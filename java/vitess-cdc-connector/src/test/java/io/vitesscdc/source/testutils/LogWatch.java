@@ -1,0 +1,75 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.vitesscdc.source.testutils;
+
+import org.apache.logging.log4j.Level;
+import org.apache.logging.log4j.LogManager;
+import org.apache.logging.log4j.core.LogEvent;
+import org.apache.logging.log4j.core.Logger;
+import org.apache.logging.log4j.core.LoggerContext;
+import org.apache.logging.log4j.core.appender.AbstractAppender;
+import org.apache.logging.log4j.core.config.Property;
+
+import java.time.Duration;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Counts the log lines of one class that contain a text, as they are logged (the MiniCluster
+ * runs in the test JVM): a test can react to a moment only the connector's log shows (a split
+ * ended at a reshard journal) within microseconds, without polling. Close it to detach.
+ */
+public final class LogWatch implements AutoCloseable {
+
+    private final Logger logger;
+    private final AbstractAppender appender;
+    private final AtomicInteger count = new AtomicInteger();
+    private final Semaphore seen = new Semaphore(0);
+
+    private LogWatch(Class<?> source, String contains) {
+        this.logger = (Logger) ((LoggerContext) LogManager.getContext(false)).getLogger(source.getName());
+        this.appender = new AbstractAppender("watch-" + contains, null, null, true, Property.EMPTY_ARRAY) {
+            @Override
+            public void append(LogEvent event) {
+                if (event.getMessage().getFormattedMessage().contains(contains)) {
+                    count.incrementAndGet();
+                    seen.release();
+                }
+            }
+        };
+        appender.start();
+        if (!logger.isEnabled(Level.INFO)) {
+            logger.setLevel(Level.INFO);
+        }
+        logger.addAppender(appender);
+    }
+
+    /** Watches the INFO (and higher) lines of {@code source} that contain {@code contains}. */
+    public static LogWatch of(Class<?> source, String contains) {
+        return new LogWatch(source, contains);
+    }
+
+    /** Lines seen so far. */
+    public int count() {
+        return count.get();
+    }
+
+    /** Waits until {@code n} lines were seen since the watch began; fails after the timeout. */
+    public void await(int n, Duration timeout, String what) throws InterruptedException {
+        if (!seen.tryAcquire(n, timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("timed out after " + timeout + " waiting for " + what + " (" + count() + " of " + n
+                    + " log lines seen)");
+        }
+        seen.release(n);
+    }
+
+    @Override
+    public void close() {
+        logger.removeAppender(appender);
+        appender.stop();
+    }
+}
