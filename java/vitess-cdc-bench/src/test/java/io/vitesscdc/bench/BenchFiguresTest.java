@@ -5,14 +5,14 @@
 
 package io.vitesscdc.bench;
 
-import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
-
 import org.junit.jupiter.api.Test;
 
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The parts of the benchmark that compute figures, without a server. */
 class BenchFiguresTest {
@@ -42,14 +42,17 @@ class BenchFiguresTest {
         assertThat(rec.latencyPercentileMs(0.5)).isBetween(50.0, 60.0);
         assertThat(rec.latencyPercentileMs(0.99)).isBetween(99.0, 110.0);
         String json = rec.json();
-        assertThat(json).startsWith("{\"consumer\":\"sql\",\"scenario\":\"copy\"").contains("\"events\":7,");
+        assertThat(json)
+                .startsWith("{\"consumer\":\"sql\",\"scenario\":\"copy\"")
+                .contains("\"events\":7,");
         assertThat(json).contains("\"latency_samples\":100,").contains("\"threads_cpu_s\":{");
         assertThat(new Recorder("x", "y", "z").latencyPercentileMs(0.5)).isNull();
     }
 
     @Test
     void theStampIsFoundInJsonChangeEvents() {
-        assertThat(Recorder.stampOf("{\"before\":null,\"after\":{\"id\":1,\"stamp_us\":1764000000123456},\"op\":\"c\"}"))
+        assertThat(Recorder.stampOf(
+                        "{\"before\":null,\"after\":{\"id\":1,\"stamp_us\":1764000000123456},\"op\":\"c\"}"))
                 .isEqualTo(1764000000123456L);
         assertThat(Recorder.stampOf("{\"after\":{\"id\":1}}")).isEqualTo(-1);
         assertThat(Recorder.stampOf("{\"after\":{\"stamp_us\":null}}")).isEqualTo(-1);
@@ -58,8 +61,10 @@ class BenchFiguresTest {
     @Test
     void positionsBecomeDebeziumsShardsAndVgtid() throws Exception {
         Properties p = new Properties();
-        DebeziumConsumer.setVgtid(p, "{\"shards\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"MySQL56/a:1-5\","
-                + "\"marks\":3},{\"keyspace\":\"customer\",\"shard\":\"80-\",\"gtid\":\"MySQL56/a:1-6\"}]}");
+        DebeziumConsumer.setVgtid(
+                p,
+                "{\"shards\":[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"MySQL56/a:1-5\","
+                        + "\"marks\":3},{\"keyspace\":\"customer\",\"shard\":\"80-\",\"gtid\":\"MySQL56/a:1-6\"}]}");
         assertThat(p.getProperty("vitess.shard")).isEqualTo("-80,80-");
         assertThat(p.getProperty("vitess.vgtid"))
                 .isEqualTo("[{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"MySQL56/a:1-5\"},"
