@@ -92,7 +92,7 @@ bench --e2e load --table bench_copy --e2e-shape narrow --e2e-rows "$COPY_ROWS"
 bench --e2e load --table bench_wide --e2e-shape wide --e2e-rows "$WIDE_ROWS"
 bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows 0
 bench --e2e load --table bench_latency --e2e-shape narrow --e2e-rows 0
-"$VSTREAM_BIN" positions --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" > "$WORK/catchup-start.json"
+"$VSTREAM_BIN" positions --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --tables bench_catchup > "$WORK/catchup-start.json"
 say "catch-up: $CATCHUP_ROWS inserts after the saved position $(tr -d '\n' < "$WORK/catchup-start.json" | cut -c1-160)"
 bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows "$CATCHUP_ROWS" --e2e-append
 
