@@ -25,8 +25,23 @@ class FieldConvertersTest {
     @Test
     void timeTextMatchesTheFormatOverMysqlsRange() {
         long max = 838L * 3_600_000_000L + 59 * 60_000_000L + 59_000_000L;
-        long[] edges = {0, 1, -1, 999_999, 1_000_000, 59_999_999, 3_599_999_999L, 86_399_999_999L, 86_400_000_000L,
-            359_999_999_999L, 360_000_000_000L, max, -max, 10 * 3_600_000_000L, -9 * 3_600_000_000L - 5};
+        long[] edges = {
+            0,
+            1,
+            -1,
+            999_999,
+            1_000_000,
+            59_999_999,
+            3_599_999_999L,
+            86_399_999_999L,
+            86_400_000_000L,
+            359_999_999_999L,
+            360_000_000_000L,
+            max,
+            -max,
+            10 * 3_600_000_000L,
+            -9 * 3_600_000_000L - 5
+        };
         for (long m : edges) {
             assertThat(FieldConverters.formatTime(m)).as("%d µs", m).isEqualTo(reference(m));
         }
