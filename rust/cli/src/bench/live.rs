@@ -17,7 +17,7 @@ use vitess_cdc_core::proto::binlogdata::{Filter, Rule, ShardGtid, VEventType, VG
 use vitess_cdc_core::proto::vtgate::{VStreamFlags, VStreamRequest};
 use vitess_cdc_core::{Event, ShardPosition, StartMode, StreamOptions};
 
-fn mysql_opts(args: &Args) -> mysql_async::Opts {
+pub(crate) fn mysql_opts(args: &Args) -> mysql_async::Opts {
     mysql_async::OptsBuilder::default()
         .ip_or_hostname(args.mysql_host.clone())
         .tcp_port(args.mysql_port)

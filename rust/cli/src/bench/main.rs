@@ -17,6 +17,7 @@
 //! Parts: `offline` and `live` run the measurements, `report` measures (CPU, wall time) and
 //! prints and writes what they found.
 
+mod e2e;
 mod live;
 mod offline;
 mod report;
@@ -24,7 +25,7 @@ mod snapshots;
 
 use clap::Parser;
 
-#[derive(Parser, Debug)]
+#[derive(Parser, Debug, Clone)]
 #[command(
     name = "vitess-cdc-bench",
     about = "Throughput and CPU cost of the vitess-cdc Rust core (offline and against a live VTGate)"
@@ -84,6 +85,40 @@ struct Args {
     /// Tablet type of the chunks in the snapshot comparison (vttestserver: rdonly)
     #[arg(long, default_value = "rdonly")]
     snapshot_tablet_type: String,
+    /// End-to-end benchmark role (scripts/bench-e2e.sh): `load` a table, `write` at a steady
+    /// rate, or consume as the count-only `floor`; uses --keyspace, --table, --e2e-*
+    #[arg(long)]
+    e2e: Option<String>,
+    /// Table shape of `load`/`write`: narrow (8 columns) or wide (every type family)
+    #[arg(long, default_value = "narrow")]
+    e2e_shape: String,
+    /// Rows to load; events the floor consumes before it ends
+    #[arg(long, default_value_t = 0)]
+    e2e_rows: usize,
+    /// First id that `load`/`write` inserts
+    #[arg(long, default_value_t = 1)]
+    e2e_first_id: i64,
+    /// `load` into the existing table (no drop/create)
+    #[arg(long)]
+    e2e_append: bool,
+    /// Where the floor starts: initial (copy), latest, positions JSON, or @file
+    #[arg(long, default_value = "initial")]
+    e2e_start: String,
+    /// Scenario name the floor puts into its result
+    #[arg(long, default_value = "")]
+    e2e_scenario: String,
+    /// Rows per second of `write`
+    #[arg(long, default_value_t = 2000)]
+    e2e_rate: u64,
+    /// Seconds `write` runs
+    #[arg(long, default_value_t = 60.0)]
+    e2e_seconds: f64,
+    /// Latency: seconds after the first record before sampling (the floor then ends after
+    /// --e2e-window seconds of samples instead of after --e2e-rows)
+    #[arg(long, default_value_t = 3.0)]
+    e2e_warmup: f64,
+    #[arg(long, default_value_t = 0.0)]
+    e2e_window: f64,
     /// Internal: run as the streaming writer child process (`--writer FIRST_ID`)
     #[arg(long, hide = true)]
     writer: Option<i64>,
@@ -91,6 +126,15 @@ struct Args {
 
 fn main() -> std::process::ExitCode {
     let args = Args::parse();
+    if let Some(role) = &args.e2e {
+        return match e2e::run(&args, role) {
+            Ok(()) => std::process::ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("vitess-cdc-bench --e2e {role}: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
     if let Some(first) = args.writer {
         return match live::run_writer(&args, first) {
             Ok(()) => std::process::ExitCode::SUCCESS,

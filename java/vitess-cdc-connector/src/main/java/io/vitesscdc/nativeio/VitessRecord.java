@@ -284,6 +284,136 @@ public final class VitessRecord implements BatchEntry {
         return sb.append('}').toString();
     }
 
+    /**
+     * Where {@link #getEpochMillis} finds no date-time: a zero or invalid date, exactly where
+     * {@link #getDateTime} returns {@code null}.
+     */
+    public static final long NO_DATE_TIME = Long.MIN_VALUE;
+
+    private static final long DAYS_0000_TO_1970 = 719_528L;
+
+    /**
+     * A DATETIME or TIMESTAMP (or a DATE's midnight) as milliseconds since 1970-01-01T00:00 of
+     * its own fields, zone-less (TIMESTAMP values are UTC), without building a {@link
+     * LocalDateTime}: the same instant {@link #getDateTime} describes, or {@link #NO_DATE_TIME}
+     * where that returns {@code null}. The sub-millisecond rest is {@link #getNanoOfMillisecond}.
+     */
+    public long getEpochMillis(int i) {
+        int at = value(i, ValueType.DATETIME, ValueType.DATE);
+        int p = at + 1;
+        int year = buf.getShort(p) & 0xffff;
+        int month = buf.get(p + 2);
+        int day = buf.get(p + 3);
+        int hour = 0;
+        int minute = 0;
+        int second = 0;
+        int nanos = 0;
+        if (typeAt(at) == ValueType.DATETIME) {
+            hour = buf.get(p + 4);
+            minute = buf.get(p + 5);
+            second = buf.get(p + 6);
+            nanos = buf.getInt(p + 7) * 1000; // as getDateTime computes it
+        }
+        if (month < 1
+                || month > 12
+                || day < 1
+                || day > lengthOfMonth(year, month)
+                || hour < 0
+                || hour > 23
+                || minute < 0
+                || minute > 59
+                || second < 0
+                || second > 59
+                || nanos < 0
+                || nanos > 999_999_999) {
+            return NO_DATE_TIME;
+        }
+        long seconds = epochDay(year, month, day) * 86_400L + hour * 3_600L + minute * 60L + second;
+        return seconds * 1_000L + nanos / 1_000_000;
+    }
+
+    /** The nanoseconds within the millisecond of {@link #getEpochMillis} (0 for a DATE). */
+    public int getNanoOfMillisecond(int i) {
+        int at = value(i, ValueType.DATETIME, ValueType.DATE);
+        return typeAt(at) == ValueType.DATE ? 0 : (buf.getInt(at + 8) * 1000) % 1_000_000;
+    }
+
+    /** Days from 1970-01-01 to a valid proleptic-Gregorian date of a year 0 … 65535. */
+    static long epochDay(int year, int month, int day) {
+        long y = year;
+        long total = 365 * y + (y + 3) / 4 - (y + 99) / 100 + (y + 399) / 400;
+        total += (367L * month - 362) / 12 + day - 1;
+        if (month > 2) {
+            total -= isLeapYear(year) ? 1 : 2;
+        }
+        return total - DAYS_0000_TO_1970;
+    }
+
+    private static boolean isLeapYear(int year) {
+        return (year & 3) == 0 && (year % 100 != 0 || year % 400 == 0);
+    }
+
+    private static int lengthOfMonth(int year, int month) {
+        switch (month) {
+            case 2:
+                return isLeapYear(year) ? 29 : 28;
+            case 4:
+            case 6:
+            case 9:
+            case 11:
+                return 30;
+            default:
+                return 31;
+        }
+    }
+
+    /**
+     * A DECIMAL's value as an unscaled long at {@code scale} fractional digits, read from its text
+     * without a {@link BigDecimal}; {@link Long#MIN_VALUE} when that is not exact this way (more
+     * fractional digits than {@code scale}, more than 18 digits, not a plain decimal, or not a
+     * DECIMAL value): then {@link #getDecimal} gives the value.
+     */
+    public long getDecimalUnscaled(int i, int scale) {
+        int at = offset(i);
+        if (at < 0 || typeAt(at) != ValueType.DECIMAL || scale < 0 || scale > 18) {
+            return Long.MIN_VALUE;
+        }
+        int n = buf.getInt(at + 1);
+        int p = at + 5;
+        int end = p + n;
+        boolean negative = p < end && buf.get(p) == '-';
+        if (negative) {
+            p++;
+        }
+        long unscaled = 0;
+        int digits = 0;
+        int fraction = -1; // digits after the point, -1 before it
+        for (; p < end; p++) {
+            int c = buf.get(p);
+            if (c == '.' && fraction < 0) {
+                fraction = 0;
+                continue;
+            }
+            if (c < '0' || c > '9') {
+                return Long.MIN_VALUE;
+            }
+            if (++digits > 18 || (fraction >= 0 && ++fraction > scale)) {
+                return Long.MIN_VALUE;
+            }
+            unscaled = unscaled * 10 + (c - '0');
+        }
+        if (digits == 0 || fraction == 0) {
+            return Long.MIN_VALUE; // "", "-", "1." are not what MySQL sends: the exact path decides
+        }
+        for (int k = Math.max(fraction, 0); k < scale; k++) {
+            if (unscaled > Long.MAX_VALUE / 10) {
+                return Long.MIN_VALUE;
+            }
+            unscaled *= 10;
+        }
+        return negative ? -unscaled : unscaled;
+    }
+
     // ---- internals ----
 
     private int index(String column) {

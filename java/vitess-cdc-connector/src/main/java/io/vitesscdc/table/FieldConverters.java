@@ -19,8 +19,6 @@ import org.apache.flink.table.types.logical.LogicalType;
 import java.io.Serializable;
 import java.math.BigDecimal;
 import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.time.ZoneOffset;
 
 /**
  * Converts one value of a {@link VitessRecord} into Flink's internal representation for a
@@ -73,16 +71,11 @@ final class FieldConverters {
             case TIME_WITHOUT_TIME_ZONE:
                 return FieldConverters::timeOfDay;
             case TIMESTAMP_WITHOUT_TIME_ZONE:
-                return (r, i) -> {
-                    LocalDateTime ts = r.getDateTime(i);
-                    return ts == null ? null : TimestampData.fromLocalDateTime(ts);
-                };
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                // MySQL TIMESTAMP values arrive in UTC.
-                return (r, i) -> {
-                    LocalDateTime ts = r.getDateTime(i);
-                    return ts == null ? null : TimestampData.fromInstant(ts.toInstant(ZoneOffset.UTC));
-                };
+                // The value's own fields as epoch milliseconds: what fromLocalDateTime gives for a
+                // DATETIME, and fromInstant of its UTC instant for a TIMESTAMP (MySQL TIMESTAMP
+                // values arrive in UTC), without a LocalDateTime per value.
+                return FieldConverters::timestamp;
             default:
                 return null;
         }
@@ -139,7 +132,32 @@ final class FieldConverters {
         throw mismatch(r, i, "DOUBLE", t.name());
     }
 
+    private static TimestampData timestamp(VitessRecord r, int i) {
+        long millis = r.getEpochMillis(i);
+        return millis == VitessRecord.NO_DATE_TIME
+                ? null
+                : TimestampData.fromEpochMillis(millis, r.getNanoOfMillisecond(i));
+    }
+
+    /** 10^0 … 10^18: the bound of an unscaled long of each compact precision. */
+    private static final long[] POWERS_OF_TEN = new long[19];
+
+    static {
+        POWERS_OF_TEN[0] = 1;
+        for (int k = 1; k < POWERS_OF_TEN.length; k++) {
+            POWERS_OF_TEN[k] = POWERS_OF_TEN[k - 1] * 10;
+        }
+    }
+
     private static DecimalData decimal(VitessRecord r, int i, DecimalType d) {
+        // Fast path, no BigDecimal: a DECIMAL's text that fits a compact DecimalData exactly (the
+        // same DecimalData fromBigDecimal builds); anything else takes the exact path below.
+        if (d.getPrecision() < POWERS_OF_TEN.length) {
+            long unscaled = r.getDecimalUnscaled(i, d.getScale());
+            if (unscaled != Long.MIN_VALUE && Math.abs(unscaled) < POWERS_OF_TEN[d.getPrecision()]) {
+                return DecimalData.fromUnscaledLong(unscaled, d.getPrecision(), d.getScale());
+            }
+        }
         ValueType t = r.valueType(i);
         BigDecimal v;
         if (t == ValueType.DECIMAL || t == ValueType.INT || t == ValueType.UINT) {
@@ -210,12 +228,34 @@ final class FieldConverters {
     private static final String KEEP_TIME_AS_STRING = "declare the column as STRING, which keeps MySQL's whole "
             + "TIME range " + FlinkTypes.MYSQL_TIME_RANGE + " and its microseconds exactly";
 
+    /**
+     * {@code [-]HH:MM:SS.ffffff} (hours at least two digits, up to MySQL's 838), built by hand:
+     * {@code String.format} was most of a TIME-as-STRING column's cost.
+     */
     static String formatTime(long micros) {
-        String sign = micros < 0 ? "-" : "";
         long abs = Math.abs(micros);
         long seconds = abs / 1_000_000;
-        return String.format(
-                "%s%02d:%02d:%02d.%06d", sign, seconds / 3600, (seconds / 60) % 60, seconds % 60, abs % 1_000_000);
+        StringBuilder sb = new StringBuilder(16);
+        if (micros < 0) {
+            sb.append('-');
+        }
+        long hours = seconds / 3600;
+        if (hours < 10) {
+            sb.append('0');
+        }
+        sb.append(hours).append(':');
+        appendPadded(sb, (seconds / 60) % 60, 2).append(':');
+        appendPadded(sb, seconds % 60, 2).append('.');
+        return appendPadded(sb, abs % 1_000_000, 6).toString();
+    }
+
+    private static StringBuilder appendPadded(StringBuilder sb, long value, int width) {
+        for (long bound = 10, k = 1; k < width; k++, bound *= 10) {
+            if (value < bound) {
+                sb.append('0');
+            }
+        }
+        return sb.append(value);
     }
 
     static String describe(VitessRecord r, int i) {

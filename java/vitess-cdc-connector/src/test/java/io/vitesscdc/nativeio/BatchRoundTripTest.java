@@ -238,6 +238,11 @@ class BatchRoundTripTest {
             switch (r.valueType(i)) {
                 case DECIMAL:
                     assertThat(r.getDecimal(i)).isEqualByComparingTo(new BigDecimal(r.getString(i)));
+                    checkDecimalUnscaled(r, i);
+                    break;
+                case DATE:
+                case DATETIME:
+                    checkEpochMillis(r, i);
                     break;
                 case STRING:
                     assertThat(r.getBytes(i)).isEqualTo(r.getString(i).getBytes(StandardCharsets.UTF_8));
@@ -250,6 +255,47 @@ class BatchRoundTripTest {
                     break;
             }
         }
+    }
+
+    /**
+     * The allocation-free DECIMAL reader (the SQL converter's fast path) agrees with the exact
+     * {@code BigDecimal} at every scale: the same unscaled value, or {@code Long.MIN_VALUE} (then
+     * the exact path decides) only where it must decline.
+     */
+    private static void checkDecimalUnscaled(VitessRecord r, int i) {
+        BigDecimal exact = r.getDecimal(i);
+        for (int scale = 0; scale <= 18; scale++) {
+            long fast = r.getDecimalUnscaled(i, scale);
+            boolean representable = exact.scale() <= scale && exact.precision() - exact.scale() + scale <= 18;
+            if (fast == Long.MIN_VALUE) {
+                assertThat(representable
+                                && r.getString(i)
+                                                .replace("-", "")
+                                                .replace(".", "")
+                                                .length()
+                                        <= 18)
+                        .as("%s declined at scale %d", r.getString(i), scale)
+                        .isFalse();
+            } else {
+                assertThat(BigDecimal.valueOf(fast, scale))
+                        .as("%s at scale %d", r.getString(i), scale)
+                        .isEqualTo(exact.setScale(scale));
+            }
+        }
+    }
+
+    /** The allocation-free date-time reader agrees with {@code getDateTime} (zero dates included). */
+    private static void checkEpochMillis(VitessRecord r, int i) {
+        LocalDateTime dt = r.getDateTime(i);
+        long millis = r.getEpochMillis(i);
+        if (dt == null) {
+            assertThat(millis).as("zero or invalid date-time").isEqualTo(VitessRecord.NO_DATE_TIME);
+            return;
+        }
+        long expectedMillis =
+                dt.toLocalDate().toEpochDay() * 86_400_000L + dt.toLocalTime().toNanoOfDay() / 1_000_000;
+        assertThat(millis).as("%s", dt).isEqualTo(expectedMillis);
+        assertThat(r.getNanoOfMillisecond(i)).isEqualTo((int) (dt.toLocalTime().toNanoOfDay() % 1_000_000));
     }
 
     static String hex(byte[] bytes) {

@@ -1,0 +1,87 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.vitesscdc.bench;
+
+import java.io.IOException;
+import java.lang.management.ManagementFactory;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * What this process costs, read from the kernel ({@code /proc/self}) so that Java threads and the
+ * native library's threads count alike: CPU of the whole process and of each thread, peak RSS.
+ */
+final class ProcessStats {
+
+    /** Linux's USER_HZ: /proc reports thread times in these ticks. */
+    private static final double TICKS_PER_SECOND = 100.0;
+
+    private ProcessStats() {}
+
+    /** User + system CPU seconds of this process so far (getrusage, via the JVM). */
+    static double cpuSeconds() {
+        var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+        return os.getProcessCpuTime() / 1e9;
+    }
+
+    /** Seconds since the JVM started. */
+    static double processAgeSeconds() {
+        return ManagementFactory.getRuntimeMXBean().getUptime() / 1e3;
+    }
+
+    /** Peak resident set size (VmHWM), MiB. */
+    static double peakRssMb() {
+        try {
+            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
+                if (line.startsWith("VmHWM:")) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                }
+            }
+        } catch (IOException | NumberFormatException e) {
+            // no /proc: reported as 0
+        }
+        return 0;
+    }
+
+    /**
+     * CPU seconds of every live thread, summed per name with digits removed ("C2 CompilerThre",
+     * "tokio-runtime-w", "Source Data Fet", "G Conc#"): which part of the process spent the time.
+     */
+    static Map<String, Double> threadCpuSeconds() {
+        Map<String, Double> byName = new TreeMap<>();
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            for (Path task : tasks) {
+                String stat;
+                try {
+                    stat = Files.readString(task.resolve("stat"));
+                } catch (IOException gone) {
+                    continue; // the thread ended meanwhile
+                }
+                parseThreadStat(stat, byName);
+            }
+        } catch (IOException e) {
+            // no /proc: an empty map
+        }
+        return byName;
+    }
+
+    /** Adds one {@code /proc/<pid>/task/<tid>/stat} line's utime + stime under its name. */
+    static void parseThreadStat(String stat, Map<String, Double> byName) {
+        int open = stat.indexOf('(');
+        int close = stat.lastIndexOf(')');
+        if (open < 0 || close < open) {
+            return;
+        }
+        String name = stat.substring(open + 1, close).replaceAll("[0-9]", "").trim();
+        String[] fields = stat.substring(close + 1).trim().split("\\s+");
+        // After the name: state is field 3; utime and stime are fields 14 and 15.
+        double ticks = Double.parseDouble(fields[11]) + Double.parseDouble(fields[12]);
+        byName.merge(name, ticks / TICKS_PER_SECOND, Double::sum);
+    }
+}

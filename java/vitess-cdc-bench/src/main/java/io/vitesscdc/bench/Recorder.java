@@ -1,0 +1,139 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.vitesscdc.bench;
+
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
+
+/**
+ * One consumer run's figures: records counted, the first and last record's times, latency
+ * samples; printed as the one JSON line every consumer of the benchmark prints (the Rust floor
+ * too: {@code rust/cli/src/bench/e2e.rs}).
+ *
+ * <p>Thread-safe: Flink's sink subtasks record from their own threads.
+ */
+final class Recorder {
+
+    private final String consumer;
+    private final String scenario;
+    private final String table;
+    private long openedNanos;
+    private long firstNanos;
+    private double ageAtFirst;
+    private double cpuAtFirst;
+    private long lastNanos;
+    private long events;
+    private long[] latenciesMicros = new long[1024];
+    private int latencyCount;
+
+    Recorder(String consumer, String scenario, String table) {
+        this.consumer = consumer;
+        this.scenario = scenario;
+        this.table = table;
+        this.openedNanos = System.nanoTime();
+    }
+
+    /** The consumer starts now (the job is submitted, the engine started). */
+    synchronized void opened() {
+        openedNanos = System.nanoTime();
+    }
+
+    /** {@code n} more records arrived now. */
+    synchronized void record(long n) {
+        long now = System.nanoTime();
+        if (events == 0 && n > 0) {
+            firstNanos = now;
+            ageAtFirst = ProcessStats.processAgeSeconds();
+            cpuAtFirst = ProcessStats.cpuSeconds();
+        }
+        events += n;
+        lastNanos = now;
+    }
+
+    /** The total count is now {@code total} (a counter polled from outside the pipeline). */
+    synchronized void observeTotal(long total) {
+        if (total > events) {
+            record(total - events);
+        }
+    }
+
+    synchronized long events() {
+        return events;
+    }
+
+    /** Seconds since the first record, or -1 before it. */
+    synchronized double secondsSinceFirst() {
+        return events == 0 ? -1 : (System.nanoTime() - firstNanos) / 1e9;
+    }
+
+    /** One record arrived now, written with {@code stampMicros} (wall clock) by the writer. */
+    synchronized void latency(long stampMicros) {
+        long nowMicros = System.currentTimeMillis() * 1000 + (System.nanoTime() / 1000) % 1000;
+        if (latencyCount == latenciesMicros.length) {
+            latenciesMicros = Arrays.copyOf(latenciesMicros, latencyCount * 2);
+        }
+        latenciesMicros[latencyCount++] = nowMicros - stampMicros;
+    }
+
+    /** The nearest-rank percentile of the latency samples, ms; null without samples. */
+    synchronized Double latencyPercentileMs(double p) {
+        if (latencyCount == 0) {
+            return null;
+        }
+        long[] sorted = Arrays.copyOf(latenciesMicros, latencyCount);
+        Arrays.sort(sorted);
+        int i = (int) Math.min(latencyCount, Math.max(1, Math.ceil(latencyCount * p))) - 1;
+        return sorted[i] / 1000.0;
+    }
+
+    /** The result line; call after the last record, while the consumer's threads still live. */
+    synchronized String json() {
+        double span = (lastNanos - firstNanos) / 1e9;
+        double cpu = ProcessStats.cpuSeconds();
+        Map<String, Double> threads = ProcessStats.threadCpuSeconds();
+        String threadJson = threads.entrySet().stream()
+                .map(e -> quote(e.getKey()) + ":" + number(e.getValue()))
+                .collect(Collectors.joining(",", "{", "}"));
+        return "{" + "\"consumer\":" + quote(consumer) + ",\"scenario\":" + quote(scenario) + ",\"table\":"
+                + quote(table) + ",\"events\":" + events + ",\"process_to_first_s\":" + number(ageAtFirst)
+                + ",\"open_to_first_s\":" + number((firstNanos - openedNanos) / 1e9)
+                + ",\"first_to_last_s\":" + number(span)
+                + ",\"events_per_s\":" + number(span > 0 ? events / span : 0)
+                + ",\"cpu_s\":" + number(cpu)
+                + ",\"cpu_s_first_to_last\":" + number(cpu - cpuAtFirst)
+                + ",\"peak_rss_mb\":" + number(ProcessStats.peakRssMb())
+                + ",\"latency_samples\":" + latencyCount
+                + ",\"latency_p50_ms\":" + number(latencyPercentileMs(0.50))
+                + ",\"latency_p99_ms\":" + number(latencyPercentileMs(0.99))
+                + ",\"threads_cpu_s\":" + threadJson + "}";
+    }
+
+    private static String number(Double d) {
+        return d == null ? "null" : String.format(Locale.ROOT, "%.6f", d);
+    }
+
+    private static String quote(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
+    }
+
+    /** The value of {@code "stamp_us":} in a JSON change event (the after image), or -1. */
+    static long stampOf(String json) {
+        int at = json.indexOf("\"stamp_us\":");
+        if (at < 0) {
+            return -1;
+        }
+        int i = at + "\"stamp_us\":".length();
+        long v = 0;
+        boolean any = false;
+        for (; i < json.length() && Character.isDigit(json.charAt(i)); i++) {
+            v = v * 10 + (json.charAt(i) - '0');
+            any = true;
+        }
+        return any ? v : -1;
+    }
+}

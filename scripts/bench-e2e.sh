@@ -1,0 +1,152 @@
+#!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
+# The end-to-end benchmark (docs/benchmarks.md, "End to end"): the count-only raw VStream
+# consumer (the floor), the connector in Flink through SQL (into blackhole) and the DataStream
+# API (into a discarding sink), and Debezium's Vitess connector (embedded engine), on the same
+# VTGate and the same data, each run in a process of its own, the consumers alternating.
+#
+# One command from a clean clone: builds what it needs (release), starts its own vttestserver on
+# non-default ports (VT_BASE_PORT, default 17990; run dir $VITESS_CDC_CACHE/run-bench), loads the
+# tables, runs every scenario BENCH_RUNS times per consumer, writes the runs and their medians to
+# BENCH_OUT (default docs/benchmarks/e2e.json) and prints the table with ratios.
+#
+# Scenarios: copy (BENCH_COPY_ROWS rows, narrow 8-column table), wide (BENCH_WIDE_ROWS rows of a
+# table with every type family), catchup (BENCH_CATCHUP_ROWS inserts replayed from a position
+# saved before them), latency (a writer at BENCH_RATE rows/s stamps each row; each consumer
+# starts from now, warms up BENCH_WARMUP s, then samples commit -> emit for BENCH_WINDOW s).
+#
+# Env: BENCH_QUICK=1 (tiny sizes, one run: a smoke), BENCH_RUNS, BENCH_CONSUMERS (default
+# "floor sql datastream debezium"), BENCH_SCENARIOS (default "copy wide catchup latency"),
+# BENCH_PROFILE (cargo profile, default release; dev reuses a test build), BENCH_JVM_OPTS (default
+# -Xmx1g; e.g. add -XX:StartFlightRecording=...), BENCH_USE_RUNNING=1 (use the cluster that
+# tests/vitess/env.sh describes instead of starting one), BENCH_SKIP_BUILD=1, KEEP_CLUSTER=1.
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+export VT_BASE_PORT=${VT_BASE_PORT:-17990}
+run_dir_given=${VITESS_CDC_RUN:-}
+# shellcheck source=../tests/vitess/env.sh
+source "$REPO/tests/vitess/env.sh"
+if [ -z "$run_dir_given" ] && [ "${BENCH_USE_RUNNING:-0}" != 1 ]; then
+  export VITESS_CDC_RUN=$VITESS_CDC_CACHE/run-bench
+  # shellcheck source=../tests/vitess/env.sh
+  source "$REPO/tests/vitess/env.sh"
+fi
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$VITESS_CDC_CACHE/cargo-target}
+
+if [ "${BENCH_QUICK:-0}" = 1 ]; then
+  : "${BENCH_RUNS:=1}" "${BENCH_COPY_ROWS:=3000}" "${BENCH_WIDE_ROWS:=1000}" "${BENCH_CATCHUP_ROWS:=3000}"
+  : "${BENCH_WINDOW:=2}" "${BENCH_WARMUP:=1}" "${BENCH_RATE:=500}"
+fi
+RUNS=${BENCH_RUNS:-3}
+COPY_ROWS=${BENCH_COPY_ROWS:-500000}
+WIDE_ROWS=${BENCH_WIDE_ROWS:-100000}
+CATCHUP_ROWS=${BENCH_CATCHUP_ROWS:-200000}
+RATE=${BENCH_RATE:-2000}
+WARMUP=${BENCH_WARMUP:-3}
+WINDOW=${BENCH_WINDOW:-15}
+CONSUMERS=(${BENCH_CONSUMERS:-floor sql datastream debezium})
+SCENARIOS=(${BENCH_SCENARIOS:-copy wide catchup latency})
+PROFILE=${BENCH_PROFILE:-release}
+JVM_OPTS=(${BENCH_JVM_OPTS:--Xmx1g})
+OUT=${BENCH_OUT:-$REPO/docs/benchmarks/e2e.json}
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-e2e.XXXXXX")
+RESULTS=$WORK/runs.jsonl
+KEYSPACE=customer
+PER_RUN_TIMEOUT=${BENCH_RUN_TIMEOUT:-900}
+
+say() { echo "bench-e2e: $*" >&2; }
+
+if [ "$PROFILE" = dev ]; then profile_dir=debug; else profile_dir=$PROFILE; fi
+BENCH_BIN=$CARGO_TARGET_DIR/$profile_dir/vitess-cdc-bench
+VSTREAM_BIN=$CARGO_TARGET_DIR/$profile_dir/vstream
+BENCH_MODULE=$REPO/java/vitess-cdc-bench
+if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
+  say "building the Rust consumers and loaders ($PROFILE) and the JVM consumers"
+  (cd "$REPO" && cargo build -q --profile "$PROFILE" -p vitess-cdc-cli --bin vitess-cdc-bench --bin vstream)
+  (cd "$REPO" && mvn -B -q -ntp "-Dcargo.target.dir=$CARGO_TARGET_DIR" "-Dcargo.profile=$PROFILE" \
+    -Dnative.cross.skip=true -DskipTests package -pl java/vitess-cdc-bench -am)
+fi
+CLASSPATH_JVM="$BENCH_MODULE/target/classes:$(cat "$BENCH_MODULE/target/classpath.txt")"
+
+cluster_started=0
+cleanup() {
+  [ -n "${writer_pid:-}" ] && kill "$writer_pid" 2> /dev/null || true
+  if [ "$cluster_started" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
+    bash "$REPO/tests/vitess/down.sh" > /dev/null || true
+  fi
+  rm -rf "$WORK"
+}
+trap cleanup EXIT
+if [ "${BENCH_USE_RUNNING:-0}" = 1 ]; then
+  bash "$REPO/tests/vitess/status.sh" > /dev/null || { say "no cluster at $VTGATE_GRPC_ADDR (BENCH_USE_RUNNING=1)"; exit 1; }
+else
+  bash "$REPO/tests/vitess/install.sh"
+  bash "$REPO/tests/vitess/up.sh"
+  cluster_started=1
+fi
+
+bench() { "$BENCH_BIN" --address "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" --keyspace "$KEYSPACE" "$@"; }
+say "loading: $COPY_ROWS narrow rows, $WIDE_ROWS wide rows"
+bench --e2e load --table bench_copy --e2e-shape narrow --e2e-rows "$COPY_ROWS"
+bench --e2e load --table bench_wide --e2e-shape wide --e2e-rows "$WIDE_ROWS"
+bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows 0
+bench --e2e load --table bench_latency --e2e-shape narrow --e2e-rows 0
+"$VSTREAM_BIN" positions --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --tables bench_catchup > "$WORK/catchup-start.json"
+say "catch-up: $CATCHUP_ROWS inserts after the saved position $(tr -d '\n' < "$WORK/catchup-start.json" | cut -c1-160)"
+bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows "$CATCHUP_ROWS" --e2e-append
+
+# One run of CONSUMER in SCENARIO; appends its JSON line (with the load average) to $RESULTS.
+run_one() {
+  local consumer=$1 scenario=$2 table shape=narrow events start=initial line
+  case $scenario in
+    copy) table=bench_copy events=$COPY_ROWS ;;
+    wide) table=bench_wide events=$WIDE_ROWS shape=wide ;;
+    catchup) table=bench_catchup events=$CATCHUP_ROWS start=@$WORK/catchup-start.json ;;
+    latency) table=bench_latency events=0 start=latest ;;
+  esac
+  local window=0
+  [ "$scenario" = latency ] && window=$WINDOW
+  local load_before
+  load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+  if [ "$consumer" = floor ]; then
+    line=$(timeout "$PER_RUN_TIMEOUT" "$BENCH_BIN" --e2e floor --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" \
+      --table "$table" --e2e-rows "$events" --e2e-start "$start" --e2e-scenario "$scenario" \
+      --e2e-warmup "$WARMUP" --e2e-window "$window" | tail -1)
+  else
+    line=$(java "${JVM_OPTS[@]}" -cp "$CLASSPATH_JVM" io.vitesscdc.bench.BenchMain --consumer "$consumer" \
+      --scenario "$scenario" --vtgate "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --table "$table" \
+      --shape "$shape" --events "$events" --start "$start" --warmup "$WARMUP" --window "$window" \
+      --timeout "$PER_RUN_TIMEOUT" 2> "$WORK/$consumer-$scenario.err" | tail -1) || {
+      say "$consumer $scenario failed; its stderr:"; tail -20 "$WORK/$consumer-$scenario.err" >&2; return 1; }
+  fi
+  jq -c --arg load "$load_before" --arg load_after "$(cut -d' ' -f1-3 /proc/loadavg)" \
+    '. + {loadavg_before: $load, loadavg_after: $load_after}' <<< "$line" >> "$RESULTS"
+  jq -r '"bench-e2e: \(.scenario) \(.consumer): \(.events) events, \(.events_per_s|floor) ev/s, CPU \(.cpu_s|.*100|round/100) s, first record after \(.process_to_first_s|.*100|round/100) s" + (if .latency_p50_ms then ", latency p50 \(.latency_p50_ms) ms p99 \(.latency_p99_ms) ms" else "" end)' <<< "$line" >&2
+}
+
+for scenario in "${SCENARIOS[@]}"; do
+  if [ "$scenario" = latency ]; then
+    bench --e2e write --table bench_latency --e2e-shape narrow --e2e-rate "$RATE" --writer-batch 10 \
+      --e2e-seconds 100000 &
+    writer_pid=$!
+    sleep 2
+  fi
+  for ((r = 0; r < RUNS; r++)); do
+    # Rotate the order every round, so the machine's load hits every consumer alike.
+    n=${#CONSUMERS[@]}
+    for ((i = 0; i < n; i++)); do
+      run_one "${CONSUMERS[$(((i + r) % n))]}" "$scenario"
+    done
+  done
+  if [ "$scenario" = latency ]; then kill "$writer_pid"; wait "$writer_pid" 2> /dev/null || true; writer_pid=; fi
+done
+
+mkdir -p "$(dirname "$OUT")"
+python3 "$REPO/scripts/bench_e2e_report.py" "$RESULTS" "$OUT" \
+  --meta "runs=$RUNS" "copy_rows=$COPY_ROWS" "wide_rows=$WIDE_ROWS" "catchup_rows=$CATCHUP_ROWS" \
+  "latency_rate=$RATE" "latency_window_s=$WINDOW" "cargo_profile=$PROFILE" "jvm_opts=${JVM_OPTS[*]}" \
+  "vitess=$VITESS_VERSION" "java=$(java -version 2>&1 | head -1)" "rustc=$(rustc --version)" \
+  "debezium=$(sed -n 's:.*<debezium.version>\(.*\)</debezium.version>.*:\1:p' "$BENCH_MODULE/pom.xml")" \
+  "flink=$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$REPO/pom.xml" | head -1)" \
+  --expect "${CONSUMERS[*]}" --scenarios "${SCENARIOS[*]}"

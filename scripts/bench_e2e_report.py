@@ -1,0 +1,143 @@
+#!/usr/bin/env python3
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
+"""Medians and ratios of scripts/bench-e2e.sh's runs: writes the JSON and prints the Markdown
+table of docs/benchmarks.md. Fails (exit 1) unless every expected consumer produced figures in
+every scenario, so a smoke run proves the whole benchmark works."""
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+
+FIGURES = [
+    "events_per_s", "process_to_first_s", "open_to_first_s", "first_to_last_s", "cpu_s",
+    "cpu_s_first_to_last", "cpu_s_per_m", "cpu_s_per_m_streaming", "peak_rss_mb",
+    "latency_p50_ms", "latency_p99_ms",
+]
+
+
+def derived(run):
+    """CPU per million events: of the whole process, and from the first to the last record."""
+    m = max(run["events"], 1) / 1e6
+    run["cpu_s_per_m"] = run["cpu_s"] / m
+    run["cpu_s_per_m_streaming"] = run["cpu_s_first_to_last"] / m
+    return run
+
+
+def medians(runs):
+    out = {"runs": len(runs)}
+    for f in FIGURES:
+        values = [r[f] for r in runs if r.get(f) is not None]
+        out[f] = statistics.median(values) if values else None
+    threads = {}
+    for r in runs:
+        for name, cpu in r.get("threads_cpu_s", {}).items():
+            threads.setdefault(name, []).append(cpu)
+    # Per-thread CPU per million events (median), the profile's table.
+    events = statistics.median(r["events"] for r in runs) or 1
+    out["threads_cpu_s_per_m"] = {
+        n: statistics.median(v) / (events / 1e6)
+        for n, v in sorted(threads.items(), key=lambda kv: -statistics.median(kv[1]))
+        if statistics.median(v) > 0
+    }
+    return out
+
+
+def machine():
+    model = ""
+    try:
+        with open("/proc/cpuinfo") as f:
+            model = next((l.split(":", 1)[1].strip() for l in f if l.startswith("model name")), "")
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            mem = next(l.split(":", 1)[1].strip() for l in f if l.startswith("MemTotal"))
+    except OSError:
+        pass
+    return {"cpus": os.cpu_count(), "cpu_model": model, "memory": mem,
+            "kernel": platform.release(), "arch": platform.machine()}
+
+
+def fmt(v, digits=0):
+    if v is None:
+        return "–"
+    return f"{v:,.{digits}f}".replace(",", " ")
+
+
+def ratio(a, b):
+    return f"{a / b:.2f}×" if a is not None and b else "–"
+
+
+def table(summary, scenarios, consumers):
+    lines = ["| scenario | consumer | events/s | vs floor | vs Debezium | CPU s/M ev (process) | "
+             "CPU s/M ev (first→last) | peak RSS MiB | start → first record s | latency p50 / p99 ms |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for s in scenarios:
+        floor = summary.get(s, {}).get("floor", {})
+        dbz = summary.get(s, {}).get("debezium", {})
+        for c in consumers:
+            m = summary.get(s, {}).get(c)
+            if not m:
+                continue
+            lat = (f"{fmt(m['latency_p50_ms'], 1)} / {fmt(m['latency_p99_ms'], 1)}"
+                   if m["latency_p50_ms"] is not None else "–")
+            rate = m["events_per_s"] if s != "latency" else None
+            lines.append(
+                f"| {s} | {c} | {fmt(rate)} | {ratio(rate, floor.get('events_per_s')) if s != 'latency' else '–'} | "
+                f"{ratio(rate, dbz.get('events_per_s')) if s != 'latency' else '–'} | "
+                f"{fmt(m['cpu_s_per_m'], 2)} | {fmt(m['cpu_s_per_m_streaming'], 2)} | "
+                f"{fmt(m['peak_rss_mb'])} | {fmt(m['process_to_first_s'], 2)} | {lat} |")
+    return "\n".join(lines)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("runs")
+    p.add_argument("out")
+    p.add_argument("--meta", nargs="*", default=[])
+    p.add_argument("--expect", default="")
+    p.add_argument("--scenarios", default="")
+    a = p.parse_args()
+    with open(a.runs) as f:
+        runs = [derived(json.loads(l)) for l in f if l.strip()]
+    consumers = a.expect.split()
+    scenarios = a.scenarios.split()
+    summary = {}
+    for s in scenarios:
+        for c in consumers:
+            mine = [r for r in runs if r["scenario"] == s and r["consumer"] == c]
+            if mine:
+                summary.setdefault(s, {})[c] = medians(mine)
+    loads = [float(r["loadavg_before"].split()[0]) for r in runs if r.get("loadavg_before")]
+    report = {
+        "tool": "scripts/bench-e2e.sh",
+        "meta": dict(kv.split("=", 1) for kv in a.meta),
+        "machine": machine(),
+        "loadavg_1min": {"min": min(loads, default=None), "median": statistics.median(loads) if loads else None,
+                         "max": max(loads, default=None)},
+        "medians": summary,
+        "runs": runs,
+    }
+    with open(a.out, "w") as f:
+        json.dump(report, f, indent=1)
+    print(table(summary, scenarios, consumers))
+    print(f"\nload average (1 min) before the runs: {report['loadavg_1min']}; results in {a.out}")
+    missing = []
+    for s in scenarios:
+        for c in consumers:
+            m = summary.get(s, {}).get(c)
+            ok = m and (m["latency_p50_ms"] is not None if s == "latency" else (m["events_per_s"] or 0) > 0)
+            if not ok:
+                missing.append(f"{s}/{c}")
+    if missing:
+        print(f"bench-e2e: no figures for {', '.join(missing)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
