@@ -105,7 +105,8 @@ start_plain_vtgate
 start_vtgate vtgate-tls "$VT_CLUSTER_TLS_HTTP_PORT" "$VT_CLUSTER_TLS_GRPC_PORT" \
   --grpc-cert "$VT_CLUSTER_CERTS/server.pem" --grpc-key "$VT_CLUSTER_CERTS/server-key.pem" \
   --grpc-auth-mode static --grpc-auth-static-password-file "$VT_CLUSTER_RUN/grpc_static_auth.json" \
-  --mysql-server-port "$VT_CLUSTER_TLS_MYSQL_PORT" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none
+  --mysql-server-port "$VT_CLUSTER_TLS_MYSQL_PORT" --mysql-server-bind-address 127.0.0.1 --mysql-auth-server-impl none \
+  --vschema-ddl-authorized-users %
 start_vtgate vtgate-mtls "$VT_CLUSTER_MTLS_HTTP_PORT" "$VT_CLUSTER_MTLS_GRPC_PORT" \
   --grpc-cert "$VT_CLUSTER_CERTS/server.pem" --grpc-key "$VT_CLUSTER_CERTS/server-key.pem" \
   --grpc-ca "$VT_CLUSTER_TLS_CA" \
