@@ -62,6 +62,9 @@ pub enum ErrorCode {
     /// VTGate copied a table again that this stream had finished copying (its own retry):
     /// the stream must restart from an earlier position.
     CopyRepeated,
+    /// Rows written before a schema change of a selected table that the tablet cannot decode
+    /// with the table's current schema (it does not track schema versions, or not yet).
+    SchemaMismatch,
 }
 
 impl ErrorCode {
@@ -83,6 +86,7 @@ impl ErrorCode {
             ErrorCode::UnsupportedServer => "UNSUPPORTED_SERVER",
             ErrorCode::MessageTooLarge => "MESSAGE_TOO_LARGE",
             ErrorCode::CopyRepeated => "COPY_REPEATED",
+            ErrorCode::SchemaMismatch => "SCHEMA_MISMATCH",
         }
     }
 }

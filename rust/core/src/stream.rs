@@ -116,7 +116,14 @@ impl EventStream {
             answered_in_rpc: false,
             pending: Vec::new(),
         };
-        stream.start_rpc().await?;
+        match stream.start_rpc().await {
+            Ok(()) => {}
+            // A restore from before a DDL meets it at once: retried like a mid-stream one, so a
+            // tablet that is still storing the new schema version gets its moments, and one that
+            // does not track versions ends in the configuration error naming the fix.
+            Err(e) if e.code == ErrorCode::SchemaMismatch => stream.reconnect(e).await?,
+            Err(e) => return Err(e),
+        }
         stream.resolve_current_positions().await?;
         Ok(stream)
     }
@@ -343,6 +350,16 @@ impl EventStream {
         self.machine.on_reconnect();
         loop {
             self.failures += 1;
+            let latest = self.last_error.as_ref().unwrap_or(&cause);
+            if latest.code == ErrorCode::SchemaMismatch && self.failures > SCHEMA_MISMATCH_ATTEMPTS
+            {
+                let last = self.last_error.take().unwrap_or(cause);
+                return Err(Error::config(format!(
+                    "{} (the same after {} attempts: the tablet does not track schema versions)",
+                    last.message, SCHEMA_MISMATCH_ATTEMPTS
+                ))
+                .with_code(ErrorCode::SchemaMismatch));
+            }
             if self.failures > self.options.retry_max_attempts {
                 let last = self.last_error.take().unwrap_or(cause);
                 return Err(Error::retryable(format!(
@@ -368,6 +385,12 @@ impl EventStream {
         }
     }
 }
+
+/// Attempts a stream makes while the tablet cannot decode rows older than a table's schema:
+/// a tablet tracking schema versions catches up within moments of the DDL (about 3 s of
+/// backoff); one that does not track them never does, and retrying longer only delays the
+/// error that names the fix.
+const SCHEMA_MISMATCH_ATTEMPTS: u32 = 4;
 
 /// Exponential backoff with full jitter: uniform in [d/2, d], d = initial·2^(n-1) capped.
 pub fn backoff(options: &StreamOptions, attempt: u32) -> Duration {

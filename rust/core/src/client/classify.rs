@@ -345,11 +345,13 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
         ),
         // Rows written before a DDL that dropped, renamed or reordered a column, replayed (a
         // restore from a checkpoint before the DDL) by a tablet that knows only the table's
-        // current schema: it cannot match them to the selected column names. Every retry
-        // replays the same rows.
+        // current schema: it cannot match them to the selected column names. A tablet that
+        // tracks schema versions can say so too for a moment, right after the DDL (its tracker
+        // has not stored the new version yet): the stream retries a few times, then gives up
+        // as a configuration error (stream.rs, SCHEMA_MISMATCH_ATTEMPTS).
         _ if is_schema_mismatch_message(&lower) => (
-            ErrorKind::Config,
-            ErrorCode::Unspecified,
+            ErrorKind::Retryable,
+            ErrorCode::SchemaMismatch,
             format!(
                 "VTGate at {address} cannot decode rows written before a schema change of a selected table: \
                  the tablet decodes them with the table's current schema, whose columns no longer match \
@@ -506,7 +508,8 @@ mod tests {
                  event for this table in the stream\n\nfailed to build table replication plan for table t",
             ),
         );
-        assert_eq!(e.kind, ErrorKind::Config, "{}", e.message);
+        assert_eq!(e.kind, ErrorKind::Retryable, "{}", e.message);
+        assert_eq!(e.code, ErrorCode::SchemaMismatch);
         for part in ["--track-schema-versions", "restore again", "re-snapshot"] {
             assert!(e.message.contains(part), "'{part}' in: {}", e.message);
         }

@@ -37,7 +37,12 @@ public enum ErrorCode {
     /** A message was larger than the client accepts. */
     MESSAGE_TOO_LARGE,
     /** VTGate copied a finished table again (its own retry): restart from an earlier checkpoint. */
-    COPY_REPEATED;
+    COPY_REPEATED,
+    /**
+     * Rows written before a schema change that the tablet cannot decode with the table's current
+     * schema: it does not track schema versions ({@code vttablet --track-schema-versions}).
+     */
+    SCHEMA_MISMATCH;
 
     /** The code of a wire name; unknown or missing names are {@link #UNSPECIFIED}. */
     public static ErrorCode fromWire(String name) {
