@@ -387,10 +387,10 @@ impl EventStream {
 }
 
 /// Attempts a stream makes while the tablet cannot decode rows older than a table's schema:
-/// a tablet tracking schema versions catches up within moments of the DDL (about 3 s of
-/// backoff); one that does not track them never does, and retrying longer only delays the
+/// a tablet tracking schema versions catches up within moments of the DDL (a few seconds of
+/// backoff, up to about 30 s on a loaded machine); one that does not track them never does, and retrying longer only delays the
 /// error that names the fix.
-const SCHEMA_MISMATCH_ATTEMPTS: u32 = 4;
+const SCHEMA_MISMATCH_ATTEMPTS: u32 = 8;
 
 /// Exponential backoff with full jitter: uniform in [d/2, d], d = initial·2^(n-1) capped.
 pub fn backoff(options: &StreamOptions, attempt: u32) -> Duration {

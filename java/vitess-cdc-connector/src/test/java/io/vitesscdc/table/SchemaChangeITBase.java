@@ -27,6 +27,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.io.File;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
@@ -61,6 +62,7 @@ abstract class SchemaChangeITBase extends VitessITBase {
     private final InMemoryReporter reporter;
     private final boolean tabletsTrackSchemaVersions;
     private final TestTables tables;
+    private final List<String> onlineMigrations = new ArrayList<>();
 
     /** Where the jobs keep their checkpoints: the failed job's last one is where the fix restores from. */
     @TempDir
@@ -83,6 +85,11 @@ abstract class SchemaChangeITBase extends VitessITBase {
         this.reporter = reporter;
         this.tabletsTrackSchemaVersions = tabletsTrackSchemaVersions;
         this.tables = new TestTables(vitess);
+    }
+
+    /** The UUIDs of the online DDL migrations this test ran (their workflows stay until deleted). */
+    protected List<String> onlineMigrations() {
+        return onlineMigrations;
     }
 
     @AfterEach
@@ -246,7 +253,7 @@ abstract class SchemaChangeITBase extends VitessITBase {
         Thread.sleep(1_000);
         long before = writer.ops();
         if (online) {
-            OnlineDdl.run(vitess, "customer", String.format(ddl, t));
+            onlineMigrations.add(OnlineDdl.run(vitess, "customer", String.format(ddl, t)));
         } else {
             vitess.execute("customer", String.format(ddl, t));
         }

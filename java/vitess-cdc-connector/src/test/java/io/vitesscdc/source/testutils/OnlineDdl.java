@@ -15,14 +15,15 @@ import java.util.List;
 /**
  * Vitess's online DDL as teams run it: {@code SET @@ddl_strategy='vitess'}, then the ALTER, which
  * VTGate answers at once with the migration's UUID; the tablets copy the table into a shadow table
- * by VReplication and cut over by RENAME. {@link #run} returns when every shard's migration is
- * complete, and fails with the migration's message when one failed.
+ * by VReplication and cut over by RENAME. {@link #run} returns the migration's UUID when every
+ * shard's migration is complete, and fails with the migration's message when one failed. The
+ * migration's VReplication workflow (named by the UUID) stays, stopped, until deleted.
  */
 public final class OnlineDdl {
 
     private OnlineDdl() {}
 
-    public static void run(SqlEndpoint vitess, String keyspace, String alter) throws Exception {
+    public static String run(SqlEndpoint vitess, String keyspace, String alter) throws Exception {
         String uuid;
         try (Connection c = vitess.connect(keyspace);
                 Statement s = c.createStatement()) {
@@ -42,7 +43,7 @@ public final class OnlineDdl {
         while (System.nanoTime() < deadline) {
             statuses = statuses(vitess, keyspace, uuid);
             if (!statuses.isEmpty() && statuses.stream().allMatch(st -> st.startsWith("complete"))) {
-                return;
+                return uuid;
             }
             for (String st : statuses) {
                 if (st.startsWith("failed") || st.startsWith("cancelled")) {
