@@ -43,8 +43,9 @@ public final class TestTables implements AutoCloseable {
     }
 
     /**
-     * Runs the statements in order, each retried while VTGate answers "not found": its schema
-     * tracking learns of a column added or renamed by a DDL a moment after the DDL.
+     * Runs the statements in order, each retried while VTGate answers "not found" (its schema
+     * tracking learns of a column added or renamed by a DDL a moment after the DDL) or MySQL
+     * asks to restart the transaction (a lock wait or deadlock against a concurrent writer).
      */
     public void executeOnceVtgateKnows(String... sql) throws Exception {
         for (String statement : sql) {
@@ -54,7 +55,9 @@ public final class TestTables implements AutoCloseable {
                     vitess.execute(KEYSPACE, statement);
                     break;
                 } catch (SQLException e) {
-                    if (!String.valueOf(e.getMessage()).contains("not found") || System.nanoTime() > deadline) {
+                    String m = String.valueOf(e.getMessage());
+                    boolean transientRefusal = m.contains("not found") || m.contains("try restarting transaction");
+                    if (!transientRefusal || System.nanoTime() > deadline) {
                         throw e;
                     }
                     Thread.sleep(250);
