@@ -15,13 +15,12 @@
 //! Java ones in `java/vitess-cdc-bench`): counts, first/last record times, CPU of this process
 //! (`getrusage`), peak RSS, CPU per thread and latency percentiles.
 
-use crate::live::sql;
+use crate::live::{raw_request, sql};
 use crate::Args;
 use serde_json::{json, Value as Json};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::client::VtgateClient;
-use vitess_cdc_core::proto::binlogdata::{Filter, Rule, ShardGtid, VEventType, VGtid};
-use vitess_cdc_core::proto::vtgate::{VStreamFlags, VStreamRequest};
+use vitess_cdc_core::proto::binlogdata::{ShardGtid, VEventType};
 use vitess_cdc_core::StreamOptions;
 
 /// The two table shapes: `narrow` (8 columns, shaped like `customer.customer` plus a note and
@@ -290,22 +289,8 @@ async fn consume(args: &Args, end: &End, rec: &mut Recorder) -> Result<(), Strin
         .await
         .map_err(|e| e.full_message())?;
     let shard_gtids = start_gtids(args, &client).await?;
-    let request = VStreamRequest {
-        caller_id: None,
-        tablet_type: 1, // PRIMARY, as every consumer of the benchmark
-        vgtid: Some(VGtid { shard_gtids }),
-        filter: Some(Filter {
-            rules: vec![Rule {
-                r#match: args.table.clone(),
-                filter: format!("select * from `{}`", args.table),
-            }],
-            ..Default::default()
-        }),
-        flags: Some(VStreamFlags {
-            heartbeat_interval: 1,
-            ..Default::default()
-        }),
-    };
+    // PRIMARY, as every consumer of the benchmark.
+    let request = raw_request(&args.table, shard_gtids);
     let mut stream = client
         .vstream(request, Duration::from_secs(120))
         .await

@@ -137,6 +137,27 @@ fn spawn_writer(args: &Args, first_id: i64) -> Result<std::process::Child, Strin
         .map_err(|e| format!("cannot start the writer process: {e}"))
 }
 
+/// The raw VStream request of the count-only consumers (the floor): every column of `table`
+/// from PRIMARY tablets at `shard_gtids`, VTGate heartbeats every second.
+pub(crate) fn raw_request(table: &str, shard_gtids: Vec<ShardGtid>) -> VStreamRequest {
+    VStreamRequest {
+        caller_id: None,
+        tablet_type: 1, // PRIMARY
+        vgtid: Some(VGtid { shard_gtids }),
+        filter: Some(Filter {
+            rules: vec![Rule {
+                r#match: table.to_string(),
+                filter: format!("select * from `{table}`"),
+            }],
+            ..Default::default()
+        }),
+        flags: Some(VStreamFlags {
+            heartbeat_interval: 1,
+            ..Default::default()
+        }),
+    }
+}
+
 fn stream_options(args: &Args, start: StartMode) -> StreamOptions {
     let mut o = StreamOptions::new(args.address.clone(), args.keyspace.clone());
     o.tables = vec![args.table.clone()];
@@ -171,32 +192,18 @@ fn baseline(
         let client = VtgateClient::connect(&options)
             .await
             .map_err(|e| e.full_message())?;
-        let request = VStreamRequest {
-            caller_id: None,
-            tablet_type: 1, // PRIMARY
-            vgtid: Some(VGtid {
-                shard_gtids: positions
-                    .iter()
-                    .map(|p| ShardGtid {
-                        keyspace: p.keyspace.clone(),
-                        shard: p.shard.clone(),
-                        gtid: p.gtid.clone(),
-                        table_p_ks: vec![],
-                    })
-                    .collect(),
-            }),
-            filter: Some(Filter {
-                rules: vec![Rule {
-                    r#match: args.table.clone(),
-                    filter: format!("select * from `{}`", args.table),
-                }],
-                ..Default::default()
-            }),
-            flags: Some(VStreamFlags {
-                heartbeat_interval: 1,
-                ..Default::default()
-            }),
-        };
+        let request = raw_request(
+            &args.table,
+            positions
+                .iter()
+                .map(|p| ShardGtid {
+                    keyspace: p.keyspace.clone(),
+                    shard: p.shard.clone(),
+                    gtid: p.gtid.clone(),
+                    table_p_ks: vec![],
+                })
+                .collect(),
+        );
         // The writer starts before the stream (which resumes from a position taken before
         // it): VTGate answers the VStream call only with its first events.
         let mut writer = match writer_from {
