@@ -26,6 +26,19 @@ print_step_times() {
   printf '%s\n' "${STEP_TIMES[@]}"
 }
 
+# The failed Java tests' reports (exception, message, first frames), printed last so that a CI
+# log cut to its tail still says why a test failed, not only which.
+print_test_failures() {
+  local report
+  for report in "$REPO"/java/*/target/{surefire,failsafe}-reports/*.txt; do
+    [ -f "$report" ] || continue
+    if grep -qE '<<< (FAILURE|ERROR)!' "$report"; then
+      echo "==> failed: ${report#"$REPO"/}"
+      grep -vE '^\s+at (org\.junit|java\.base|org\.apache\.maven|jdk\.internal)' "$report" | head -60
+    fi
+  done
+}
+
 # Starts the cluster unless one is running; stops it at exit only if this script started it.
 CLUSTER_STARTED_HERE=0
 ensure_cluster() {

@@ -14,7 +14,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$REPO"
 check_toolchain
-trap 'stop_multi_cluster_if_started_here; stop_cluster_if_started_here; print_step_times' EXIT
+trap 'stop_multi_cluster_if_started_here; stop_cluster_if_started_here; print_test_failures; print_step_times' EXIT
 
 # First tier, before anything is installed or started: a style slip or a broken unit test fails
 # in seconds to minutes, not after the cluster and the Maven build.
