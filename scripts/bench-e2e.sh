@@ -23,16 +23,8 @@
 # tests/vitess/env.sh describes instead of starting one), BENCH_SKIP_BUILD=1, KEEP_CLUSTER=1.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-export VT_BASE_PORT=${VT_BASE_PORT:-17990}
-run_dir_given=${VITESS_CDC_RUN:-}
-# shellcheck source=../tests/vitess/env.sh
-source "$REPO/tests/vitess/env.sh"
-if [ -z "$run_dir_given" ] && [ "${BENCH_USE_RUNNING:-0}" != 1 ]; then
-  export VITESS_CDC_RUN=$VITESS_CDC_CACHE/run-bench
-  # shellcheck source=../tests/vitess/env.sh
-  source "$REPO/tests/vitess/env.sh"
-fi
-export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$VITESS_CDC_CACHE/cargo-target}
+# shellcheck source=bench-common.sh
+source "$REPO/scripts/bench-common.sh"
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
   : "${BENCH_RUNS:=1}" "${BENCH_COPY_ROWS:=3000}" "${BENCH_WIDE_ROWS:=1000}" "${BENCH_CATCHUP_ROWS:=3000}"
@@ -47,7 +39,6 @@ WARMUP=${BENCH_WARMUP:-3}
 WINDOW=${BENCH_WINDOW:-15}
 CONSUMERS=(${BENCH_CONSUMERS:-floor sql datastream debezium})
 SCENARIOS=(${BENCH_SCENARIOS:-copy wide catchup latency})
-PROFILE=${BENCH_PROFILE:-release}
 JVM_OPTS=(${BENCH_JVM_OPTS:--Xmx1g})
 OUT=${BENCH_OUT:-$REPO/docs/benchmarks/e2e.json}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-e2e.XXXXXX")
@@ -60,31 +51,20 @@ say() { echo "bench-e2e: $*" >&2; }
 if [ "$PROFILE" = dev ]; then profile_dir=debug; else profile_dir=$PROFILE; fi
 BENCH_BIN=$CARGO_TARGET_DIR/$profile_dir/vitess-cdc-bench
 VSTREAM_BIN=$CARGO_TARGET_DIR/$profile_dir/vstream
-BENCH_MODULE=$REPO/java/vitess-cdc-bench
 if [ "${BENCH_SKIP_BUILD:-0}" != 1 ]; then
   say "building the Rust consumers and loaders ($PROFILE) and the JVM consumers"
   (cd "$REPO" && cargo build -q --profile "$PROFILE" -p vitess-cdc-cli --bin vitess-cdc-bench --bin vstream)
-  (cd "$REPO" && mvn -B -q -ntp "-Dcargo.target.dir=$CARGO_TARGET_DIR" "-Dcargo.profile=$PROFILE" \
-    -Dnative.cross.skip=true -DskipTests package -pl java/vitess-cdc-bench -am)
 fi
-CLASSPATH_JVM="$BENCH_MODULE/target/classes:$(cat "$BENCH_MODULE/target/classpath.txt")"
+bench_build_jvm
+CLASSPATH_JVM=$(bench_classpath)
 
-cluster_started=0
 cleanup() {
   [ -n "${writer_pid:-}" ] && kill "$writer_pid" 2> /dev/null || true
-  if [ "$cluster_started" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
-    bash "$REPO/tests/vitess/down.sh" > /dev/null || true
-  fi
+  bench_cleanup
   rm -rf "$WORK"
 }
 trap cleanup EXIT
-if [ "${BENCH_USE_RUNNING:-0}" = 1 ]; then
-  bash "$REPO/tests/vitess/status.sh" > /dev/null || { say "no cluster at $VTGATE_GRPC_ADDR (BENCH_USE_RUNNING=1)"; exit 1; }
-else
-  bash "$REPO/tests/vitess/install.sh"
-  bash "$REPO/tests/vitess/up.sh"
-  cluster_started=1
-fi
+bench_cluster_up
 
 bench() { "$BENCH_BIN" --address "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" --keyspace "$KEYSPACE" "$@"; }
 say "loading: $COPY_ROWS narrow rows, $WIDE_ROWS wide rows"

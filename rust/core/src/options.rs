@@ -30,7 +30,10 @@ pub mod defaults {
     pub const INCLUDE_RESHARD_JOURNAL_EVENTS: bool = true;
     pub const STOP_ON_RESHARD: bool = false;
     pub const FOLLOW_RESHARD: bool = false;
-    pub const BUFFER_BYTES: usize = 64 * 1024 * 1024;
+    /// 16 MiB: a reader that falls behind the wire holds this much decoded data (its resident
+    /// memory grows by about twice the budget); 16 MiB keeps a 1 GiB transaction's growth near
+    /// 35 MiB at the throughput of 64 MiB (docs/benchmarks.md, "Huge transactions").
+    pub const BUFFER_BYTES: usize = 16 * 1024 * 1024;
     pub const RETRY_INITIAL_BACKOFF: Duration = Duration::from_millis(200);
     pub const RETRY_MAX_BACKOFF: Duration = Duration::from_secs(10);
     pub const RETRY_MAX_ATTEMPTS: u32 = 10;

@@ -750,7 +750,7 @@ fn check_options(o: &StreamOptions) -> Result<()> {
     if o.buffer_bytes < 1024 * 1024 {
         return Err(Error::config(
             "buffer_bytes (SQL 'buffer.size') must be at least 1 MiB: it holds the decoded events between \
-             gRPC and the consumer; keep the default 64 MiB or set 1 MiB or more",
+             gRPC and the consumer; keep the default 16 MiB or set 1 MiB or more",
         ));
     }
     if o.retry_initial_backoff > o.retry_max_backoff {

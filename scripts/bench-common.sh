@@ -1,0 +1,51 @@
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
+# Shared by the benchmark scripts (bench-e2e.sh, bench-huge-txn.sh): their own vttestserver on
+# non-default ports, so a benchmark never meets the test cluster, and the JVM module's build.
+# Source it after setting REPO; then bench_cluster_up, and bench_cleanup from the EXIT trap.
+#
+# Env: VT_BASE_PORT (default 17990; the run dir is $VITESS_CDC_CACHE/run-bench unless
+# VITESS_CDC_RUN is given), BENCH_USE_RUNNING=1 (use the cluster that tests/vitess/env.sh
+# describes instead of starting one), BENCH_PROFILE (cargo profile, default release),
+# BENCH_SKIP_BUILD=1, KEEP_CLUSTER=1.
+export VT_BASE_PORT=${VT_BASE_PORT:-17990}
+bench_run_dir_given=${VITESS_CDC_RUN:-}
+# shellcheck source=../tests/vitess/env.sh
+source "$REPO/tests/vitess/env.sh"
+if [ -z "$bench_run_dir_given" ] && [ "${BENCH_USE_RUNNING:-0}" != 1 ]; then
+  export VITESS_CDC_RUN=$VITESS_CDC_CACHE/run-bench
+  # shellcheck source=../tests/vitess/env.sh
+  source "$REPO/tests/vitess/env.sh"
+fi
+export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$VITESS_CDC_CACHE/cargo-target}
+PROFILE=${BENCH_PROFILE:-release}
+BENCH_MODULE=$REPO/java/vitess-cdc-bench
+
+# The JVM consumers (and the connector's native library inside them), built with PROFILE.
+bench_build_jvm() {
+  [ "${BENCH_SKIP_BUILD:-0}" = 1 ] && return 0
+  (cd "$REPO" && mvn -B -q -ntp "-Dcargo.target.dir=$CARGO_TARGET_DIR" "-Dcargo.profile=$PROFILE" \
+    -Dnative.cross.skip=true -DskipTests package -pl java/vitess-cdc-bench -am)
+}
+bench_classpath() {
+  echo "$BENCH_MODULE/target/classes:$(cat "$BENCH_MODULE/target/classpath.txt")"
+}
+
+bench_cluster_started=0
+bench_cluster_up() {
+  if [ "${BENCH_USE_RUNNING:-0}" = 1 ]; then
+    bash "$REPO/tests/vitess/status.sh" > /dev/null || {
+      echo "no cluster at $VTGATE_GRPC_ADDR (BENCH_USE_RUNNING=1)" >&2
+      exit 1
+    }
+  else
+    bash "$REPO/tests/vitess/install.sh"
+    bash "$REPO/tests/vitess/up.sh"
+    bench_cluster_started=1
+  fi
+}
+bench_cleanup() {
+  if [ "$bench_cluster_started" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
+    bash "$REPO/tests/vitess/down.sh" > /dev/null || true
+  fi
+}
