@@ -355,7 +355,8 @@ impl EventStream {
             {
                 let last = self.last_error.take().unwrap_or(cause);
                 return Err(Error::config(format!(
-                    "{} (the same after {} attempts: the tablet does not track schema versions)",
+                    "{} (the same after {} attempts: the tablet does not track schema versions, or its \
+                     schema tracker did not record this change)",
                     last.message, SCHEMA_MISMATCH_ATTEMPTS
                 ))
                 .with_code(ErrorCode::SchemaMismatch));

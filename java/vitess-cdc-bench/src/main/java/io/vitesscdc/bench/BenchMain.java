@@ -20,6 +20,21 @@ public final class BenchMain {
 
     private BenchMain() {}
 
+    /**
+     * Writes the JFR recordings started with {@code -XX:StartFlightRecording} to the file the
+     * system property {@code bench.jfr} names (scripts/profile-e2e.sh): {@code halt} skips the
+     * shutdown hook that would dump them.
+     */
+    private static void dumpFlightRecordings() throws java.io.IOException {
+        String file = System.getProperty("bench.jfr");
+        if (file == null) {
+            return;
+        }
+        for (jdk.jfr.Recording r : jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()) {
+            r.dump(java.nio.file.Path.of(file));
+        }
+    }
+
     public static void main(String[] argv) throws Exception {
         BenchArgs a = new BenchArgs(argv);
         args = a;
@@ -54,6 +69,7 @@ public final class BenchMain {
         }
         System.out.println(rec.json());
         System.out.flush();
+        dumpFlightRecordings();
         // The figures are out; a graceful shutdown of the job or engine would only add time.
         Runtime.getRuntime().halt(0);
     }
