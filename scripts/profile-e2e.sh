@@ -39,7 +39,10 @@ say "loading $ROWS rows into bench_copy"
   --e2e load --table bench_copy --e2e-shape narrow --e2e-rows "$ROWS"
 
 say "$CONSUMER copy of $ROWS rows under JFR and perf"
-java -Xmx1g -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -XX:+PreserveFramePointer \
+# The library straight from cargo's output: the copy the jar extracts is unlinked once loaded,
+# and perf cannot resolve the symbols of a deleted file.
+native_lib=$CARGO_TARGET_DIR/$profile_dir/libvitess_cdc_jni.so
+java -Xmx1g "-Dvitesscdc.native.library=$native_lib" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -XX:+PreserveFramePointer \
   "-XX:StartFlightRecording=settings=profile" "-Dbench.jfr=$OUT_DIR/run.jfr" \
   -cp "$CLASSPATH_JVM" io.vitesscdc.bench.BenchMain --consumer "$CONSUMER" --scenario copy \
   --vtgate "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --table bench_copy --events "$ROWS" \

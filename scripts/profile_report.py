@@ -47,6 +47,35 @@ def perf_summary(path):
     return threads, symbols
 
 
+# The native stream thread's functions by what they do (first match wins).
+COMPONENTS = [
+    ("kernel (syscalls, scheduling, page faults)", lambda dso, sym: dso.startswith("[kernel")),
+    ("malloc / free", lambda dso, sym: re.search(r"malloc|free|unlink_chunk|realloc|^_int_|consolidate|"
+                                                 r"__rdl_|__rust_(alloc|dealloc|realloc)|finish_grow", sym)),
+    ("memcpy / memmove / memcmp", lambda dso, sym: re.search(r"^__mem|^mem(cpy|move|set|cmp)", sym)),
+    ("protobuf decoding (prost)", lambda dso, sym: re.search(r"prost|vitess_cdc_protos", sym)),
+    ("typed value decoding (core::decode)", lambda dso, sym: "vitess_cdc_core::decode" in sym),
+    ("batch encoding (jni)", lambda dso, sym: "vitess_cdc_jni" in sym),
+    ("the rest of the core (state machine, positions)", lambda dso, sym: "vitess_cdc_core" in sym),
+    ("gRPC, HTTP/2, tokio", lambda dso, sym: re.search(r"tokio|h2::|hyper|tonic|tower|bytes::", sym)),
+    ("UTF-8 checks, strings, hashing, fmt", lambda dso, sym: re.search(r"utf8|str::|String|hash|fmt", sym)),
+]
+
+
+def components(symbols):
+    out = collections.Counter()
+    for key, share in symbols.items():
+        sym, _, dso = key.rpartition("  [")
+        dso = dso.rstrip("]")
+        for name, match in COMPONENTS:
+            if match(dso, sym):
+                out[name] += share
+                break
+        else:
+            out["other (inlined iterators, closures, …)"] += share
+    return out
+
+
 def jfr_summary(path):
     counts = collections.Counter()
     frames = collections.defaultdict(collections.Counter)
@@ -84,6 +113,12 @@ def main():
         print(f"{share:6.2f}%  {group}")
         for sym, s in symbols[group].most_common(TOP):
             print(f"          {s:6.2f}%  {sym}")
+    native = symbols.get("vitess-cdc-work")
+    if native:
+        total_native = sum(native.values()) or 1
+        print("\n== perf: the native stream thread (vitess-cdc-work) by component")
+        for name, share in components(native).most_common():
+            print(f"{100.0 * share / total_native:6.1f}%  {name}")
     counts, frames = jfr_summary(jfr_txt)
     total = sum(counts.values()) or 1
     print("\n== JFR: Java method samples by thread (top frame)")
