@@ -34,16 +34,7 @@ final class BenchArgs {
     final int parallelism;
 
     BenchArgs(String[] argv) {
-        Map<String, String> m = new HashMap<>();
-        for (int i = 0; i + 1 < argv.length; i += 2) {
-            if (!argv[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got '" + argv[i] + "'");
-            }
-            m.put(argv[i].substring(2), argv[i + 1]);
-        }
-        if (argv.length % 2 != 0) {
-            throw new IllegalArgumentException("--" + argv[argv.length - 1] + " needs a value");
-        }
+        Map<String, String> m = pairs(argv);
         consumer = required(m, "consumer");
         scenario = m.getOrDefault("scenario", "run");
         vtgate = m.getOrDefault("vtgate", "127.0.0.1:15991");
@@ -90,7 +81,22 @@ final class BenchArgs {
         return latencyMode() && rec.secondsSinceFirst() >= warmupSeconds;
     }
 
-    private static String required(Map<String, String> m, String name) {
+    /** {@code --name value} pairs of a benchmark program's command line. */
+    static Map<String, String> pairs(String[] argv) {
+        if (argv.length % 2 != 0) {
+            throw new IllegalArgumentException("--" + argv[argv.length - 1] + " needs a value");
+        }
+        Map<String, String> m = new HashMap<>();
+        for (int i = 0; i < argv.length; i += 2) {
+            if (!argv[i].startsWith("--")) {
+                throw new IllegalArgumentException("expected --name value pairs, got '" + argv[i] + "'");
+            }
+            m.put(argv[i].substring(2), argv[i + 1]);
+        }
+        return m;
+    }
+
+    static String required(Map<String, String> m, String name) {
         String v = m.get(name);
         if (v == null) {
             throw new IllegalArgumentException("--" + name + " is required");

@@ -92,12 +92,29 @@ final class FlinkConsumers {
     }
 
     /** Records each record's commit → here latency (after the warm-up) into the JVM's recorder. */
-    static final class LatencySink<T> implements Sink<T> {
+    static final class LatencySink<T> extends PerRecordSink<T> {
         private static final long serialVersionUID = 1L;
-        private final SerializableStamp<T> stamp;
 
         LatencySink(SerializableStamp<T> stamp) {
-            this.stamp = stamp;
+            super(element -> {
+                Recorder rec = BenchMain.recorder;
+                if (BenchMain.args.sampling(rec)) {
+                    long us = stamp.applyAsLong(element);
+                    if (us > 0) {
+                        rec.latency(us);
+                    }
+                }
+            });
+        }
+    }
+
+    /** A sink that hands every record to a function of this JVM's benchmark, nothing else. */
+    static class PerRecordSink<T> implements Sink<T> {
+        private static final long serialVersionUID = 1L;
+        private final SerializableConsumer<T> onRecord;
+
+        PerRecordSink(SerializableConsumer<T> onRecord) {
+            this.onRecord = onRecord;
         }
 
         @Override
@@ -105,13 +122,7 @@ final class FlinkConsumers {
             return new SinkWriter<T>() {
                 @Override
                 public void write(T element, Context ctx) {
-                    Recorder rec = BenchMain.recorder;
-                    if (BenchMain.args.sampling(rec)) {
-                        long us = stamp.applyAsLong(element);
-                        if (us > 0) {
-                            rec.latency(us);
-                        }
-                    }
+                    onRecord.accept(element);
                 }
 
                 @Override
@@ -122,6 +133,9 @@ final class FlinkConsumers {
             };
         }
     }
+
+    /** What a {@link PerRecordSink} does with a record. */
+    interface SerializableConsumer<T> extends java.util.function.Consumer<T>, java.io.Serializable {}
 
     /** How a sink finds the writer's stamp in a record. */
     interface SerializableStamp<T> extends ToLongFunction<T>, java.io.Serializable {}

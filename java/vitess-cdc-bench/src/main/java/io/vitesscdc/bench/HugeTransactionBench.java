@@ -15,9 +15,6 @@ import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
-import org.apache.flink.api.connector.sink2.Sink;
-import org.apache.flink.api.connector.sink2.SinkWriter;
-import org.apache.flink.api.connector.sink2.WriterInitContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.configuration.MemorySize;
 import org.apache.flink.configuration.StateRecoveryOptions;
@@ -31,7 +28,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
-import java.util.HashMap;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -56,11 +52,11 @@ public final class HugeTransactionBench {
     private HugeTransactionBench() {}
 
     public static void main(String[] argv) throws Exception {
-        Map<String, String> a = parse(argv);
+        Map<String, String> a = BenchArgs.pairs(argv);
         String vtgate = a.getOrDefault("vtgate", "127.0.0.1:17991");
         String keyspace = a.getOrDefault("keyspace", "commerce");
         String table = a.getOrDefault("table", "huge_txn");
-        String writeUrl = required(a, "write-url");
+        String writeUrl = BenchArgs.required(a, "write-url");
         long rows = Long.parseLong(a.getOrDefault("rows", "1048576"));
         int rowBytes = Integer.parseInt(a.getOrDefault("row-bytes", "1024"));
         String chunkSize = a.getOrDefault("transaction-chunk-size", "4mb");
@@ -171,7 +167,7 @@ public final class HugeTransactionBench {
         }
         VitessSource<Long> source = builder.build();
         env.fromSource(source, WatermarkStrategy.noWatermarks(), "vitess")
-                .sinkTo(new ExactlyOnceCheck())
+                .sinkTo(new FlinkConsumers.PerRecordSink<Long>(id -> seen.add(id)))
                 .name("exactly-once check");
         return env.executeAsync(savepoint == null ? "huge-txn" : "huge-txn-restored");
     }
@@ -218,27 +214,6 @@ public final class HugeTransactionBench {
         }
     }
 
-    /** Adds each id to {@link #seen}, which counts repeats. */
-    static final class ExactlyOnceCheck implements Sink<Long> {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        public SinkWriter<Long> createWriter(WriterInitContext context) {
-            return new SinkWriter<Long>() {
-                @Override
-                public void write(Long id, Context ctx) {
-                    seen.add(id);
-                }
-
-                @Override
-                public void flush(boolean endOfInput) {}
-
-                @Override
-                public void close() {}
-            };
-        }
-    }
-
     private static double mib(long bytes) {
         return round(bytes / 1048576.0);
     }
@@ -258,27 +233,5 @@ public final class HugeTransactionBench {
             b.append(v instanceof String ? "\"" + v + "\"" : String.format(Locale.ROOT, "%s", v));
         }
         return b.append('}').toString();
-    }
-
-    private static Map<String, String> parse(String[] argv) {
-        if (argv.length % 2 != 0) {
-            throw new IllegalArgumentException("expected --name value pairs");
-        }
-        Map<String, String> m = new HashMap<>();
-        for (int i = 0; i < argv.length; i += 2) {
-            if (!argv[i].startsWith("--")) {
-                throw new IllegalArgumentException("expected --name value pairs, got '" + argv[i] + "'");
-            }
-            m.put(argv[i].substring(2), argv[i + 1]);
-        }
-        return m;
-    }
-
-    private static String required(Map<String, String> m, String name) {
-        String v = m.get(name);
-        if (v == null) {
-            throw new IllegalArgumentException("--" + name + " is required");
-        }
-        return v;
     }
 }

@@ -7,14 +7,11 @@ package io.vitesscdc.bench;
 
 import com.sun.management.GarbageCollectionNotificationInfo;
 
-import java.io.IOException;
 import java.lang.management.GarbageCollectorMXBean;
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryPoolMXBean;
 import java.lang.management.MemoryType;
 import java.lang.management.MemoryUsage;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicLong;
@@ -114,16 +111,7 @@ final class MemorySampler implements AutoCloseable {
 
     /** VmRSS of this process in bytes (0 without /proc). */
     static long rssBytes() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            // no /proc: 0
-        }
-        return 0;
+        return ProcessStats.statusKib("VmRSS:") * 1024;
     }
 
     /** Resident set and live heap at one moment (or their peaks), in bytes. */

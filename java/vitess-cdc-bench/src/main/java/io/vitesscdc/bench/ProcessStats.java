@@ -37,10 +37,15 @@ final class ProcessStats {
 
     /** Peak resident set size (VmHWM), MiB. */
     static double peakRssMb() {
+        return statusKib("VmHWM:") / 1024.0;
+    }
+
+    /** A KiB field of /proc/self/status ({@code VmRSS:}, {@code VmHWM:}), 0 without /proc. */
+    static long statusKib(String field) {
         try {
             for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmHWM:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+                if (line.startsWith(field)) {
+                    return Long.parseLong(line.replaceAll("[^0-9]", ""));
                 }
             }
         } catch (IOException | NumberFormatException e) {
