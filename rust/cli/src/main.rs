@@ -79,6 +79,22 @@ enum Command {
         #[command(flatten)]
         chunks: ChunkArgs,
     },
+    /// Send a signal to the streams reading the keyspace: one row in the signal table of every
+    /// shard (--shards: only those), so each shard's log carries it [docs/snapshots.md]
+    Signal {
+        #[command(flatten)]
+        stream: StreamArgs,
+        /// What to ask: capture --tables again (the rows matching --where, if given; stop-snapshot
+        /// without --tables stops every capture), or pause / resume the captures
+        #[arg(value_enum)]
+        kind: SignalKind,
+        /// The signal table
+        #[arg(long, default_value = vitess_cdc_core::snapshot::signal::DEFAULT_SIGNAL_TABLE)]
+        signal_table: String,
+        /// The rows' id (unique in the table) [default: vstream-<time>]
+        #[arg(long)]
+        id: Option<String>,
+    },
     /// Print the positions every shard reaches from --start (default: latest), as JSON, then exit.
     Positions {
         #[command(flatten)]
@@ -91,6 +107,16 @@ enum Command {
         #[arg(long)]
         binary_out: Option<String>,
     },
+}
+
+/// The signal types, spelled as the signal table's `type` column takes them.
+#[derive(Clone, Copy, ValueEnum)]
+#[allow(clippy::enum_variant_names)]
+enum SignalKind {
+    ExecuteSnapshot,
+    PauseSnapshot,
+    ResumeSnapshot,
+    StopSnapshot,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -115,6 +141,10 @@ struct ChunkArgs {
     /// Tablet type the chunks read from [tablet_type]
     #[arg(long, value_enum, default_value = "replica")]
     snapshot_tablet_type: TabletTypeArg,
+    /// Act on the signals inserted into this table of the keyspace (execute-snapshot,
+    /// pause-snapshot, resume-snapshot, stop-snapshot; `vstream signal` sends them) [signal_table]
+    #[arg(long, value_name = "TABLE")]
+    signal_table: Option<String>,
 }
 
 impl ChunkArgs {
@@ -124,6 +154,7 @@ impl ChunkArgs {
             chunk_bytes: self.chunk_bytes,
             chunks_in_flight: self.chunks_in_flight,
             tablet_type: self.snapshot_tablet_type.into(),
+            signal_table: self.signal_table.clone(),
         }
     }
 }
@@ -360,7 +391,7 @@ fn run(cli: Cli) -> Result<(), Error> {
                 report_position: true,
             };
             let resumes_capture = matches!(&opts.start, StartMode::Positions(p) if p.iter().any(|s| !s.snapshots.is_empty()));
-            if !resnapshot.is_empty() || resumes_capture {
+            if !resnapshot.is_empty() || resumes_capture || chunks.signal_table.is_some() {
                 let captures = resnapshot
                     .iter()
                     .map(|c| Capture::parse(c))
@@ -378,6 +409,12 @@ fn run(cli: Cli) -> Result<(), Error> {
                 },
             )
         }
+        Command::Signal {
+            stream,
+            kind,
+            signal_table,
+            id,
+        } => send_signal(&stream, kind, &signal_table, id),
         Command::Snapshot {
             stream,
             positions,
@@ -582,6 +619,65 @@ fn chunked_tables(options: &StreamOptions) -> Result<Vec<Capture>, Error> {
         .collect())
 }
 
+/// `vstream signal`: the signal's row on every selected shard; prints one JSON line per shard.
+fn send_signal(
+    stream: &StreamArgs,
+    kind: SignalKind,
+    signal_table: &str,
+    id: Option<String>,
+) -> Result<(), Error> {
+    use vitess_cdc_core::snapshot::signal::{write_signal, Signal};
+    let options = stream.to_options(StartMode::Latest)?;
+    let signal = match kind {
+        SignalKind::ExecuteSnapshot => {
+            if options.tables.is_empty() {
+                return Err(Error::config(
+                    "execute-snapshot needs the tables to capture: --tables TABLE[,TABLE…] (and --where for a key range)",
+                ));
+            }
+            Signal::Execute(
+                options
+                    .tables
+                    .iter()
+                    .map(|t| Capture {
+                        table: t.clone(),
+                        filter: options.row_filter.clone(),
+                        shards: Vec::new(),
+                    })
+                    .collect(),
+            )
+        }
+        SignalKind::PauseSnapshot => Signal::Pause,
+        SignalKind::ResumeSnapshot => Signal::Resume,
+        SignalKind::StopSnapshot => Signal::Stop(options.tables.clone()),
+    };
+    let id = id.unwrap_or_else(|| {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        format!("vstream-{}", now.as_nanos())
+    });
+    let rt = runtime()?;
+    rt.block_on(async {
+        let client = vitess_cdc_core::client::VtgateClient::connect(&options).await?;
+        let shards = if options.shards.is_empty() {
+            client.describe_keyspace(&options.keyspace).await?.shards
+        } else {
+            options.shards.clone()
+        };
+        write_signal(&client, &options.keyspace, signal_table, &shards, &id, &signal).await?;
+        let (kind, data) = signal.to_row();
+        for shard in &shards {
+            println!(
+                "{}",
+                serde_json::json!({"keyspace": options.keyspace, "shard": shard, "table": signal_table,
+                    "id": id, "type": kind, "data": data})
+            );
+        }
+        Ok(())
+    })
+}
+
 fn runtime() -> Result<tokio::runtime::Runtime, Error> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -653,6 +749,9 @@ fn capture(
             if exit_when_captured {
                 break "capture done";
             }
+        } else if captured_after.is_some() && !stream.capture_done() {
+            // A signal started another capture.
+            captured_after = None;
         }
         if last_report.elapsed() >= Duration::from_secs(5) && captured_after.is_none() {
             report(&stream, "capturing");

@@ -141,8 +141,15 @@ impl Reader {
 
 /// Whether these options need a [`CaptureStream`]: tables to capture, a chunked initial
 /// snapshot, or saved positions that carry a capture's cursor (a plain log stream would drop it).
-pub fn needs_capture(options: &StreamOptions, captures: &[Capture]) -> bool {
+pub fn needs_capture(
+    options: &StreamOptions,
+    captures: &[Capture],
+    snap: &SnapshotOptions,
+) -> bool {
+    // A signal table is read by the capture's log (a snapshot-only stream has no log).
+    let signals = snap.signal_table.is_some() && options.start != StartMode::SnapshotOnly;
     !captures.is_empty()
+        || signals
         || match &options.start {
             StartMode::Initial => options.initial_snapshot == InitialSnapshot::Chunked,
             StartMode::Positions(p) => p.iter().any(|s| !s.snapshots.is_empty()),
@@ -180,7 +187,7 @@ impl BlockingStream {
         let budget_kib =
             (options.buffer_bytes / 1024).clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
         let budget = Arc::new(Semaphore::new(budget_kib));
-        let stream = if needs_capture(&options, &captures) {
+        let stream = if needs_capture(&options, &captures, &snap) {
             Reader::Capture(Box::new(runtime.block_on(
                 CaptureStream::open_with_metrics(options, captures, snap, metrics.clone()),
             )?))
@@ -426,18 +433,19 @@ mod tests {
     fn captures_chunked_initial_snapshots_and_saved_cursors_need_a_capture_stream() {
         use crate::position::TableSnapshot;
         let mut o = StreamOptions::new("127.0.0.1:1", "ks");
-        assert!(!needs_capture(&o, &[]));
+        let mut snap = SnapshotOptions::default();
+        assert!(!needs_capture(&o, &[], &snap));
         let capture = Capture {
             table: "t".into(),
             filter: None,
             shards: Vec::new(),
         };
-        assert!(needs_capture(&o, std::slice::from_ref(&capture)));
+        assert!(needs_capture(&o, std::slice::from_ref(&capture), &snap));
         o.initial_snapshot = InitialSnapshot::Chunked;
-        assert!(needs_capture(&o, &[]));
+        assert!(needs_capture(&o, &[], &snap));
         o.start = StartMode::SnapshotOnly;
         assert!(
-            !needs_capture(&o, &[]),
+            !needs_capture(&o, &[], &snap),
             "a bounded snapshot copies in-stream"
         );
         let mut p = ShardPosition {
@@ -450,10 +458,25 @@ mod tests {
             snapshots: Vec::new(),
         };
         o.start = StartMode::Positions(vec![p.clone()]);
-        assert!(!needs_capture(&o, &[]));
+        assert!(!needs_capture(&o, &[], &snap));
         p.snapshots.push(TableSnapshot::whole("t"));
         o.start = StartMode::Positions(vec![p]);
-        assert!(needs_capture(&o, &[]), "a capture saved mid-way resumes");
+        assert!(
+            needs_capture(&o, &[], &snap),
+            "a capture saved mid-way resumes"
+        );
+        o.start = StartMode::Latest;
+        assert!(!needs_capture(&o, &[], &snap));
+        snap.signal_table = Some("vitess_cdc_signal".into());
+        assert!(
+            needs_capture(&o, &[], &snap),
+            "signals are read by a capture stream"
+        );
+        o.start = StartMode::SnapshotOnly;
+        assert!(
+            !needs_capture(&o, &[], &snap),
+            "a bounded snapshot has no log to signal in"
+        );
     }
 
     #[test]

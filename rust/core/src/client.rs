@@ -434,7 +434,7 @@ pub(crate) fn tablet_type(t: TabletType) -> topodata::TabletType {
     }
 }
 
-fn sql_string(s: &str) -> String {
+pub(crate) fn sql_string(s: &str) -> String {
     format!("'{}'", s.replace('\\', "\\\\").replace('\'', "''"))
 }
 

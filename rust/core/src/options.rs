@@ -109,6 +109,9 @@ pub struct SnapshotOptions {
     pub chunks_in_flight: usize,
     /// Tablet type of the side streams ([`defaults::SNAPSHOT_TABLET_TYPE`]).
     pub tablet_type: TabletType,
+    /// A table of the keyspace whose inserted rows are signals (execute, pause, resume, stop a
+    /// capture; [`crate::snapshot::signal`]); read from the log, never emitted. None = off.
+    pub signal_table: Option<String>,
 }
 
 impl Default for SnapshotOptions {
@@ -118,6 +121,7 @@ impl Default for SnapshotOptions {
             chunk_bytes: defaults::SNAPSHOT_CHUNK_BYTES,
             chunks_in_flight: defaults::SNAPSHOT_CHUNKS_IN_FLIGHT,
             tablet_type: defaults::SNAPSHOT_TABLET_TYPE,
+            signal_table: None,
         }
     }
 }

@@ -68,6 +68,9 @@ pub struct TableSnapshot {
     pub chunks: u64,
     #[serde(default)]
     pub rows: u64,
+    /// Paused by a `pause-snapshot` signal: no chunk starts until `resume-snapshot`.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub paused: bool,
 }
 
 impl TableSnapshot {
@@ -80,6 +83,7 @@ impl TableSnapshot {
             level: 0,
             chunks: 0,
             rows: 0,
+            paused: false,
         }
     }
 }
@@ -351,21 +355,48 @@ pub mod binary {
     /// then the cursors.
     pub const VERSION_SNAPSHOTS: u8 = 2;
     /// Versions this build reads.
-    pub const READABLE_VERSIONS: std::ops::RangeInclusive<u8> = 1..=2;
+    /// The version written when a capture is paused: version 2 with a flags byte per cursor.
+    pub const VERSION_PAUSED: u8 = 3;
+    pub const READABLE_VERSIONS: std::ops::RangeInclusive<u8> = 1..=3;
 
     const FLAG_COPY_COMPLETED: u8 = 1;
     const KNOWN_FLAGS_V1: u8 = FLAG_COPY_COMPLETED;
 
+    /// The oldest version that holds everything `p` carries (older readers keep reading what
+    /// does not need the newer fields).
+    fn shard_version(p: &ShardPosition) -> u8 {
+        if p.snapshots.iter().any(|t| t.paused) {
+            VERSION_PAUSED
+        } else if !p.snapshots.is_empty() {
+            VERSION_SNAPSHOTS
+        } else {
+            VERSION
+        }
+    }
+
+    fn write_shard(out: &mut Vec<u8>, version: u8, p: &ShardPosition) {
+        match version {
+            VERSION => write_shard_v1(out, p),
+            VERSION_SNAPSHOTS => write_shard_v2(out, p),
+            _ => write_shard_v3(out, p),
+        }
+    }
+
+    fn read_shard(r: &mut Reader<'_>, version: u8) -> Result<ShardPosition> {
+        match version {
+            1 => read_shard_v1(r),
+            2 => read_shard_v2(r, false),
+            3 => read_shard_v2(r, true),
+            v => Err(unknown_version(v)),
+        }
+    }
+
     pub(super) fn encode_shard(p: &ShardPosition) -> Vec<u8> {
         let mut out = Vec::with_capacity(16 + shard_size_hint(p));
         out.extend_from_slice(&SHARD_MAGIC);
-        if p.snapshots.is_empty() {
-            out.push(VERSION);
-            write_shard_v1(&mut out, p);
-        } else {
-            out.push(VERSION_SNAPSHOTS);
-            write_shard_v2(&mut out, p);
-        }
+        let version = shard_version(p);
+        out.push(version);
+        write_shard(&mut out, version, p);
         out
     }
 
@@ -373,15 +404,11 @@ pub mod binary {
         let hint: usize = p.shards.iter().map(shard_size_hint).sum();
         let mut out = Vec::with_capacity(16 + hint);
         out.extend_from_slice(&STREAM_MAGIC);
-        let v2 = p.shards.iter().any(|s| !s.snapshots.is_empty());
-        out.push(if v2 { VERSION_SNAPSHOTS } else { VERSION });
+        let version = p.shards.iter().map(shard_version).max().unwrap_or(VERSION);
+        out.push(version);
         write_varint(&mut out, p.shards.len() as u64);
         for s in &p.shards {
-            if v2 {
-                write_shard_v2(&mut out, s);
-            } else {
-                write_shard_v1(&mut out, s);
-            }
+            write_shard(&mut out, version, s);
         }
         out
     }
@@ -389,11 +416,7 @@ pub mod binary {
     pub(super) fn decode_shard(bytes: &[u8]) -> Result<ShardPosition> {
         let mut r = Reader::new(bytes, "shard position");
         let version = r.header(&SHARD_MAGIC, &STREAM_MAGIC)?;
-        let p = match version {
-            1 => read_shard_v1(&mut r)?,
-            2 => read_shard_v2(&mut r)?,
-            v => return Err(unknown_version(v)),
-        };
+        let p = read_shard(&mut r, version)?;
         r.finish()?;
         Ok(p)
     }
@@ -401,23 +424,16 @@ pub mod binary {
     pub(super) fn decode_stream(bytes: &[u8]) -> Result<StreamPosition> {
         let mut r = Reader::new(bytes, "stream position");
         let version = r.header(&STREAM_MAGIC, &SHARD_MAGIC)?;
-        let p = match version {
-            1 | 2 => {
-                let n = r.count("shard count")?;
-                let mut shards = Vec::with_capacity(n);
-                for _ in 0..n {
-                    shards.push(if version == 1 {
-                        read_shard_v1(&mut r)?
-                    } else {
-                        read_shard_v2(&mut r)?
-                    });
-                }
-                StreamPosition { shards }
-            }
-            v => return Err(unknown_version(v)),
-        };
+        if !READABLE_VERSIONS.contains(&version) {
+            return Err(unknown_version(version));
+        }
+        let n = r.count("shard count")?;
+        let mut shards = Vec::with_capacity(n);
+        for _ in 0..n {
+            shards.push(read_shard(&mut r, version)?);
+        }
         r.finish()?;
-        Ok(p)
+        Ok(StreamPosition { shards })
     }
 
     fn unknown_version(v: u8) -> Error {
@@ -499,22 +515,39 @@ pub mod binary {
         write_shard_v1(out, p);
         write_varint(out, p.snapshots.len() as u64);
         for t in &p.snapshots {
-            write_bytes(out, t.table.as_bytes());
-            match &t.filter {
-                None => out.push(0),
-                Some(f) => {
-                    out.push(1);
-                    write_bytes(out, f.as_bytes());
-                }
-            }
-            write_bytes(out, &t.after);
-            write_varint(out, u64::from(t.level));
-            write_varint(out, t.chunks);
-            write_varint(out, t.rows);
+            write_table_snapshot(out, t);
         }
     }
 
-    fn read_shard_v2(r: &mut Reader<'_>) -> Result<ShardPosition> {
+    fn write_table_snapshot(out: &mut Vec<u8>, t: &TableSnapshot) {
+        write_bytes(out, t.table.as_bytes());
+        match &t.filter {
+            None => out.push(0),
+            Some(f) => {
+                out.push(1);
+                write_bytes(out, f.as_bytes());
+            }
+        }
+        write_bytes(out, &t.after);
+        write_varint(out, u64::from(t.level));
+        write_varint(out, t.chunks);
+        write_varint(out, t.rows);
+    }
+
+    /// Version 3: version 2, each cursor followed by its flags byte.
+    fn write_shard_v3(out: &mut Vec<u8>, p: &ShardPosition) {
+        write_shard_v1(out, p);
+        write_varint(out, p.snapshots.len() as u64);
+        for t in &p.snapshots {
+            write_table_snapshot(out, t);
+            out.push(if t.paused { SNAPSHOT_FLAG_PAUSED } else { 0 });
+        }
+    }
+
+    const SNAPSHOT_FLAG_PAUSED: u8 = 1;
+
+    /// Versions 2 and 3 (`with_flags`: each cursor has a flags byte).
+    fn read_shard_v2(r: &mut Reader<'_>, with_flags: bool) -> Result<ShardPosition> {
         let mut p = read_shard_v1(r)?;
         let n = r.count("snapshot count")?;
         for _ in 0..n {
@@ -530,6 +563,15 @@ pub mod binary {
                 .map_err(|_| r.corrupt(format!("snapshot cursor level {level} is too large")))?;
             let chunks = r.varint("snapshot chunk count")?;
             let rows = r.varint("snapshot row count")?;
+            let paused = if with_flags {
+                match r.byte("snapshot flags")? {
+                    0 => false,
+                    SNAPSHOT_FLAG_PAUSED => true,
+                    b => return Err(r.corrupt(format!("unknown snapshot flag bits {b:#04x}"))),
+                }
+            } else {
+                false
+            };
             p.snapshots.push(TableSnapshot {
                 table,
                 filter,
@@ -537,6 +579,7 @@ pub mod binary {
                 level,
                 chunks,
                 rows,
+                paused,
             });
         }
         Ok(p)
@@ -998,17 +1041,19 @@ mod binary_tests {
             0u32..4,
             any::<u64>(),
             any::<u64>(),
+            any::<bool>(),
         )
-            .prop_map(
-                |(table, filter, after, level, chunks, rows)| TableSnapshot {
+            .prop_map(|(table, filter, after, level, chunks, rows, paused)| {
+                TableSnapshot {
                     table,
                     filter,
                     after,
                     level,
                     chunks,
                     rows,
-                },
-            )
+                    paused,
+                }
+            })
     }
 
     fn stream(min: usize) -> impl Strategy<Value = StreamPosition> {
@@ -1112,6 +1157,7 @@ mod binary_tests {
             level: 1,
             chunks: 3,
             rows: 300,
+            paused: false,
         }];
         let mut golden = b"VCSP\x02".to_vec();
         golden.extend_from_slice(&sample().to_bytes()[5..]);
@@ -1138,6 +1184,36 @@ mod binary_tests {
         let err = ShardPosition::from_bytes(&bad).unwrap_err();
         assert!(
             err.message.contains("snapshot filter flag is 7"),
+            "{}",
+            err.message
+        );
+    }
+
+    /// Version 3 (a paused capture) as this release writes it: version 2's cursor plus a flags
+    /// byte; an unpaused capture is still written as version 2 (above).
+    #[test]
+    fn version_3_golden_bytes_stay_decodable() {
+        let mut p = sample();
+        p.snapshots = vec![TableSnapshot {
+            paused: true,
+            ..TableSnapshot::whole("corder")
+        }];
+        let mut golden = b"VCSP\x03".to_vec();
+        golden.extend_from_slice(&sample().to_bytes()[5..]);
+        golden.extend_from_slice(b"\x01\x06corder\x00\x00\x00\x00\x00\x01");
+        assert_eq!(p.to_bytes(), golden);
+        assert_eq!(ShardPosition::from_bytes(&golden).unwrap(), p);
+        let stream = StreamPosition {
+            shards: vec![sample(), p.clone()],
+        };
+        let bytes = stream.to_bytes();
+        assert_eq!(bytes[4], 3);
+        assert_eq!(StreamPosition::from_bytes(&bytes).unwrap(), stream);
+        let mut bad = golden.clone();
+        *bad.last_mut().unwrap() = 4;
+        let err = ShardPosition::from_bytes(&bad).unwrap_err();
+        assert!(
+            err.message.contains("unknown snapshot flag bits 0x04"),
             "{}",
             err.message
         );

@@ -11,6 +11,7 @@
 //! once the writer stopped and the log caught up, the materialized rows equal `SELECT *`
 //! through VTGate; the other table's changes keep arriving during the capture (their lag is
 //! printed). The chunks read from the RDONLY tablets (vttestserver's non-primary tablets).
+//! Signals go through `snap_signal`, written to every shard as `vstream signal` writes them.
 #![cfg(feature = "integration")]
 
 mod common;
@@ -22,7 +23,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+use vitess_cdc_core::client::VtgateClient;
 use vitess_cdc_core::options::TabletType;
+use vitess_cdc_core::snapshot::signal::{write_signal, Signal};
 use vitess_cdc_core::snapshot::{Capture, CaptureStream};
 use vitess_cdc_core::{
     ChangeEvent, Event, RowKind, ShardPosition, SnapshotOptions, StartMode, StreamOptions, Value,
@@ -59,7 +62,7 @@ async fn exec(conn: &mut mysql_async::Conn, q: &str) {
 async fn fill(rows: i64, a_max: i64) -> i64 {
     let mut conn = connect().await;
     // A previous run's rows can be more than VTGate's OLTP row limit (10,000) for a delete.
-    for t in ["snap_rows", "snap_pairs", "snap_ticks"] {
+    for t in ["snap_rows", "snap_pairs", "snap_ticks", "snap_signal"] {
         exec(&mut conn, &format!("truncate table {t}")).await;
     }
     let mut ver = 0;
@@ -240,7 +243,7 @@ impl Drop for EmptyTables {
                 eprintln!("could not connect to empty the snap_ tables");
                 return;
             };
-            for t in ["snap_rows", "snap_pairs", "snap_ticks"] {
+            for t in ["snap_rows", "snap_pairs", "snap_ticks", "snap_signal"] {
                 if let Err(e) = conn.query_drop(format!("truncate table {t}")).await {
                     eprintln!("truncate {t}: {e}");
                 }
@@ -679,4 +682,218 @@ fn key_ranges_captured_under_a_concurrent_writer_equal_the_ranges() {
         "{:?}",
         view.reads_by_table
     );
+}
+
+/// Writes a signal row to every shard of the keyspace (what `vstream signal` does).
+fn send(rt: &tokio::runtime::Runtime, id: &str, signal: &Signal) {
+    rt.block_on(async {
+        let client = VtgateClient::connect(&options(&[])).await.expect("connect");
+        let shards = client
+            .describe_keyspace(KEYSPACE)
+            .await
+            .expect("shards")
+            .shards;
+        assert_eq!(shards.len(), 2, "{shards:?}");
+        write_signal(&client, KEYSPACE, "snap_signal", &shards, id, signal)
+            .await
+            .expect("write the signal");
+    });
+}
+
+/// Reads until `done(stream)` (or fails after the copy timeout), applying everything to `view`.
+fn read_until(
+    rt: &tokio::runtime::Runtime,
+    stream: &mut CaptureStream,
+    view: &mut View,
+    what: &str,
+    done: impl Fn(&CaptureStream, &View) -> bool,
+) {
+    let started = Instant::now();
+    while !done(stream, view) {
+        assert!(
+            started.elapsed() < timeouts::copy(),
+            "{what}: not reached in time: {:?}",
+            stream.progress()
+        );
+        let events = rt
+            .block_on(async {
+                tokio::time::timeout(Duration::from_millis(300), stream.next_events()).await
+            })
+            .unwrap_or(Ok(Vec::new()))
+            .expect("stream");
+        for e in &events {
+            assert!(
+                !matches!(e, Event::Change(c) if c.schema.table == "snap_signal"),
+                "a signal row was handed out: {e:?}"
+            );
+            view.apply(e, true);
+        }
+    }
+}
+
+fn signal_options() -> SnapshotOptions {
+    SnapshotOptions {
+        chunk_rows: 200,
+        chunks_in_flight: 1,
+        signal_table: Some("snap_signal".into()),
+        ..chunk_options()
+    }
+}
+
+#[test]
+fn signals_in_the_log_capture_a_key_range_pause_survive_a_restart_resume_and_stop() {
+    let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let _empty = EmptyTables;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (rows, a_max) = (9000, 400);
+    let first_ver = rt.block_on(fill(rows, a_max));
+    let tables = ["snap_rows", "snap_pairs", "snap_ticks"];
+    let mut stream = rt
+        .block_on(CaptureStream::open(
+            options(&tables),
+            Vec::new(),
+            signal_options(),
+        ))
+        .expect("open the stream");
+    assert!(stream.capture_done(), "no capture before a signal");
+    let writer = Writer::start(rows, a_max, first_ver + 1_000_000);
+    let mut view = View::default();
+    let range = Capture::parse(&format!(
+        "snap_rows:`id` >= {RANGE_LO} and `id` < {RANGE_HI}"
+    ))
+    .unwrap();
+
+    // A signal that cannot be understood is skipped and counted; the stream goes on.
+    send(&rt, "bad-1", &Signal::Stop(vec!["no.such".into()]));
+    read_until(&rt, &mut stream, &mut view, "the bad signal", |s, _| {
+        s.progress().total().signals_rejected == 2
+    });
+
+    // execute-snapshot of a key range: the capture starts on both shards.
+    send(&rt, "exec-1", &Signal::Execute(vec![range.clone()]));
+    read_until(&rt, &mut stream, &mut view, "the first chunks", |s, _| {
+        s.progress().total().chunks_done >= 2
+    });
+    assert!(!stream.capture_done());
+
+    // pause-snapshot: no new chunk, the log flows; a restart from the marks stays paused.
+    send(&rt, "pause-1", &Signal::Pause);
+    // Paused once every shard's last mark says so (what a checkpoint then holds).
+    read_until(&rt, &mut stream, &mut view, "the pause", |s, v| {
+        s.capture_done()
+            || (s.is_paused()
+                && v.marks.len() == 2
+                && v.marks
+                    .values()
+                    .all(|p| p.snapshots.iter().all(|t| t.paused)))
+    });
+    assert!(
+        !stream.capture_done(),
+        "the range was captured before the pause: use smaller chunks"
+    );
+    let positions: Vec<ShardPosition> = view.marks.values().cloned().collect();
+    drop(stream);
+    let mut o = options(&tables);
+    o.start = StartMode::Positions(positions);
+    let mut stream = rt
+        .block_on(CaptureStream::open(o, Vec::new(), signal_options()))
+        .expect("restart from the marks");
+    assert!(stream.is_paused(), "the pause is saved in the positions");
+    let paused_at = stream.progress().total();
+    let reads_before = view.snapshot_reads;
+    let ticks_before = view.tick_lags_ms.len();
+    let until = Instant::now() + Duration::from_secs(3);
+    read_until(&rt, &mut stream, &mut view, "3 s paused", |_, _| {
+        Instant::now() >= until
+    });
+    let still = stream.progress().total();
+    assert_eq!(
+        (still.chunks_done, view.snapshot_reads),
+        (paused_at.chunks_done, reads_before),
+        "no chunk while paused: {still:?}"
+    );
+    assert!(
+        view.tick_lags_ms.len() > ticks_before,
+        "the log flows while the capture is paused"
+    );
+
+    // resume-snapshot: the capture finishes.
+    send(&rt, "resume-1", &Signal::Resume);
+    read_until(
+        &rt,
+        &mut stream,
+        &mut view,
+        "the resumed capture",
+        |s, _| s.capture_done(),
+    );
+    let range_reads = view.snapshot_reads;
+    assert!(range_reads > 2000, "{range_reads} snapshot reads");
+
+    // stop-snapshot ends a capture early: far fewer reads than the table's rows.
+    send(
+        &rt,
+        "exec-2",
+        &Signal::Execute(vec![Capture::parse("snap_pairs").unwrap()]),
+    );
+    read_until(&rt, &mut stream, &mut view, "the second capture", |_, v| {
+        v.reads_by_table.contains_key("snap_pairs")
+    });
+    send(&rt, "stop-1", &Signal::Stop(vec!["snap_pairs".into()]));
+    read_until(&rt, &mut stream, &mut view, "the stop", |s, _| {
+        s.capture_done()
+    });
+    let pair_reads = view.reads_by_table.get("snap_pairs").copied().unwrap_or(0);
+    assert!(
+        pair_reads > 0 && pair_reads < (a_max * 20) as u64,
+        "{pair_reads} reads of snap_pairs"
+    );
+    let total = stream.progress().total();
+    assert_eq!(
+        (total.signals, total.signals_rejected),
+        (2 * 3, 0),
+        "since the restart: resume, execute and stop, each on two shards: {total:?}"
+    );
+
+    // The range equals SELECT * once the writer stopped and the log caught up.
+    let (_, statements) = writer.finish();
+    let captures = vec![range];
+    let expected: BTreeMap<Key, i64> = rt
+        .block_on(table_state())
+        .into_iter()
+        .filter(|(k, _)| in_captures(&captures, k))
+        .collect();
+    let relevant = |view: &View| -> BTreeMap<Key, i64> {
+        view.rows
+            .iter()
+            .filter(|(k, _)| in_captures(&captures, k))
+            .map(|(k, v)| (k.clone(), *v))
+            .collect()
+    };
+    let deadline = Instant::now() + timeouts::progress();
+    while relevant(&view) != expected && Instant::now() < deadline {
+        let events = rt
+            .block_on(async {
+                tokio::time::timeout(Duration::from_millis(500), stream.next_events()).await
+            })
+            .unwrap_or(Ok(Vec::new()))
+            .expect("log");
+        for e in &events {
+            view.apply(e, false);
+        }
+    }
+    eprintln!(
+        "signals: range capture {range_reads} reads, snap_pairs stopped after {pair_reads} reads, {statements} writes, {total:?}"
+    );
+    assert!(view.violations.is_empty(), "{:#?}", view.violations);
+    let got = relevant(&view);
+    assert_eq!(
+        got.len(),
+        expected.len(),
+        "the captured range differs from SELECT *"
+    );
+    assert!(got == expected, "the captured range differs from SELECT *");
 }

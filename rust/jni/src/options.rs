@@ -27,7 +27,8 @@
 //!   "initial_snapshot": "copy | chunked",   (docs/snapshots.md)
 //!   "captures": [{"table": "customer", "filter": "`customer_id` >= 100", "shards": ["-80"]}],
 //!   "snapshot_chunk_rows": 50000, "snapshot_chunk_bytes": 16777216, "snapshot_chunks_in_flight": 4,
-//!   "snapshot_tablet_type": "replica"
+//!   "snapshot_tablet_type": "replica",
+//!   "signal_table": "vitess_cdc_signal"      (signals read from the log: docs/snapshots.md)
 //! }
 //! ```
 //!
@@ -40,7 +41,7 @@
 //! implies `start_mode = positions`. Both at once is an error.
 //!
 //! A stream opens with chunked snapshots beside its log (`snapshot::CaptureStream`) when it has
-//! `captures`, when it starts `initial` with `initial_snapshot = chunked`, or when a start
+//! `captures` or a `signal_table`, when it starts `initial` with `initial_snapshot = chunked`, or when a start
 //! position carries a capture's cursor (a checkpoint taken mid-capture): the batches are the same,
 //! snapshot rows come as row kind 4 (SNAPSHOT_READ).
 
@@ -97,6 +98,7 @@ pub struct OptionsJson {
     pub snapshot_chunk_bytes: Option<usize>,
     pub snapshot_chunks_in_flight: Option<usize>,
     pub snapshot_tablet_type: Option<String>,
+    pub signal_table: Option<String>,
 }
 
 /// One table to capture: `{"table": "t"}` or `{"table": "t", "filter": "`id` >= 10"}`.
@@ -198,6 +200,7 @@ impl OptionsJson {
         if let Some(v) = self.snapshot_chunks_in_flight {
             snapshot.chunks_in_flight = v;
         }
+        snapshot.signal_table = self.signal_table.take().filter(|t| !t.trim().is_empty());
         if let Some(t) = self.snapshot_tablet_type.take() {
             snapshot.tablet_type = tablet_type("snapshot_tablet_type", &t)?;
         }
@@ -403,7 +406,7 @@ mod tests {
             r#"{"address":"a:1","keyspace":"k","initial_snapshot":"CHUNKED",
                 "captures":[{"table":"t"},{"table":"u","filter":"`id` > 3"},{"table":"v","filter":" ","shards":["-80"]}],
                 "snapshot_chunk_rows":10,"snapshot_chunk_bytes":2048,"snapshot_chunks_in_flight":2,
-                "snapshot_tablet_type":"rdonly"}"#,
+                "snapshot_tablet_type":"rdonly","signal_table":"sig"}"#,
             Vec::new(),
         )
         .unwrap();
@@ -428,6 +431,7 @@ mod tests {
                 chunk_bytes: 2048,
                 chunks_in_flight: 2,
                 tablet_type: TabletType::Rdonly,
+                signal_table: Some("sig".into()),
             }
         );
         let plain = parse_with_start(r#"{"address":"a:1","keyspace":"k"}"#, Vec::new()).unwrap();

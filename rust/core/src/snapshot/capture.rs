@@ -15,10 +15,12 @@
 use super::chunk::{run_chunk, ChunkJob, ChunkMsg, ChunkReport};
 use super::key::{decode_key, encode_key, ChunkRange, TableKey};
 use super::merge::{ChunkId, ReadyChunk, ShardMerge};
+use super::signal::{Signal, SignalError};
 use crate::client::VtgateClient;
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
-use crate::event::{Event, TableSchema};
+use crate::event::{Event, RowKind, TableSchema};
 use crate::gtid::{Gtid, GtidSet};
+use crate::keyorder::TableKeyOrders;
 use crate::metrics::Metrics;
 use crate::options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions};
 use crate::position::{ShardPosition, StreamPosition, TableSnapshot};
@@ -95,6 +97,10 @@ pub struct ShardProgress {
     pub chunks_discarded: u64,
     /// Chunk side streams that failed and were read again.
     pub chunks_failed: u64,
+    /// Signals of the signal table acted on, and signals skipped as invalid (each logged with
+    /// its reason).
+    pub signals: u64,
+    pub signals_rejected: u64,
 }
 
 impl CaptureProgress {
@@ -107,6 +113,8 @@ impl CaptureProgress {
             t.tables_remaining += s.tables_remaining;
             t.chunks_discarded += s.chunks_discarded;
             t.chunks_failed += s.chunks_failed;
+            t.signals += s.signals;
+            t.signals_rejected += s.signals_rejected;
         }
         t
     }
@@ -131,6 +139,29 @@ struct TableState {
     chunks: u64,
     rows: u64,
     estimated_rows: Option<u64>,
+    /// No new chunk starts (`pause-snapshot`); saved in the positions.
+    paused: bool,
+}
+
+impl TableState {
+    /// A capture of `range` that has emitted nothing yet.
+    fn new(filter: Option<String>, key: Arc<TableKey>, range: ChunkRange) -> TableState {
+        TableState {
+            filter,
+            key,
+            emitted: Some(range.clone()),
+            next: Some(range),
+            reading: None,
+            snapshot_due: None,
+            unmerged: 0,
+            not_before: None,
+            retries: 0,
+            chunks: 0,
+            rows: 0,
+            estimated_rows: None,
+            paused: false,
+        }
+    }
 }
 
 struct ShardState {
@@ -138,6 +169,9 @@ struct ShardState {
     /// The log's last position (without capture cursors).
     log: ShardPosition,
     tables: BTreeMap<String, TableState>,
+    /// Captures requested (by a signal) for a table whose capture was still running: each starts
+    /// when the one before it ends. Saved in the positions after the running ones.
+    queued: Vec<Capture>,
     progress: ShardProgress,
 }
 
@@ -155,8 +189,19 @@ pub struct CaptureStream {
     log_task: tokio::task::JoinHandle<()>,
     /// Side streams by chunk; a chunk dropped early has its task aborted.
     chunk_tasks: BTreeMap<ChunkId, tokio::task::JoinHandle<()>>,
-    /// No new chunk starts (the log and the chunks already started go on).
-    paused: bool,
+    /// Primary-key columns and their orders of the keyspace's tables, for captures a signal
+    /// adds; refreshed when a signal names a table created after the stream opened.
+    key_names: BTreeMap<String, Vec<String>>,
+    key_orders: TableKeyOrders,
+    client: VtgateClient,
+    /// Tables the log stream selects (a signal can only capture these).
+    selected: Vec<String>,
+    /// Log events not processed yet: the rest of a batch whose signal waits for `key_names` to
+    /// be refreshed.
+    held: Vec<Event>,
+    /// `key_names` was refreshed since the last log batch arrived (a table still unknown then
+    /// does not exist).
+    keys_refreshed: bool,
 }
 
 impl Drop for CaptureStream {
@@ -212,10 +257,12 @@ impl CaptureStream {
                     saved.insert(p.shard.clone(), std::mem::take(&mut p.snapshots));
                 }
             }
-            StartMode::Initial | StartMode::SnapshotOnly => {
+            // The in-stream copy runs first; a shard's captures start once its copy completed.
+            StartMode::Initial => {}
+            StartMode::SnapshotOnly => {
                 return Err(Error::config(
-                    "a chunked snapshot runs beside a log stream that starts at latest or at saved positions, \
-                     not beside the in-stream copy — start latest (the chunks capture the tables)",
+                    "a chunked snapshot runs beside a log stream, and a snapshot-only stream ends after its copy — \
+                     start latest, initial or from saved positions",
                 )
                 .with_code(ErrorCode::InvalidOption))
             }
@@ -231,8 +278,17 @@ impl CaptureStream {
             }
         }
         let client = VtgateClient::connect(&options).await?;
+        if let Some(signal) = &snap.signal_table {
+            select_signal_table(&client, &mut options, signal).await?;
+        }
         let log = EventStream::open_with_metrics(options.clone(), metrics).await?;
-        let matched = log.plan().matched_tables.clone();
+        let matched: Vec<String> = log
+            .plan()
+            .matched_tables
+            .iter()
+            .filter(|t| Some(*t) != snap.signal_table.as_ref())
+            .cloned()
+            .collect();
         if capture_all {
             for table in &matched {
                 if !captures.iter().any(|c| &c.table == table) {
@@ -247,7 +303,7 @@ impl CaptureStream {
         let shard_names = log.plan().shards.clone();
         let start_positions = log.positions();
         let names = client.primary_key_columns(&options.keyspace).await?;
-        let mut orders = client.key_orders(&options.keyspace).await?;
+        let orders = client.key_orders(&options.keyspace).await?;
         let mut keys: BTreeMap<String, Arc<TableKey>> = BTreeMap::new();
         let mut wanted: BTreeMap<String, Option<String>> = BTreeMap::new();
         for snaps in saved.values() {
@@ -267,18 +323,7 @@ impl CaptureStream {
                 ))
                 .with_code(ErrorCode::UnknownTable));
             }
-            let qualified = format!("{}.{table}", options.keyspace);
-            let order = orders.remove(table).unwrap_or_else(|| {
-                Err(crate::keyorder::Inexact {
-                    column: String::new(),
-                    reason: "the table has no primary key".into(),
-                })
-            });
-            let key = TableKey::new(
-                &qualified,
-                names.get(table).cloned().unwrap_or_default(),
-                order,
-            )?;
+            let key = table_key(&options.keyspace, table, &names, &orders)?;
             keys.insert(table.clone(), Arc::new(key));
         }
         let mut shards = BTreeMap::new();
@@ -293,6 +338,17 @@ impl CaptureStream {
                 .unwrap_or_default();
             let mut tables = BTreeMap::new();
             let saved_here = saved.get(shard).cloned().unwrap_or_default();
+            // A table listed again is a capture queued behind the running one.
+            let mut queued = Vec::new();
+            for (i, t) in saved_here.iter().enumerate() {
+                if saved_here[..i].iter().any(|u| u.table == t.table) {
+                    queued.push(Capture {
+                        table: t.table.clone(),
+                        filter: t.filter.clone(),
+                        shards: Vec::new(),
+                    });
+                }
+            }
             for (table, filter) in &wanted {
                 let resumed = saved_here.iter().find(|t| &t.table == table);
                 // A table whose capture was saved elsewhere but not here is done on this shard; a
@@ -314,23 +370,16 @@ impl CaptureStream {
                     }
                     _ => ChunkRange::all(),
                 };
-                tables.insert(
-                    table.clone(),
-                    TableState {
-                        filter: resumed.map(|t| t.filter.clone()).unwrap_or(filter.clone()),
-                        key: keys[table].clone(),
-                        emitted: Some(range.clone()),
-                        next: Some(range),
-                        reading: None,
-                        snapshot_due: None,
-                        unmerged: 0,
-                        not_before: None,
-                        retries: 0,
-                        chunks: resumed.map_or(0, |t| t.chunks),
-                        rows: resumed.map_or(0, |t| t.rows),
-                        estimated_rows: estimates.get(table).copied().flatten(),
-                    },
+                let mut state = TableState::new(
+                    resumed.map(|t| t.filter.clone()).unwrap_or(filter.clone()),
+                    keys[table].clone(),
+                    range,
                 );
+                state.chunks = resumed.map_or(0, |t| t.chunks);
+                state.rows = resumed.map_or(0, |t| t.rows);
+                state.estimated_rows = estimates.get(table).copied().flatten();
+                state.paused = resumed.is_some_and(|t| t.paused);
+                tables.insert(table.clone(), state);
             }
             let merge = ShardMerge::new(parse_position(&log_pos)?);
             let progress = ShardProgress {
@@ -344,6 +393,7 @@ impl CaptureStream {
                     merge,
                     log: log_pos,
                     tables,
+                    queued,
                     progress,
                 },
             );
@@ -363,7 +413,12 @@ impl CaptureStream {
             reading: 0,
             log_task,
             chunk_tasks: BTreeMap::new(),
-            paused: false,
+            key_names: names,
+            key_orders: orders,
+            client,
+            selected: matched,
+            held: Vec::new(),
+            keys_refreshed: false,
         };
         for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
             stream.update_progress(&shard);
@@ -376,27 +431,48 @@ impl CaptureStream {
     /// reading finish and are merged, the cursors stay where they are (so positions saved while
     /// paused resume the capture). The `pause-snapshot` of DBLog.
     pub fn pause(&mut self) {
-        if !self.paused {
-            tracing::info!("chunked snapshot paused");
+        for shard in self.shards.keys().cloned().collect::<Vec<_>>() {
+            self.set_paused(&shard, true);
         }
-        self.paused = true;
     }
 
     /// Starts chunks again after [`Self::pause`].
     pub fn resume(&mut self) {
-        if self.paused {
-            tracing::info!("chunked snapshot resumed");
+        for shard in self.shards.keys().cloned().collect::<Vec<_>>() {
+            self.set_paused(&shard, false);
         }
-        self.paused = false;
     }
 
+    /// Whether a capture is in progress and every one is paused.
     pub fn is_paused(&self) -> bool {
-        self.paused
+        let mut tables = self.shards.values().flat_map(|s| s.tables.values());
+        let mut any = false;
+        tables.all(|t| {
+            any = true;
+            t.paused
+        }) && any
+    }
+
+    /// Pauses or resumes the captures of `shard` (the running ones; a capture that starts later,
+    /// queued or newly requested, starts unpaused).
+    fn set_paused(&mut self, shard: &str, paused: bool) {
+        let Some(s) = self.shards.get_mut(shard) else {
+            return;
+        };
+        let changed = s.tables.values().filter(|t| t.paused != paused).count();
+        for t in s.tables.values_mut() {
+            t.paused = paused;
+        }
+        if changed > 0 {
+            tracing::info!(shard = %shard, tables = changed, "chunked snapshot {}", if paused { "paused" } else { "resumed" });
+        }
     }
 
     /// Whether every capture finished on every shard (the log stream goes on).
     pub fn capture_done(&self) -> bool {
-        self.shards.values().all(|s| s.tables.is_empty())
+        self.shards
+            .values()
+            .all(|s| s.tables.is_empty() && s.queued.is_empty())
     }
 
     pub fn progress(&self) -> CaptureProgress {
@@ -420,6 +496,17 @@ impl CaptureStream {
     /// least one event; fails when the log fails or a capture cannot go on.
     pub async fn next_events(&mut self) -> Result<Vec<Event>> {
         loop {
+            if !self.held.is_empty() {
+                if !self.keys_refreshed {
+                    self.refresh_keys().await?;
+                }
+                let held = std::mem::take(&mut self.held);
+                let out = self.on_log(held)?;
+                if !out.is_empty() {
+                    return Ok(out);
+                }
+                continue;
+            }
             self.schedule();
             self.check_snapshot_deadlines()?;
             let wake = self
@@ -432,7 +519,11 @@ impl CaptureStream {
             tokio::select! {
                 log = self.log_rx.recv() => {
                     let events = log.ok_or_else(|| Error::fatal("the log stream ended"))??;
-                    return self.on_log(events);
+                    self.keys_refreshed = false;
+                    let out = self.on_log(events)?;
+                    if !out.is_empty() {
+                        return Ok(out);
+                    }
                 }
                 Some(report) = self.chunk_rx.recv() => {
                     let out = self.on_chunk(report)?;
@@ -451,9 +542,6 @@ impl CaptureStream {
         let now = Instant::now();
         let limit = self.snap.chunks_in_flight;
         self.chunk_tasks.retain(|_, t| !t.is_finished());
-        if self.paused {
-            return;
-        }
         // Round robin: the shard and table with the fewest chunks go first.
         loop {
             if self.reading >= limit {
@@ -471,9 +559,12 @@ impl CaptureStream {
             let pick = self
                 .shards
                 .iter()
+                // A shard still in its in-stream copy has no log position to merge against yet.
+                .filter(|(_, s)| s.log.copy_completed)
                 .flat_map(|(shard, s)| s.tables.iter().map(move |(t, st)| (shard, t, st)))
                 .filter(|(_, _, t)| {
-                    t.reading.is_none()
+                    !t.paused
+                        && t.reading.is_none()
                         && t.next.is_some()
                         && t.unmerged < 2
                         && t.not_before.is_none_or(|at| at <= now)
@@ -730,11 +821,25 @@ impl CaptureStream {
 
     fn on_log(&mut self, events: Vec<Event>) -> Result<Vec<Event>> {
         let mut out = Vec::with_capacity(events.len());
-        for event in events {
+        let mut events = events.into_iter();
+        while let Some(event) = events.next() {
+            if let Some((shard, signal)) = self.signal_in(&event) {
+                if self.needs_keys(&signal) && !self.keys_refreshed {
+                    // A table this stream has not seen the key of: hold the rest of the batch
+                    // (nothing after the signal is handed out before it takes effect).
+                    self.held = std::iter::once(event).chain(events).collect();
+                    return Ok(out);
+                }
+                self.apply_signal(&shard, signal);
+                continue;
+            }
             match &event {
                 Event::Schema(s) => {
                     self.schemas
                         .insert((s.shard.clone(), s.table.clone()), s.clone());
+                    if self.is_signal_table(&s.table) {
+                        continue;
+                    }
                 }
                 Event::Change(c) => {
                     if let Some(state) = self.shards.get_mut(&c.schema.shard) {
@@ -763,7 +868,7 @@ impl CaptureStream {
                     if self
                         .shards
                         .get(&shard.1)
-                        .is_some_and(|s| !s.tables.is_empty()) =>
+                        .is_some_and(|s| !s.tables.is_empty() || !s.queued.is_empty()) =>
                 {
                     return Err(Error::fatal(format!(
                         "shard {}/{} was resharded during a chunked snapshot — start the capture again on the new shards",
@@ -775,6 +880,186 @@ impl CaptureStream {
             out.push(event);
         }
         Ok(out)
+    }
+
+    fn is_signal_table(&self, table: &str) -> bool {
+        self.snap.signal_table.as_deref() == Some(table)
+    }
+
+    /// The signal `event` carries: an insert into the signal table read from the log (rows the
+    /// in-stream copy reads are old signals, not requests).
+    fn signal_in(
+        &self,
+        event: &Event,
+    ) -> Option<(String, std::result::Result<Signal, SignalError>)> {
+        let Event::Change(c) = event else {
+            return None;
+        };
+        if !self.is_signal_table(&c.schema.table) {
+            return None;
+        }
+        if c.kind != RowKind::Insert || c.is_snapshot {
+            // Not a request; still never handed out (the table is not one of the data tables).
+            return Some((c.schema.shard.clone(), Ok(Signal::Ignored)));
+        }
+        Some((
+            c.schema.shard.clone(),
+            Signal::from_row(&self.options.keyspace, &c.schema, &c.values),
+        ))
+    }
+
+    /// Whether `signal` names a table whose primary key this stream has not read.
+    fn needs_keys(&self, signal: &std::result::Result<Signal, SignalError>) -> bool {
+        match signal {
+            Ok(Signal::Execute(captures)) => captures
+                .iter()
+                .any(|c| !self.key_names.contains_key(&c.table)),
+            _ => false,
+        }
+    }
+
+    async fn refresh_keys(&mut self) -> Result<()> {
+        self.key_names = self
+            .client
+            .primary_key_columns(&self.options.keyspace)
+            .await?;
+        self.key_orders = self.client.key_orders(&self.options.keyspace).await?;
+        self.keys_refreshed = true;
+        Ok(())
+    }
+
+    /// Acts on a signal read from `shard`'s log, before anything after it is handed out.
+    fn apply_signal(&mut self, shard: &str, signal: std::result::Result<Signal, SignalError>) {
+        if !self.shards.contains_key(shard) {
+            return;
+        }
+        let outcome = match signal {
+            Ok(Signal::Ignored) => return,
+            Ok(Signal::Execute(captures)) => self.execute_signal(shard, captures),
+            Ok(Signal::Pause) => {
+                self.set_paused(shard, true);
+                Ok(())
+            }
+            Ok(Signal::Resume) => {
+                self.set_paused(shard, false);
+                Ok(())
+            }
+            Ok(Signal::Stop(tables)) => {
+                self.stop_captures(shard, &tables);
+                Ok(())
+            }
+            Err(e) => Err(e.to_string()),
+        };
+        let progress = &mut self.shards.get_mut(shard).expect("shard").progress;
+        match outcome {
+            Ok(()) => progress.signals += 1,
+            Err(reason) => {
+                progress.signals_rejected += 1;
+                tracing::warn!(shard = %shard, signal_table = ?self.snap.signal_table, "{reason}");
+            }
+        }
+        self.update_progress(shard);
+    }
+
+    /// Starts (or queues behind a running one) a capture per table; every table is checked
+    /// first, so a signal with a wrong table changes nothing.
+    fn execute_signal(
+        &mut self,
+        shard: &str,
+        captures: Vec<Capture>,
+    ) -> std::result::Result<(), String> {
+        let mut planned = Vec::with_capacity(captures.len());
+        for c in captures {
+            let selected = self.selected.contains(&c.table)
+                || self
+                    .schemas
+                    .contains_key(&(shard.to_string(), c.table.clone()));
+            if !selected || self.is_signal_table(&c.table) {
+                return Err(format!(
+                    "execute-snapshot names table '{}', which this stream does not read (it reads: {}) — \
+                     capture one of the stream's tables",
+                    c.table,
+                    self.selected.join(", ")
+                ));
+            }
+            let key = table_key(
+                &self.options.keyspace,
+                &c.table,
+                &self.key_names,
+                &self.key_orders,
+            )
+            .map_err(|e| format!("table '{}' cannot be captured: {}", c.table, e.message))?;
+            planned.push((c, Arc::new(key)));
+        }
+        let s = self.shards.get_mut(shard).expect("shard");
+        for (c, key) in planned {
+            if s.tables.contains_key(&c.table) {
+                tracing::info!(table = %c.table, shard = %shard, filter = ?c.filter, "capture queued behind the running one");
+                s.queued.push(c);
+            } else {
+                tracing::info!(table = %c.table, shard = %shard, filter = ?c.filter, "capture requested by a signal");
+                s.tables.insert(
+                    c.table.clone(),
+                    TableState::new(c.filter, key, ChunkRange::all()),
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Ends the captures of `tables` on `shard` (all when empty), running and queued; what they
+    /// emitted stays emitted.
+    fn stop_captures(&mut self, shard: &str, tables: &[String]) {
+        let s = self.shards.get_mut(shard).expect("shard");
+        let stopped: Vec<String> = s
+            .tables
+            .keys()
+            .filter(|t| tables.is_empty() || tables.contains(t))
+            .cloned()
+            .collect();
+        s.queued
+            .retain(|c| !(tables.is_empty() || tables.contains(&c.table)));
+        for table in stopped {
+            let s = self.shards.get_mut(shard).expect("shard");
+            let st = s.tables.remove(&table).expect("listed");
+            for id in s.merge.abandon_table(&table) {
+                if let Some(task) = self.chunk_tasks.remove(&id) {
+                    task.abort();
+                }
+            }
+            if st.reading.is_some() {
+                self.reading -= 1;
+            }
+            tracing::info!(table = %table, shard = %shard, rows = st.rows, "capture stopped by a signal");
+        }
+    }
+
+    /// The capture queued next for `table` on `shard`, if any, starts.
+    fn start_queued(&mut self, shard: &str, table: &str) {
+        let Some(s) = self.shards.get_mut(shard) else {
+            return;
+        };
+        let Some(i) = s.queued.iter().position(|c| c.table == table) else {
+            return;
+        };
+        let c = s.queued.remove(i);
+        match table_key(
+            &self.options.keyspace,
+            table,
+            &self.key_names,
+            &self.key_orders,
+        ) {
+            Ok(key) => {
+                tracing::info!(table = %table, shard = %shard, filter = ?c.filter, "queued capture started");
+                s.tables.insert(
+                    c.table,
+                    TableState::new(c.filter, Arc::new(key), ChunkRange::all()),
+                );
+            }
+            Err(e) => {
+                tracing::warn!(table = %table, shard = %shard, "queued capture dropped: {}", e.message)
+            }
+        }
     }
 
     /// Hands out the merged chunks of `shard`, in slices, each followed by a mark.
@@ -819,6 +1104,7 @@ impl CaptureStream {
                     s.tables.remove(&table);
                 }
                 tracing::info!(table = %table, shard = %shard, "chunked snapshot of the table done on the shard");
+                self.start_queued(shard, &table);
             }
             self.update_progress(shard);
             out.push(Event::Mark(self.position(shard)));
@@ -843,8 +1129,9 @@ impl CaptureStream {
                     .div_ceil(rows_per_chunk)
                     .max(1)
             })
-            .sum();
-        s.progress.tables_remaining = s.tables.len() as u64;
+            .sum::<u64>()
+            + s.queued.len() as u64;
+        s.progress.tables_remaining = (s.tables.len() + s.queued.len()) as u64;
         s.progress.chunks_planned = s.progress.chunks_done + left;
     }
 
@@ -863,11 +1150,63 @@ impl CaptureStream {
                     level: range.level as u32,
                     chunks: t.chunks,
                     rows: t.rows,
+                    paused: t.paused,
                 })
             })
+            .chain(s.queued.iter().map(|c| TableSnapshot {
+                filter: c.filter.clone(),
+                ..TableSnapshot::whole(&c.table)
+            }))
             .collect();
         p
     }
+}
+
+/// The capture key of `table`: its primary-key columns in MySQL's order.
+fn table_key(
+    keyspace: &str,
+    table: &str,
+    names: &BTreeMap<String, Vec<String>>,
+    orders: &TableKeyOrders,
+) -> Result<TableKey> {
+    let order = orders.get(table).cloned().unwrap_or_else(|| {
+        Err(crate::keyorder::Inexact {
+            column: String::new(),
+            reason: "the table has no primary key".into(),
+        })
+    });
+    TableKey::new(
+        &format!("{keyspace}.{table}"),
+        names.get(table).cloned().unwrap_or_default(),
+        order,
+    )
+}
+
+/// Makes the log stream read the signal table (it is never handed out), after checking it exists.
+async fn select_signal_table(
+    client: &VtgateClient,
+    options: &mut StreamOptions,
+    signal: &str,
+) -> Result<()> {
+    let ks = &options.keyspace;
+    let info = client.describe_keyspace(ks).await?;
+    if !info.tables.iter().any(|(t, _)| t == signal) {
+        return Err(Error::config(format!(
+            "the signal table '{ks}.{signal}' does not exist — create it: CREATE TABLE {signal} (id VARCHAR(64) NOT NULL PRIMARY KEY, \
+             type VARCHAR(32) NOT NULL, data TEXT) (and a vindex for it in a sharded keyspace; docs/snapshots.md, \"Signals\")"
+        ))
+        .with_code(ErrorCode::UnknownTable));
+    }
+    if options.tables.iter().any(|t| t == signal) {
+        return Err(Error::config(format!(
+            "the signal table '{signal}' is also listed among the tables — it carries requests, not data: remove it from the tables"
+        ))
+        .with_code(ErrorCode::InvalidOption));
+    }
+    if !options.tables.is_empty() || !options.table_patterns.is_empty() {
+        options.table_patterns.push(regex::escape(signal));
+    }
+    Ok(())
 }
 
 fn parse_position(p: &ShardPosition) -> Result<GtidSet> {

@@ -301,6 +301,18 @@ impl ShardMerge {
         self.chunks.retain(|c| c.id != id);
     }
 
+    /// Drops every chunk of `table` (its capture was stopped); returns their ids.
+    pub fn abandon_table(&mut self, table: &str) -> Vec<ChunkId> {
+        let ids = self
+            .chunks
+            .iter()
+            .filter(|c| c.table == table)
+            .map(|c| c.id)
+            .collect();
+        self.chunks.retain(|c| c.table != table);
+        ids
+    }
+
     /// Bytes a chunk holds (rows and recorded keys): what its budget is checked against.
     pub fn chunk_bytes(&self, id: ChunkId) -> usize {
         self.chunks

@@ -10,11 +10,13 @@
 //! - [`key`]: primary keys in MySQL's order, chunk ranges and their filter predicates.
 //! - [`merge`]: the per-shard merge of log changes and chunk rows (pure logic).
 //! - [`chunk`]: one chunk's side stream.
+//! - [`signal`]: requests read from a signal table in the log.
 //! - [`capture`]: the log stream with the chunks beside it, per shard merged, resumable.
 
 pub mod capture;
 pub mod chunk;
 pub mod key;
 pub mod merge;
+pub mod signal;
 
 pub use capture::{Capture, CaptureProgress, CaptureStream, ShardProgress};

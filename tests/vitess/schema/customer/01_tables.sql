@@ -76,6 +76,23 @@ CREATE TABLE snap_ticks (
   PRIMARY KEY (id)
 ) ENGINE = InnoDB;
 
+-- Signal tables (docs/snapshots.md, "Signals"), one per test suite so that their signals never
+-- reach each other's streams: snap_signal for the core's live_snapshot tests, flink_signal for
+-- VitessSignalITCase. Each suite deletes its rows when it ends.
+CREATE TABLE snap_signal (
+  id VARCHAR(64) NOT NULL,
+  type VARCHAR(32) NOT NULL,
+  data TEXT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
+CREATE TABLE flink_signal (
+  id VARCHAR(64) NOT NULL,
+  type VARCHAR(32) NOT NULL,
+  data TEXT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
 -- Chunked snapshots in Flink (VitessChunkedSnapshotITCase): rows of one test run (`run`), a
 -- version counter per row that the concurrent writer raises with every write.
 CREATE TABLE flink_snap (

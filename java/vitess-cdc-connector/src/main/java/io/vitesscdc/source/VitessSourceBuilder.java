@@ -203,6 +203,16 @@ public final class VitessSourceBuilder<T> {
         return this;
     }
 
+    /**
+     * Acts on the signals inserted into this table of the keyspace (re-snapshot a table or key
+     * range, pause, resume, stop; docs/snapshots.md, Signals). Re-snapshot rows are snapshot reads
+     * ({@code ChangeKind.SNAPSHOT_READ}), to apply as upserts.
+     */
+    public VitessSourceBuilder<T> signalTable(String table) {
+        config.signalTable(table);
+        return this;
+    }
+
     /** Chunked snapshots: the chunks' tablet type (default: the core's, docs/options.md). */
     public VitessSourceBuilder<T> snapshotTabletType(String tabletType) {
         config.snapshotTabletType(tabletType);

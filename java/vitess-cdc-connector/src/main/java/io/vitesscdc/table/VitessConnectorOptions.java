@@ -144,6 +144,14 @@ public final class VitessConnectorOptions {
             .withDescription("Chunked snapshots: the tablet type the chunks read from (their brief table lock "
                     + "lands there): primary, replica or rdonly." + CORE_DEFAULT);
 
+    public static final ConfigOption<String> SCAN_SIGNAL_TABLE = ConfigOptions.key("scan.signal-table")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("A table of the keyspace whose inserted rows are signals: execute-snapshot (capture "
+                    + "tables or key ranges again, in chunks beside the change log), pause-snapshot, resume-snapshot, "
+                    + "stop-snapshot. Read from the change stream, never emitted; the table is then read as an "
+                    + "upsert changelog (docs/snapshots.md, Signals). Not set: no signals.");
+
     public static final ConfigOption<Duration> HEARTBEAT_INTERVAL = ConfigOptions.key("heartbeat.interval")
             .durationType()
             .noDefaultValue()

@@ -46,6 +46,7 @@ import static io.vitesscdc.table.VitessConnectorOptions.RETRY_INITIAL_BACKOFF;
 import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_ATTEMPTS;
 import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_BACKOFF;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_INITIAL_SNAPSHOT;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SIGNAL_TABLE;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNK_ROWS;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNK_SIZE;
@@ -119,7 +120,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 SCAN_SNAPSHOT_CHUNK_ROWS,
                 SCAN_SNAPSHOT_CHUNK_SIZE,
                 SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT,
-                SCAN_SNAPSHOT_TABLET_TYPE);
+                SCAN_SNAPSHOT_TABLET_TYPE,
+                SCAN_SIGNAL_TABLE);
     }
 
     @Override
@@ -210,7 +212,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 table,
                 changelogMode,
                 schema.getPrimaryKey().isPresent(),
-                built.chunkedInitialSnapshot(),
+                built.readsChunkedSnapshots(),
                 () -> KeyOrders.read(built.planningOptionsJson()));
         return VitessDynamicTableSource.of(
                 built, context.getPhysicalRowDataType(), changelog, options.get(FILTER_PUSH_DOWN));
@@ -341,6 +343,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
     private static void snapshots(ReadableConfig options, String table, VitessSourceConfig.Builder config) {
         options.getOptional(SCAN_INITIAL_SNAPSHOT)
                 .ifPresent(v -> config.initialSnapshot(InitialSnapshot.fromOptionValue(v)));
+        options.getOptional(SCAN_SIGNAL_TABLE).ifPresent(config::signalTable);
         options.getOptional(SCAN_SNAPSHOT_CHUNK_ROWS).ifPresent(config::snapshotChunkRows);
         options.getOptional(SCAN_SNAPSHOT_CHUNK_SIZE).ifPresent(config::snapshotChunkSize);
         options.getOptional(SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT).ifPresent(config::snapshotChunksInFlight);

@@ -62,6 +62,7 @@ public final class VitessSourceConfig implements Serializable {
     static final String SNAPSHOT_CHUNK_BYTES = "snapshot_chunk_bytes";
     static final String SNAPSHOT_CHUNKS_IN_FLIGHT = "snapshot_chunks_in_flight";
     static final String SNAPSHOT_TABLET_TYPE = "snapshot_tablet_type";
+    static final String SIGNAL_TABLE = "signal_table";
 
     private final String address;
     private final String keyspace;
@@ -194,6 +195,20 @@ public final class VitessSourceConfig implements Serializable {
     public boolean chunkedInitialSnapshot() {
         return startupMode == StartupMode.INITIAL
                 && InitialSnapshot.CHUNKED.optionValue().equals(nativeOptions.get(INITIAL_SNAPSHOT));
+    }
+
+    /** The signal table the stream acts on (docs/snapshots.md, Signals), or {@code null}. */
+    public String signalTable() {
+        Object table = nativeOptions.get(SIGNAL_TABLE);
+        return table == null ? null : table.toString();
+    }
+
+    /**
+     * Whether the stream may carry chunked snapshots' rows (snapshot reads, applied as upserts):
+     * a chunked initial snapshot, or re-snapshots a signal asks for.
+     */
+    public boolean readsChunkedSnapshots() {
+        return chunkedInitialSnapshot() || (signalTable() != null && startupMode != StartupMode.SNAPSHOT);
     }
 
     /** Extra core options, passed to the native stream as they are. */
@@ -510,6 +525,17 @@ public final class VitessSourceConfig implements Serializable {
         public Builder snapshotChunksInFlight(int chunks) {
             require(chunks >= 1, "snapshotChunksInFlight must be at least 1, got " + chunks);
             return nativeOption(SNAPSHOT_CHUNKS_IN_FLIGHT, chunks);
+        }
+
+        /**
+         * A table of the keyspace whose inserted rows are signals: execute-snapshot (capture tables
+         * or key ranges again, beside the log), pause-snapshot, resume-snapshot, stop-snapshot. It
+         * is read from the change stream and never emitted (docs/snapshots.md, Signals).
+         */
+        public Builder signalTable(String table) {
+            Objects.requireNonNull(table, "signalTable");
+            require(!table.isBlank(), "signalTable must name a table, e.g. vitess_cdc_signal");
+            return nativeOption(SIGNAL_TABLE, table.trim());
         }
 
         /** Chunked snapshots: the tablet type the chunks read from ({@code primary}, {@code replica}, {@code rdonly}). */

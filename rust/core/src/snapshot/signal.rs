@@ -1,0 +1,414 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! Signals: requests to a running capture written as rows of a table in the user's keyspace.
+//!
+//! The capture reads the signal table from its own change stream, so a signal takes effect at
+//! its position in the shard's log (DBLog's "the request is in the log"): everything before it
+//! streams as before, the capture it asks for starts after it, and a checkpoint taken after it
+//! carries its effect. Each shard acts on the signals in its own log — write one row per shard
+//! (`vstream signal` does, or `USE keyspace:shard` before the INSERT) to reach every shard.
+//!
+//! The table and its rows follow Debezium's signaling table, so its users' scripts carry over:
+//!
+//! ```sql
+//! CREATE TABLE vitess_cdc_signal (
+//!   id   VARCHAR(64) NOT NULL PRIMARY KEY, -- any unique id; the connector only logs it
+//!   type VARCHAR(32) NOT NULL,             -- execute-snapshot | pause-snapshot | resume-snapshot | stop-snapshot
+//!   data TEXT NULL                         -- JSON, see below
+//! );
+//! ```
+//!
+//! - `execute-snapshot`: `{"data-collections": ["t", "ks.u"], "type": "incremental",
+//!   "additional-conditions": [{"data-collection": "t", "filter": "id >= 100"}]}` — capture the
+//!   tables (all of each, or the rows its condition selects) in chunks beside the log.
+//! - `pause-snapshot` / `resume-snapshot`: no new chunk starts until resumed (data ignored).
+//! - `stop-snapshot`: `{"data-collections": ["t"]}` ends those tables' captures; no data (or an
+//!   empty list) ends every capture of the shard.
+//!
+//! Only inserted rows are signals; updates and deletes of the table (e.g. clean-up) are not.
+//! A signal that cannot be understood is reported ([`SignalError`]) and skipped: it is in the
+//! log, so failing on it would fail every restart from a checkpoint before it.
+
+use super::capture::Capture;
+use crate::client::{sql_string, VtgateClient};
+use crate::error::{Error, Result};
+use crate::event::TableSchema;
+use crate::value::Value;
+use serde::Deserialize;
+
+/// The default name of the signal table (documented with the schema above).
+pub const DEFAULT_SIGNAL_TABLE: &str = "vitess_cdc_signal";
+
+/// One request read from the signal table.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Signal {
+    /// Capture these tables (each with its optional condition).
+    Execute(Vec<Capture>),
+    Pause,
+    Resume,
+    /// End the captures of these tables; empty = every capture.
+    Stop(Vec<String>),
+    /// A row of the signal table that is no request (an update, a delete, a copied row).
+    Ignored,
+}
+
+/// A signal row that is not a valid request: why, and the row's id to find it by.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("signal '{id}' is ignored: {reason}")]
+pub struct SignalError {
+    pub id: String,
+    pub reason: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct ExecuteData {
+    data_collections: Vec<String>,
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+    #[serde(default)]
+    additional_conditions: Vec<Condition>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct Condition {
+    data_collection: String,
+    filter: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "kebab-case", deny_unknown_fields)]
+struct StopData {
+    #[serde(default)]
+    data_collections: Vec<String>,
+    #[serde(default, rename = "type")]
+    kind: Option<String>,
+}
+
+impl Signal {
+    /// The signal in an inserted row of the signal table of `keyspace` (columns `id`, `type`,
+    /// `data`, found by name).
+    pub fn from_row(
+        keyspace: &str,
+        schema: &TableSchema,
+        values: &[Value],
+    ) -> std::result::Result<Signal, SignalError> {
+        let text = |name: &str| -> Option<String> {
+            let i = schema
+                .columns
+                .iter()
+                .position(|c| c.name.eq_ignore_ascii_case(name))?;
+            match values.get(i)? {
+                Value::String(s) => Some(s.clone()),
+                Value::Bytes(b) => String::from_utf8(b.clone()).ok(),
+                Value::Int(v) => Some(v.to_string()),
+                Value::UInt(v) => Some(v.to_string()),
+                _ => None,
+            }
+        };
+        let id = text("id").unwrap_or_else(|| "?".into());
+        let fail = |reason: String| SignalError {
+            id: id.clone(),
+            reason,
+        };
+        let Some(kind) = text("type") else {
+            return Err(fail(format!(
+                "the signal table '{}' needs a text column `type` (and `id`, `data`) — see docs/snapshots.md",
+                schema.table
+            )));
+        };
+        let data = text("data").filter(|d| !d.trim().is_empty());
+        Self::parse(keyspace, &kind, data.as_deref()).map_err(fail)
+    }
+
+    /// A signal of type `kind` with JSON `data`.
+    pub fn parse(
+        keyspace: &str,
+        kind: &str,
+        data: Option<&str>,
+    ) -> std::result::Result<Signal, String> {
+        match kind.trim().to_ascii_lowercase().as_str() {
+            "execute-snapshot" => {
+                let data = data.ok_or(
+                    "execute-snapshot needs data naming its tables: {\"data-collections\": [\"TABLE\"]}",
+                )?;
+                let d: ExecuteData = serde_json::from_str(data)
+                    .map_err(|e| format!("its data is not an execute-snapshot request ({e}): {data}"))?;
+                check_kind(d.kind.as_deref())?;
+                if d.data_collections.is_empty() {
+                    return Err("execute-snapshot names no table in data-collections".into());
+                }
+                let mut captures: Vec<Capture> = Vec::new();
+                for name in &d.data_collections {
+                    let table = local_name(keyspace, name)?;
+                    if captures.iter().any(|c| c.table == table) {
+                        return Err(format!("table '{table}' is named twice in data-collections"));
+                    }
+                    captures.push(Capture {
+                        table,
+                        filter: None,
+                        shards: Vec::new(),
+                    });
+                }
+                for c in &d.additional_conditions {
+                    let table = local_name(keyspace, &c.data_collection)?;
+                    let capture = captures
+                        .iter_mut()
+                        .find(|x| x.table == table)
+                        .ok_or_else(|| {
+                            format!("the condition for '{table}' names a table that data-collections does not list")
+                        })?;
+                    let filter = c.filter.trim();
+                    if filter.is_empty() {
+                        continue;
+                    }
+                    capture.filter = Some(match capture.filter.take() {
+                        None => filter.to_string(),
+                        Some(f) => format!("({f}) and ({filter})"),
+                    });
+                }
+                Ok(Signal::Execute(captures))
+            }
+            "pause-snapshot" => Ok(Signal::Pause),
+            "resume-snapshot" => Ok(Signal::Resume),
+            "stop-snapshot" => {
+                let tables = match data {
+                    None => Vec::new(),
+                    Some(data) => {
+                        let d: StopData = serde_json::from_str(data).map_err(|e| {
+                            format!("its data is not a stop-snapshot request ({e}): {data}")
+                        })?;
+                        check_kind(d.kind.as_deref())?;
+                        d.data_collections
+                            .iter()
+                            .map(|n| local_name(keyspace, n))
+                            .collect::<std::result::Result<_, _>>()?
+                    }
+                };
+                Ok(Signal::Stop(tables))
+            }
+            other => Err(format!(
+                "unknown signal type '{other}' — use execute-snapshot, pause-snapshot, resume-snapshot or stop-snapshot"
+            )),
+        }
+    }
+}
+
+impl Signal {
+    /// The `type` and `data` columns of this signal's row (what [`Self::parse`] reads back).
+    pub fn to_row(&self) -> (&'static str, Option<String>) {
+        let tables = |captures: &mut dyn Iterator<Item = &str>| -> Vec<String> {
+            captures.map(str::to_string).collect()
+        };
+        match self {
+            Signal::Execute(captures) => {
+                let conditions: Vec<_> = captures
+                    .iter()
+                    .filter_map(|c| {
+                        let f = c.filter.as_ref()?;
+                        Some(serde_json::json!({"data-collection": c.table, "filter": f}))
+                    })
+                    .collect();
+                let mut data = serde_json::json!({
+                    "data-collections": tables(&mut captures.iter().map(|c| c.table.as_str())),
+                    "type": "incremental",
+                });
+                if !conditions.is_empty() {
+                    data["additional-conditions"] = conditions.into();
+                }
+                ("execute-snapshot", Some(data.to_string()))
+            }
+            Signal::Pause => ("pause-snapshot", None),
+            Signal::Resume => ("resume-snapshot", None),
+            Signal::Stop(t) if t.is_empty() => ("stop-snapshot", None),
+            Signal::Stop(t) => (
+                "stop-snapshot",
+                Some(serde_json::json!({"data-collections": t, "type": "incremental"}).to_string()),
+            ),
+            Signal::Ignored => ("", None),
+        }
+    }
+}
+
+/// Writes `signal` as row `id` of `signal_table` on each of `shards` of `keyspace` (each row
+/// goes straight to its shard, whatever the table's vindex: every shard's log must carry it).
+pub async fn write_signal(
+    client: &VtgateClient,
+    keyspace: &str,
+    signal_table: &str,
+    shards: &[String],
+    id: &str,
+    signal: &Signal,
+) -> Result<()> {
+    let (kind, data) = signal.to_row();
+    let sql = format!(
+        "insert into `{}` (`id`, `type`, `data`) values ({}, {}, {})",
+        signal_table.replace('`', "``"),
+        sql_string(id),
+        sql_string(kind),
+        data.as_deref()
+            .map_or_else(|| "null".to_string(), sql_string)
+    );
+    for shard in shards {
+        client
+            .execute_on(&format!("{keyspace}:{shard}"), &sql)
+            .await?;
+    }
+    Ok(())
+}
+
+/// Only incremental snapshots (beside the log) exist; Debezium's `blocking` stops the log.
+fn check_kind(kind: Option<&str>) -> std::result::Result<(), String> {
+    match kind.map(str::trim) {
+        None | Some("") => Ok(()),
+        Some(k) if k.eq_ignore_ascii_case("incremental") => Ok(()),
+        Some(k) => Err(format!(
+            "snapshot type '{k}' is not supported — vitess-cdc captures beside the log (\"incremental\", the default)"
+        )),
+    }
+}
+
+/// `table` or `keyspace.table` (of this stream's keyspace) to the table's name.
+fn local_name(keyspace: &str, name: &str) -> std::result::Result<String, String> {
+    let name = name.trim().trim_matches('`');
+    let table = match name.split_once('.') {
+        Some((ks, t)) if ks.trim_matches('`') == keyspace => t.trim_matches('`'),
+        Some((ks, _)) => {
+            return Err(format!(
+                "'{name}' is in keyspace '{ks}', but this stream reads keyspace '{keyspace}'"
+            ))
+        }
+        None => name,
+    };
+    if table.is_empty() {
+        return Err("a data-collection is empty".into());
+    }
+    Ok(table.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn execute(data: &str) -> std::result::Result<Signal, String> {
+        Signal::parse("ks", "execute-snapshot", Some(data))
+    }
+
+    #[test]
+    fn execute_with_tables_and_conditions() {
+        let s = execute(
+            r#"{"data-collections":["t","ks.u"],"type":"incremental",
+                "additional-conditions":[{"data-collection":"ks.u","filter":"id >= 10"},
+                                         {"data-collection":"u","filter":"id < 20"}]}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            s,
+            Signal::Execute(vec![
+                Capture {
+                    table: "t".into(),
+                    filter: None,
+                    shards: vec![]
+                },
+                Capture {
+                    table: "u".into(),
+                    filter: Some("(id >= 10) and (id < 20)".into()),
+                    shards: vec![]
+                },
+            ])
+        );
+    }
+
+    #[test]
+    fn rows_written_read_back_as_the_same_signal() {
+        let signals = [
+            Signal::Execute(vec![
+                Capture::parse("t").unwrap(),
+                Capture::parse("u:id >= 'a''b'").unwrap(),
+            ]),
+            Signal::Pause,
+            Signal::Resume,
+            Signal::Stop(vec![]),
+            Signal::Stop(vec!["t".into(), "u".into()]),
+        ];
+        for s in signals {
+            let (kind, data) = s.to_row();
+            assert_eq!(Signal::parse("ks", kind, data.as_deref()), Ok(s));
+        }
+    }
+
+    #[test]
+    fn pause_resume_stop() {
+        assert_eq!(
+            Signal::parse("ks", " Pause-Snapshot ", None),
+            Ok(Signal::Pause)
+        );
+        assert_eq!(
+            Signal::parse("ks", "resume-snapshot", Some("{}")),
+            Ok(Signal::Resume)
+        );
+        assert_eq!(
+            Signal::parse("ks", "stop-snapshot", None),
+            Ok(Signal::Stop(vec![]))
+        );
+        assert_eq!(
+            Signal::parse(
+                "ks",
+                "stop-snapshot",
+                Some(r#"{"data-collections":["ks.t"]}"#)
+            ),
+            Ok(Signal::Stop(vec!["t".into()]))
+        );
+    }
+
+    #[test]
+    fn bad_signals_say_why() {
+        let cases = [
+            ("execute-snapshot", None, "needs data"),
+            (
+                "execute-snapshot",
+                Some("not json"),
+                "not an execute-snapshot request",
+            ),
+            (
+                "execute-snapshot",
+                Some(r#"{"data-collections":[]}"#),
+                "names no table",
+            ),
+            (
+                "execute-snapshot",
+                Some(r#"{"data-collections":["other.t"]}"#),
+                "keyspace 'other'",
+            ),
+            (
+                "execute-snapshot",
+                Some(r#"{"data-collections":["t"],"type":"blocking"}"#),
+                "'blocking' is not supported",
+            ),
+            (
+                "execute-snapshot",
+                Some(r#"{"data-collections":["t","t"]}"#),
+                "named twice",
+            ),
+            (
+                "execute-snapshot",
+                Some(
+                    r#"{"data-collections":["t"],"additional-conditions":[{"data-collection":"u","filter":"a=1"}]}"#,
+                ),
+                "does not list",
+            ),
+            (
+                "execute-snapshot",
+                Some(r#"{"data-colections":["t"]}"#),
+                "unknown field",
+            ),
+            ("snapshot", None, "unknown signal type 'snapshot'"),
+        ];
+        for (kind, data, expected) in cases {
+            let e = Signal::parse("ks", kind, data).unwrap_err();
+            assert!(e.contains(expected), "{kind} {data:?}: {e}");
+        }
+    }
+}
