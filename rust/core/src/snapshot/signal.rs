@@ -32,7 +32,7 @@
 
 use super::capture::Capture;
 use crate::client::{sql_string, VtgateClient};
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::event::TableSchema;
 use crate::value::Value;
 use serde::Deserialize;
