@@ -5,11 +5,9 @@
 
 package io.vitesscdc.source;
 
-import io.vitesscdc.nativeio.ChangeKind;
-import io.vitesscdc.nativeio.VitessRecord;
-import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
-import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.testutils.CountingKinds;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.SlowSnapshot;
 import io.vitesscdc.source.testutils.SqlJobs;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VersionedChangelog;
@@ -18,15 +16,12 @@ import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
-import org.apache.flink.api.common.functions.MapFunction;
-import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.test.junit5.MiniClusterExtension;
-import org.apache.flink.util.Collector;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,9 +31,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -271,81 +264,10 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
         return env;
     }
 
-    /**
-     * Debezium JSON, counting per run the records that were chunked snapshot reads and those that
-     * were in-stream copy rows: Debezium's {@code "r"} is both, so this proves which one ran.
-     */
-    private static final class CountingKinds implements VitessDeserializationSchema<String> {
-        private static final Map<String, AtomicLong> READS = new ConcurrentHashMap<>();
-        private static final Map<String, AtomicLong> COPIED = new ConcurrentHashMap<>();
-        private static final Map<String, AtomicLong> RECORDS = new ConcurrentHashMap<>();
-        private final JsonDebeziumDeserializationSchema json = new JsonDebeziumDeserializationSchema();
-        private final String runId;
-
-        CountingKinds(String runId) {
-            this.runId = runId;
-        }
-
-        static long reads(String runId) {
-            return READS.computeIfAbsent(runId, k -> new AtomicLong()).get();
-        }
-
-        static long copied(String runId) {
-            return COPIED.computeIfAbsent(runId, k -> new AtomicLong()).get();
-        }
-
-        /** Chunked snapshot reads of one table. */
-        static long reads(String runId, String table) {
-            return READS.computeIfAbsent(runId + "/" + table, k -> new AtomicLong())
-                    .get();
-        }
-
-        /** Records of one table (any kind). */
-        static long records(String runId, String table) {
-            return RECORDS.computeIfAbsent(runId + "/" + table, k -> new AtomicLong())
-                    .get();
-        }
-
-        @Override
-        public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) throws Exception {
-            String table = runId + "/" + record.table().table();
-            RECORDS.computeIfAbsent(table, k -> new AtomicLong()).incrementAndGet();
-            if (record.kind() == ChangeKind.SNAPSHOT_READ) {
-                READS.computeIfAbsent(runId, k -> new AtomicLong()).incrementAndGet();
-                READS.computeIfAbsent(table, k -> new AtomicLong()).incrementAndGet();
-            } else if (record.isSnapshot()) {
-                COPIED.computeIfAbsent(runId, k -> new AtomicLong()).incrementAndGet();
-            }
-            json.deserialize(record, context, out);
-        }
-
-        @Override
-        public TypeInformation<String> getProducedType() {
-            return json.getProducedType();
-        }
-    }
-
     private void assertChunkedNotCopied() {
         assertThat(CountingKinds.copied(runId)).as("in-stream copy rows").isZero();
         assertThat(CountingKinds.reads(runId))
                 .as("chunked snapshot reads (of every table the source selects)")
                 .isGreaterThanOrEqualTo(log().snapshotReads());
-    }
-
-    /** Sleeps on every snapshot read, so the capture lasts (and backpressures the source). */
-    private static final class SlowSnapshot implements MapFunction<String, String> {
-        private final long sleepMillis;
-
-        SlowSnapshot(long sleepMillis) {
-            this.sleepMillis = sleepMillis;
-        }
-
-        @Override
-        public String map(String value) throws Exception {
-            if (sleepMillis > 0 && value.contains("\"op\":\"r\"")) {
-                Thread.sleep(sleepMillis);
-            }
-            return value;
-        }
     }
 }

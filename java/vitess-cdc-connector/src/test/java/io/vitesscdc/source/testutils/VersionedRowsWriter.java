@@ -61,6 +61,11 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
         return run;
     }
 
+    /** The run's first id: its ids count up from here. */
+    public long firstId() {
+        return firstId;
+    }
+
     /** Inserts {@code n} rows (what the snapshot reads). */
     public void insertRows(int n) throws SQLException {
         List<String> tuples = new ArrayList<>();
