@@ -21,6 +21,7 @@ mod e2e;
 mod live;
 mod offline;
 mod report;
+mod snapshot_lag;
 mod snapshots;
 
 use clap::Parser;
@@ -85,6 +86,16 @@ struct Args {
     /// Tablet type of the chunks in the snapshot comparison (vttestserver: rdonly)
     #[arg(long, default_value = "rdonly")]
     snapshot_tablet_type: String,
+    /// Only the snapshot's effect on the rest: another table's lag and the writes' latency while
+    /// one large table is snapshotted, in-stream copy vs chunked (docs/benchmarks.md)
+    #[arg(long)]
+    snapshot_lag: bool,
+    /// Rows of the large table of --snapshot-lag
+    #[arg(long, default_value_t = 1_000_000)]
+    lag_rows: usize,
+    /// Ticks per second of the --snapshot-lag writer (each: a ticker insert, an update)
+    #[arg(long, default_value_t = 100)]
+    lag_rate: u64,
     /// End-to-end benchmark role (scripts/bench-e2e.sh): `load` a table, `write` at a steady
     /// rate, or consume as the count-only `floor`; uses --keyspace, --table, --e2e-*
     #[arg(long)]
@@ -156,22 +167,17 @@ fn main() -> std::process::ExitCode {
     );
 
     if args.snapshots {
-        return match snapshots::run(&args) {
-            Ok(runs) => {
-                let runs: Vec<_> = runs.iter().map(snapshots::Run::to_json).collect();
-                let json = serde_json::json!({ "machine": machine, "snapshots": runs });
-                if let Err(e) =
-                    std::fs::write(&args.json, serde_json::to_string_pretty(&json).unwrap())
-                {
-                    eprintln!("cannot write {}: {e}", args.json);
-                }
-                std::process::ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("snapshot benchmark failed: {e}");
-                std::process::ExitCode::FAILURE
-            }
-        };
+        let runs = snapshots::run(&args)
+            .map(|runs| runs.iter().map(snapshots::Run::to_json).collect::<Vec<_>>());
+        return write_runs(&args, machine, "snapshots", runs);
+    }
+    if args.snapshot_lag {
+        let runs = snapshot_lag::run(&args).map(|runs| {
+            runs.iter()
+                .map(snapshot_lag::LagRun::to_json)
+                .collect::<Vec<_>>()
+        });
+        return write_runs(&args, machine, "snapshot_lag", runs);
     }
 
     let offline = offline::run(&args);
@@ -193,5 +199,28 @@ fn main() -> std::process::ExitCode {
         std::process::ExitCode::FAILURE
     } else {
         std::process::ExitCode::SUCCESS
+    }
+}
+
+/// Writes one comparison's runs as `{"machine": …, KEY: runs}` to `--json`.
+fn write_runs(
+    args: &Args,
+    machine: serde_json::Value,
+    key: &str,
+    runs: Result<Vec<serde_json::Value>, String>,
+) -> std::process::ExitCode {
+    match runs {
+        Ok(runs) => {
+            let json = serde_json::json!({ "machine": machine, key: runs });
+            if let Err(e) = std::fs::write(&args.json, serde_json::to_string_pretty(&json).unwrap())
+            {
+                eprintln!("cannot write {}: {e}", args.json);
+            }
+            std::process::ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("{key} benchmark failed: {e}");
+            std::process::ExitCode::FAILURE
+        }
     }
 }

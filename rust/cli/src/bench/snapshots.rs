@@ -20,14 +20,14 @@ use vitess_cdc_core::{Event, SnapshotOptions, StartMode, StreamOptions};
 const BIG: &str = "bench_snap_big";
 const SMALL_PREFIX: &str = "bench_snap_s";
 
-fn create(table: &str) -> String {
+pub(crate) fn create(table: &str) -> String {
     format!(
         "create table if not exists `{table}` (id BIGINT NOT NULL, v BIGINT NOT NULL, \
          pad VARCHAR(48) NOT NULL, PRIMARY KEY (id)) ENGINE = InnoDB"
     )
 }
 
-fn inserts(table: &str, rows: usize) -> Vec<String> {
+pub(crate) fn inserts(table: &str, rows: usize) -> Vec<String> {
     (0..rows)
         .collect::<Vec<_>>()
         .chunks(2000)
@@ -42,6 +42,15 @@ fn inserts(table: &str, rows: usize) -> Vec<String> {
             )
         })
         .collect()
+}
+
+/// `--snapshot-tablet-type`: the chunks' tablet type.
+pub(crate) fn tablet_type(args: &Args) -> TabletType {
+    match args.snapshot_tablet_type.as_str() {
+        "primary" => TabletType::Primary,
+        "replica" => TabletType::Replica,
+        _ => TabletType::Rdonly,
+    }
 }
 
 fn small(i: usize) -> String {
@@ -117,11 +126,7 @@ fn chunked(args: &Args, tables: Vec<String>) -> Result<(u64, f64), String> {
         .collect();
     let snap = SnapshotOptions {
         chunks_in_flight: args.snapshot_chunks_in_flight,
-        tablet_type: match args.snapshot_tablet_type.as_str() {
-            "primary" => TabletType::Primary,
-            "replica" => TabletType::Replica,
-            _ => TabletType::Rdonly,
-        },
+        tablet_type: tablet_type(args),
         ..SnapshotOptions::default()
     };
     let mut stream = rt
