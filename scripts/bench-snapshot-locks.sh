@@ -55,8 +55,9 @@ say "seeding commerce.$TABLE ($ROWS rows)"
   echo "create table $TABLE (id BIGINT NOT NULL, v BIGINT NOT NULL, pad VARCHAR(48) NOT NULL, PRIMARY KEY (id));"
   seq 0 $((ROWS - 1)) | awk '{ printf "%s(%d, %d, '"'"'row %d'"'"')", (NR % 2000 == 1 ? "insert into '"$TABLE"' values " : ","), $1, $1 * 7, $1; if (NR % 2000 == 0) print ";" } END { if (NR % 2000) print ";" }'
 } | vt_cluster_mysql commerce
-# The replica must know the new table (its schema reloads) before a chunk reads it there.
-sleep 5
+# The replica's vttablet learns a new table at its next schema reload (30 min by default);
+# a chunk read there before that fails and is retried. Reload now, as docs/snapshots.md says.
+vt_cluster_ctl ReloadSchemaKeyspace commerce > /dev/null
 
 # general_log_on METHOD / general_log_off: every commerce tablet logs its statements to a file
 # of its own per method.

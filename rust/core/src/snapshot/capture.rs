@@ -22,7 +22,7 @@ use crate::event::{Event, RowKind, TableSchema};
 use crate::gtid::{Gtid, GtidSet};
 use crate::keyorder::TableKeyOrders;
 use crate::metrics::Metrics;
-use crate::options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions};
+use crate::options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions, TabletType};
 use crate::position::{ShardPosition, StreamPosition, TableSnapshot};
 use crate::stream::EventStream;
 use std::collections::BTreeMap;
@@ -743,7 +743,8 @@ impl CaptureStream {
                 if e.kind == ErrorKind::Config {
                     return Err(e);
                 }
-                tracing::warn!(table = %table, shard = %shard, error = %e.message, "chunk failed; reading it again");
+                let hint = unknown_table_hint(&e, &self.options.keyspace, self.snap.tablet_type);
+                tracing::warn!(table = %table, shard = %shard, error = %e.message, hint = hint.as_deref().unwrap_or(""), "chunk failed; reading it again");
                 self.shards
                     .get_mut(&shard)
                     .expect("shard")
@@ -773,7 +774,8 @@ impl CaptureStream {
         }
         self.shards.get_mut(shard).expect("shard").merge.abandon(id);
         let keyspace = self.options.keyspace.clone();
-        let tablet = format!("{:?}", self.snap.tablet_type).to_lowercase();
+        let tablet_type = self.snap.tablet_type;
+        let tablet = format!("{tablet_type:?}").to_lowercase();
         let st = self.table_mut(shard, table);
         st.reading = None;
         st.snapshot_due = None;
@@ -782,7 +784,10 @@ impl CaptureStream {
         if st.retries > MAX_RETRIES {
             let why = cause.map_or_else(
                 || format!("each chunk's {tablet} tablet stayed behind the log stream"),
-                |e| e.message,
+                |e| match unknown_table_hint(&e, &keyspace, tablet_type) {
+                    Some(hint) => format!("{} ({hint})", e.message),
+                    None => e.message,
+                },
             );
             return Err(Error::retryable(format!(
                 "the chunked snapshot of {keyspace}.{table} on shard {shard} gave up after {MAX_RETRIES} attempts: {why} — \
@@ -1209,6 +1214,21 @@ async fn select_signal_table(
     Ok(())
 }
 
+/// For a chunk refused because its tablet does not know the table: the fix. A non-primary
+/// vttablet learns a new table at its next schema reload (every 30 minutes by default), so a
+/// table created moments ago fails there until then.
+fn unknown_table_hint(e: &Error, keyspace: &str, tablet_type: TabletType) -> Option<String> {
+    (tablet_type != TabletType::Primary && e.message.contains("not present in the database")).then(
+        || {
+            format!(
+                "a new table is unknown to a non-primary tablet until its schema reloads: run \
+                 `vtctldclient ReloadSchemaKeyspace {keyspace}`, or wait for the tablets' \
+                 --queryserver-config-schema-reload-time"
+            )
+        },
+    )
+}
+
 fn parse_position(p: &ShardPosition) -> Result<GtidSet> {
     GtidSet::parse(&p.gtid).map_err(|e| Error::from(e).with_code(ErrorCode::InvalidPosition))
 }
@@ -1227,5 +1247,31 @@ async fn sleep_until(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at.into()).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod hint_tests {
+    use super::*;
+
+    #[test]
+    fn a_table_unknown_to_a_replica_names_the_reload() {
+        let refused = Error::retryable(
+            "target: commerce.0.replica: vttablet: rpc error: code = Unknown desc = table t is not present in the database",
+        );
+        let hint = unknown_table_hint(&refused, "commerce", TabletType::Replica).expect("a hint");
+        assert!(
+            hint.contains("vtctldclient ReloadSchemaKeyspace commerce"),
+            "{hint}"
+        );
+        assert_eq!(
+            unknown_table_hint(&refused, "commerce", TabletType::Primary),
+            None
+        );
+        let other = Error::retryable("connection reset");
+        assert_eq!(
+            unknown_table_hint(&other, "commerce", TabletType::Rdonly),
+            None
+        );
     }
 }
