@@ -118,6 +118,14 @@ vt_cluster_mysql commerce -e "drop table if exists $TABLE"
 
 echo
 say "another table's lag and the writes' latency during each snapshot (vitess-cdc-bench --snapshot-lag)"
+lag_json=${LAG_JSON:-$REPO/target/snapshot-lag-cluster.json}
+mkdir -p "$(dirname "$lag_json")"
+# The bench creates its large table moments before the chunked run and waits until the replica
+# can stream it: reload the schema once it says so.
 "$BENCH" --snapshot-lag --address "$VT_CLUSTER_GRPC_ADDR" --mysql-port "$VT_CLUSTER_MYSQL_PORT" \
   --keyspace commerce --lag-rows "$LAG_ROWS" --snapshot-tablet-type replica \
-  --json "${LAG_JSON:-$REPO/target/snapshot-lag-cluster.json}"
+  --json "$lag_json" 2> >(tee "$OUT/lag.err" >&2) &
+bench=$!
+until grep -q "waiting until the replica tablets know" "$OUT/lag.err" 2> /dev/null || ! kill -0 "$bench" 2> /dev/null; do sleep 1; done
+kill -0 "$bench" 2> /dev/null && vt_cluster_ctl ReloadSchemaKeyspace commerce > /dev/null
+wait "$bench"

@@ -352,7 +352,7 @@ pub(crate) fn run(args: &Args) -> Result<Vec<LagRun>, String> {
             wait_until_chunks_can_read(args)?;
         }
         let run = measure(args, method, rows)?;
-        eprintln!("{:?}", run.to_json());
+        eprintln!("{}", run.to_json());
         runs.push(run);
     }
     if !args.keep_table {
