@@ -24,7 +24,7 @@ use vitess_cdc_testkit::events::*;
 fn typed_row(cells: &[&[u8]]) -> Row {
     Row {
         lengths: cells.iter().map(|c| c.len() as i64).collect(),
-        values: cells.concat(),
+        values: cells.concat().into(),
     }
 }
 

@@ -99,7 +99,7 @@ pub fn done_mark(pk_fields: Vec<Field>) -> Vec<u8> {
         fields: pk_fields,
         rows: vec![Row {
             lengths,
-            values: Vec::new(),
+            values: Default::default(),
         }],
         ..Default::default()
     }
@@ -409,7 +409,7 @@ mod tests {
             ],
             rows: vec![Row {
                 lengths: vec![a.len() as i64, b.len() as i64],
-                values: [a.as_bytes(), b].concat(),
+                values: [a.as_bytes(), b].concat().into(),
             }],
             ..Default::default()
         }

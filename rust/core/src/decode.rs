@@ -19,9 +19,12 @@ use std::sync::Arc;
 /// Collation id of the `binary` pseudo-charset: such text columns hold bytes, not characters.
 pub const BINARY_COLLATION: u32 = 63;
 
+/// A row's cells, on the stack for rows of up to 32 columns (no allocation per row).
+pub type Cells<'a> = smallvec::SmallVec<[Option<&'a [u8]>; 32]>;
+
 /// Splits a row into its cells: `None` = SQL NULL (length -1).
-pub fn split_row(row: &Row) -> Result<Vec<Option<&[u8]>>> {
-    let mut cells = Vec::with_capacity(row.lengths.len());
+pub fn split_row(row: &Row) -> Result<Cells<'_>> {
+    let mut cells = Cells::with_capacity(row.lengths.len());
     let mut offset = 0usize;
     for (i, &len) in row.lengths.iter().enumerate() {
         if len < 0 {

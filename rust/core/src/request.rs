@@ -566,7 +566,7 @@ mod tests {
             }],
             rows: vec![Row {
                 lengths: vec![1],
-                values: b"7".to_vec(),
+                values: b"7".to_vec().into(),
             }],
             ..Default::default()
         }
@@ -602,7 +602,7 @@ mod tests {
         assert!(sg[0].table_p_ks[0].lastpk.is_none());
         assert_eq!(
             sg[1].table_p_ks[0].lastpk.as_ref().unwrap().rows[0].values,
-            b"7"
+            &b"7"[..]
         );
         assert_eq!(req.flags.unwrap().tables_to_copy, vec!["b"]);
     }

@@ -294,7 +294,7 @@ fn wire_messages_the_core_refuses() {
             None,
             Some(Row {
                 lengths: vec![9, 1],
-                values: b"1".to_vec(),
+                values: b"1".to_vec().into(),
             }),
         )],
     );

@@ -182,7 +182,10 @@ fn row_of(cells: &[Option<Vec<u8>>], length_noise: i64) -> Row {
     if let Some(last) = lengths.last_mut() {
         *last = last.saturating_add(length_noise);
     }
-    Row { lengths, values }
+    Row {
+        lengths,
+        values: values.into(),
+    }
 }
 
 proptest! {

@@ -241,7 +241,7 @@ fn stream_cut_mid_copy_batch_resumes_from_the_last_lastpk() {
     assert_eq!(resumed.table_p_ks.len(), 1);
     assert_eq!(
         resumed.table_p_ks[0].lastpk.as_ref().unwrap().rows[0].values,
-        b"9"
+        &b"9"[..]
     );
 }
 
@@ -254,7 +254,7 @@ fn malformed_event_is_a_clear_sticky_error() {
             None,
             Some(vitess_cdc_core::proto::query::Row {
                 lengths: vec![9, 1],
-                values: b"1".to_vec(),
+                values: b"1".to_vec().into(),
             }),
         )],
     );

@@ -45,7 +45,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     let (lengths, values) = rest.split_at(n);
     let row = Row {
         lengths: lengths.iter().map(|l| *l as i8 as i64).collect(),
-        values: values.to_vec(),
+        values: values.to_vec().into(),
     };
     let bitmap = (flags & 2 == 2).then(|| Bitmap {
         count: n as i64,

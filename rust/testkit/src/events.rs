@@ -92,7 +92,7 @@ pub fn row(id: i64, v: &str) -> Row {
     let id = id.to_string();
     Row {
         lengths: vec![id.len() as i64, v.len() as i64],
-        values: format!("{id}{v}").into_bytes(),
+        values: format!("{id}{v}").into_bytes().into(),
     }
 }
 
@@ -145,7 +145,7 @@ pub fn lastpk(table: &str, id: i64) -> TableLastPk {
             }],
             rows: vec![Row {
                 lengths: vec![id.len() as i64],
-                values: id.into_bytes(),
+                values: id.into_bytes().into(),
             }],
             ..Default::default()
         }),

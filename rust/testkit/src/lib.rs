@@ -304,7 +304,7 @@ fn text_result(column: &str, values: &[String]) -> QueryResult {
             .iter()
             .map(|v| Row {
                 lengths: vec![v.len() as i64],
-                values: v.as_bytes().to_vec(),
+                values: v.as_bytes().to_vec().into(),
             })
             .collect(),
         ..Default::default()

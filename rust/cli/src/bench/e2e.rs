@@ -496,12 +496,12 @@ mod tests {
     fn the_stamp_is_read_from_the_last_column() {
         let row = vitess_cdc_core::proto::query::Row {
             lengths: vec![2, -1, 16],
-            values: b"421764000000123456".to_vec(),
+            values: b"421764000000123456".to_vec().into(),
         };
         assert_eq!(last_column_i64(&row), Some(1_764_000_000_123_456));
         let null_stamp = vitess_cdc_core::proto::query::Row {
             lengths: vec![2, -1],
-            values: b"42".to_vec(),
+            values: b"42".to_vec().into(),
         };
         assert_eq!(last_column_i64(&null_stamp), None);
     }

@@ -215,15 +215,17 @@ pub(crate) fn all_types_cells(i: usize) -> Vec<Option<Vec<u8>>> {
 
 fn make_row(cells: &[Option<Vec<u8>>]) -> Row {
     let mut row = Row::default();
+    let mut values = Vec::new();
     for c in cells {
         match c {
             None => row.lengths.push(-1),
             Some(b) => {
                 row.lengths.push(b.len() as i64);
-                row.values.extend_from_slice(b);
+                values.extend_from_slice(b);
             }
         }
     }
+    row.values = values.into();
     row
 }
 
@@ -341,7 +343,9 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
         ..ev(VEventType::Field)
     };
     let txns = 64usize;
-    let responses: Vec<Vec<u8>> = (0..txns)
+    // As tonic hands them to prost: one shared buffer per message, so `bytes` fields decode as
+    // slices of it.
+    let responses: Vec<prost::bytes::Bytes> = (0..txns)
         .map(|t| {
             let mut events = vec![ev(VEventType::Begin)];
             if t == 0 {
@@ -378,7 +382,7 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
                 ..ev(VEventType::Vgtid)
             });
             events.push(ev(VEventType::Commit));
-            VStreamResponse { events }.encode_to_vec()
+            VStreamResponse { events }.encode_to_vec().into()
         })
         .collect();
     let n_txns = n.div_ceil(rows_per_txn);
@@ -388,7 +392,7 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
     let meter = Meter::start();
     let mut counted = 0u64;
     for i in 0..n_txns {
-        let r = VStreamResponse::decode(responses[i % txns].as_slice()).expect("decodes");
+        let r = VStreamResponse::decode(responses[i % txns].clone()).expect("decodes");
         for e in &r.events {
             if let Some(re) = &e.row_event {
                 counted += re.row_changes.len() as u64;
@@ -431,7 +435,7 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
     let mut changes = 0u64;
     let meter = Meter::start();
     for i in 0..n_txns {
-        let r = VStreamResponse::decode(responses[i % txns].as_slice()).expect("decodes");
+        let r = VStreamResponse::decode(responses[i % txns].clone()).expect("decodes");
         for e in r.events {
             machine.handle(e, &mut out).expect("valid grammar");
         }

@@ -24,15 +24,17 @@ fn dv(ty: Type, column_type: &str, text: &[u8]) -> Result<Value> {
 
 fn row(cells: &[Option<&[u8]>]) -> Row {
     let mut r = Row::default();
+    let mut values = Vec::new();
     for c in cells {
         match c {
             None => r.lengths.push(-1),
             Some(b) => {
                 r.lengths.push(b.len() as i64);
-                r.values.extend_from_slice(b);
+                values.extend_from_slice(b);
             }
         }
     }
+    r.values = values.into();
     r
 }
 
@@ -450,7 +452,7 @@ fn null_versus_absent() {
 fn malformed_rows_are_errors() {
     let too_long = Row {
         lengths: vec![5],
-        values: b"abc".to_vec(),
+        values: b"abc".to_vec().into(),
     };
     assert!(split_row(&too_long)
         .unwrap_err()
@@ -458,17 +460,17 @@ fn malformed_rows_are_errors() {
         .contains("needs 5 bytes"));
     let leftover = Row {
         lengths: vec![1],
-        values: b"abc".to_vec(),
+        values: b"abc".to_vec().into(),
     };
     assert!(split_row(&leftover).is_err());
     let negative = Row {
         lengths: vec![-7],
-        values: vec![],
+        values: Default::default(),
     };
     assert!(split_row(&negative).is_err());
     let huge = Row {
         lengths: vec![i64::MAX],
-        values: vec![],
+        values: Default::default(),
     };
     assert!(split_row(&huge).is_err());
     let event = FieldEvent {

@@ -470,7 +470,7 @@ fn malformed_events_are_clear_errors() {
             None,
             Some(Row {
                 lengths: vec![5, 1],
-                values: b"1".to_vec(),
+                values: b"1".to_vec().into(),
             }),
         )],
     );
