@@ -533,13 +533,24 @@ fn digits<T: std::str::FromStr>(s: &str, len: std::ops::RangeInclusive<usize>) -
     s.parse().ok()
 }
 
-/// `YYYY-MM-DD`, zero parts allowed (MySQL zero dates).
+/// The number written by `b`, if it is only ASCII digits (at most 9 of them here).
+fn fixed_digits(b: &[u8]) -> Option<u32> {
+    b.iter().try_fold(0u32, |n, &c| {
+        c.is_ascii_digit().then(|| n * 10 + u32::from(c - b'0'))
+    })
+}
+
+/// `YYYY-MM-DD`, zero parts allowed (MySQL zero dates). Fixed positions, no splitting: this
+/// runs for every DATE and DATETIME value.
 fn parse_date(t: &str) -> Option<(u16, u8, u8)> {
-    let mut parts = t.split('-');
-    let year = digits(parts.next()?, 4..=4)?;
-    let month: u8 = digits(parts.next()?, 2..=2)?;
-    let day: u8 = digits(parts.next()?, 2..=2)?;
-    if parts.next().is_some() || month > 12 || day > 31 {
+    let b = t.as_bytes();
+    if b.len() != 10 || b[4] != b'-' || b[7] != b'-' {
+        return None;
+    }
+    let year = fixed_digits(&b[0..4])? as u16;
+    let month = fixed_digits(&b[5..7])? as u8;
+    let day = fixed_digits(&b[8..10])? as u8;
+    if month > 12 || day > 31 {
         return None;
     }
     Some((year, month, day))
@@ -551,19 +562,23 @@ fn parse_fraction(f: &str) -> Option<u32> {
     Some(n * 10u32.pow(6 - f.len() as u32))
 }
 
+/// `YYYY-MM-DD HH:MM:SS[.f…]` (or `T` between date and time), at fixed positions.
 fn parse_datetime(t: &str) -> Result<Value> {
     let inner = || -> Option<Value> {
-        let (date, time) = t.split_once([' ', 'T'])?;
-        let (year, month, day) = parse_date(date)?;
-        let (hms, micros) = match time.split_once('.') {
-            Some((hms, frac)) => (hms, parse_fraction(frac)?),
-            None => (time, 0),
+        let b = t.as_bytes();
+        if b.len() < 19 || !matches!(b[10], b' ' | b'T') || b[13] != b':' || b[16] != b':' {
+            return None;
+        }
+        let (year, month, day) = parse_date(&t[..10])?;
+        let hour = fixed_digits(&b[11..13])? as u8;
+        let minute = fixed_digits(&b[14..16])? as u8;
+        let second = fixed_digits(&b[17..19])? as u8;
+        let micros = match b.get(19) {
+            None => 0,
+            Some(b'.') => parse_fraction(&t[20..])?,
+            Some(_) => return None,
         };
-        let mut p = hms.split(':');
-        let hour: u8 = digits(p.next()?, 2..=2)?;
-        let minute: u8 = digits(p.next()?, 2..=2)?;
-        let second: u8 = digits(p.next()?, 2..=2)?;
-        if p.next().is_some() || hour > 23 || minute > 59 || second > 59 {
+        if hour > 23 || minute > 59 || second > 59 {
             return None;
         }
         Some(Value::DateTime {

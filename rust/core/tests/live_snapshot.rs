@@ -796,10 +796,14 @@ fn signals_in_the_log_capture_a_key_range_pause_survive_a_restart_resume_and_sto
 
     // pause-snapshot: no new chunk, the log flows; a restart from the marks stays paused.
     send(&rt, "pause-1", &Signal::Pause);
-    // Paused once every shard's last mark says so (what a checkpoint then holds).
+    // Paused once every shard acted on the pause (exec-1 and pause-1: two signals each) and
+    // its last mark says so (what a checkpoint then holds). Not "every mark's captures are
+    // paused" alone: a shard whose range was done before the pause has no capture left, and
+    // a mark of it from before the pause would make the restart read the pause again.
     read_until(&rt, &mut stream, &mut view, "the pause", |s, v| {
         s.capture_done()
-            || (s.is_paused()
+            || (s.progress().shards.values().all(|p| p.signals >= 2)
+                && s.is_paused()
                 && v.marks.len() == 2
                 && v.marks
                     .values()

@@ -491,3 +491,64 @@ fn malformed_rows_are_errors() {
     let err = d.decode(&row(&[Some(b"x")]), None).unwrap_err();
     assert!(err.message.contains("column a"), "{}", err.message);
 }
+
+/// The split-based DATE/DATETIME parser the fixed-position one replaced, kept as the oracle.
+fn split_reference(t: &str) -> Option<Value> {
+    fn date(t: &str) -> Option<(u16, u8, u8)> {
+        let mut parts = t.split('-');
+        let year = digits(parts.next()?, 4..=4)?;
+        let month: u8 = digits(parts.next()?, 2..=2)?;
+        let day: u8 = digits(parts.next()?, 2..=2)?;
+        if parts.next().is_some() || month > 12 || day > 31 {
+            return None;
+        }
+        Some((year, month, day))
+    }
+    let (d, time) = t.split_once([' ', 'T'])?;
+    let (year, month, day) = date(d)?;
+    let (hms, micros) = match time.split_once('.') {
+        Some((hms, frac)) => (hms, parse_fraction(frac)?),
+        None => (time, 0),
+    };
+    let mut p = hms.split(':');
+    let hour: u8 = digits(p.next()?, 2..=2)?;
+    let minute: u8 = digits(p.next()?, 2..=2)?;
+    let second: u8 = digits(p.next()?, 2..=2)?;
+    if p.next().is_some() || hour > 23 || minute > 59 || second > 59 {
+        return None;
+    }
+    Some(Value::DateTime {
+        year,
+        month,
+        day,
+        hour,
+        minute,
+        second,
+        micros,
+    })
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+    /// Over strings shaped like date-times (and near misses: wrong separators, lengths, digits,
+    /// non-ASCII), the fixed-position parser accepts exactly what the split one did, with the
+    /// same value.
+    #[test]
+    fn fixed_position_date_times_equal_the_split_parser(
+        t in "[0-9]{3,5}[-x][0-9]{1,3}-[0-9]{2}[ Té][0-9]{2}[:.][0-9]{2}:[0-9]{1,3}(\\.[0-9]{0,7})?[ xé]?"
+    ) {
+        proptest::prop_assert_eq!(parse_datetime(&t).ok(), split_reference(&t), "{}", t);
+        let date_part: String = t.chars().take(10).collect();
+        let reference_date = split_reference(&format!("{date_part} 00:00:00"))
+            .map(|v| match v { Value::DateTime { year, month, day, .. } => (year, month, day), _ => unreachable!() });
+        proptest::prop_assert_eq!(parse_date(&date_part), reference_date, "{}", date_part);
+    }
+
+    /// Mostly valid date-times (every field in or near its range): the same values.
+    #[test]
+    fn fixed_position_date_times_equal_the_split_parser_on_valid_shapes(
+        t in "[0-9]{4}-[01][0-9]-[0-3][0-9][ T][0-2][0-9]:[0-6][0-9]:[0-6][0-9](\\.[0-9]{1,6})?"
+    ) {
+        proptest::prop_assert_eq!(parse_datetime(&t).ok(), split_reference(&t), "{}", t);
+    }
+}
