@@ -235,7 +235,7 @@ fn measure(args: &Args, method: &str, big_rows: usize) -> Result<LagRun, String>
                 );
             }
         }
-        if capture_end.is_some() && break_if_drained(&received, last_tick) {
+        if capture_end.is_some() && last_tick_arrived(&received, last_tick) {
             break;
         }
         if drain_deadline.is_some_and(|d| Instant::now() > d) {
@@ -315,7 +315,7 @@ impl Drop for StopOnDrop {
 }
 
 /// Whether the last tick the writer sent has arrived.
-fn break_if_drained(received: &[(i64, i64, i64)], last_tick: Option<i64>) -> bool {
+fn last_tick_arrived(received: &[(i64, i64, i64)], last_tick: Option<i64>) -> bool {
     match last_tick {
         Some(last) => received.iter().any(|(id, _, _)| *id == last),
         None => false,
