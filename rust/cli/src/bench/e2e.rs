@@ -443,7 +443,8 @@ fn peak_rss_mb() -> f64 {
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
-fn percentile_ms(sorted_us: &[i64], p: f64) -> Option<f64> {
+/// The nearest-rank percentile `p` (0–1] of sorted microseconds, in milliseconds.
+pub(crate) fn percentile_ms(sorted_us: &[i64], p: f64) -> Option<f64> {
     if sorted_us.is_empty() {
         return None;
     }

@@ -84,7 +84,7 @@ struct Args {
     #[arg(long, default_value_t = vitess_cdc_core::options::defaults::SNAPSHOT_CHUNKS_IN_FLIGHT)]
     snapshot_chunks_in_flight: usize,
     /// Tablet type of the chunks in the snapshot comparison (vttestserver: rdonly)
-    #[arg(long, default_value = "rdonly")]
+    #[arg(long, default_value = "rdonly", value_parser = ["primary", "replica", "rdonly"])]
     snapshot_tablet_type: String,
     /// Only the snapshot's effect on the rest: another table's lag and the writes' latency while
     /// one large table is snapshotted, in-stream copy vs chunked (docs/benchmarks.md)

@@ -18,6 +18,7 @@
 //! Consumer = `BlockingStream` over both tables: `initial` (the in-stream copy), or `latest`
 //! with the large table captured in chunks. Nothing asserts; the figures are printed.
 
+use super::e2e::percentile_ms;
 use super::snapshots::{create, inserts, tablet_type};
 use super::Args;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -54,12 +55,9 @@ pub(crate) struct LagRun {
     pub chunks_discarded: u64,
 }
 
-fn percentile_ms(sorted_us: &[i64], p: f64) -> f64 {
-    if sorted_us.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted_us.len() as f64 * p).ceil() as usize).clamp(1, sorted_us.len()) - 1;
-    sorted_us[i] as f64 / 1000.0
+/// For the printed table: a percentile, NaN when there were no samples.
+fn ms(sorted_us: &[i64], p: f64) -> f64 {
+    percentile_ms(sorted_us, p).unwrap_or(f64::NAN)
 }
 
 impl LagRun {
@@ -213,9 +211,7 @@ fn measure(args: &Args, method: &str, big_rows: usize) -> Result<LagRun, String>
             let done = if chunked {
                 // Not "every row arrived": a chunk's row of a key the log changed after the
                 // chunk's snapshot is dropped (the log's is newer).
-                stream
-                    .capture_progress()
-                    .is_some_and(|p| p.shards.values().all(|s| s.tables_remaining == 0))
+                capture_finished(&stream)
             } else {
                 copy_completed
             };
@@ -287,10 +283,7 @@ fn wait_until_chunks_can_read(args: &Args) -> Result<(), String> {
     let stream =
         BlockingStream::open_capturing(options, vec![capture], snap).map_err(|e| e.to_string())?;
     let started = Instant::now();
-    while !stream
-        .capture_progress()
-        .is_some_and(|p| p.shards.values().all(|s| s.tables_remaining == 0))
-    {
+    while !capture_finished(&stream) {
         if started.elapsed() > DRAIN {
             return Err(format!(
                 "the {} tablets did not know {BIG} within {DRAIN:?}",
@@ -303,6 +296,13 @@ fn wait_until_chunks_can_read(args: &Args) -> Result<(), String> {
     }
     stream.close();
     Ok(())
+}
+
+/// Whether every table-shard of the stream's chunked capture is done.
+fn capture_finished(stream: &BlockingStream) -> bool {
+    stream
+        .capture_progress()
+        .is_some_and(|p| p.shards.values().all(|s| s.tables_remaining == 0))
 }
 
 /// Stops the writer however `measure` returns (an error included).
@@ -381,12 +381,12 @@ pub(crate) fn run(args: &Args) -> Result<Vec<LagRun>, String> {
             r.method,
             r.capture_secs,
             l.len(),
-            percentile_ms(l, 0.5),
-            percentile_ms(l, 0.99),
-            percentile_ms(l, 1.0),
-            percentile_ms(w, 0.5),
-            percentile_ms(w, 0.99),
-            percentile_ms(w, 1.0),
+            ms(l, 0.5),
+            ms(l, 0.99),
+            ms(l, 1.0),
+            ms(w, 0.5),
+            ms(w, 0.99),
+            ms(w, 1.0),
             r.chunks_failed,
             r.chunks_discarded,
         );

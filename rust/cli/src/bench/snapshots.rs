@@ -44,7 +44,7 @@ pub(crate) fn inserts(table: &str, rows: usize) -> Vec<String> {
         .collect()
 }
 
-/// `--snapshot-tablet-type`: the chunks' tablet type.
+/// `--snapshot-tablet-type` (one of the three, clap checks): the chunks' tablet type.
 pub(crate) fn tablet_type(args: &Args) -> TabletType {
     match args.snapshot_tablet_type.as_str() {
         "primary" => TabletType::Primary,
