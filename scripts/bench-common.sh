@@ -7,6 +7,7 @@
 # Env: VT_BASE_PORT (default 17990; the run dir is $VITESS_CDC_CACHE/run-bench unless
 # VITESS_CDC_RUN is given), BENCH_USE_RUNNING=1 (use the cluster that tests/vitess/env.sh
 # describes instead of starting one), BENCH_PROFILE (cargo profile, default release),
+# BENCH_TARGET=cluster (the running multi-process cluster of tests/vitess/cluster/env.sh instead),
 # BENCH_SKIP_BUILD=1, KEEP_CLUSTER=1.
 export VT_BASE_PORT=${VT_BASE_PORT:-17990}
 bench_run_dir_given=${VITESS_CDC_RUN:-}
@@ -16,6 +17,13 @@ if [ -z "$bench_run_dir_given" ] && [ "${BENCH_USE_RUNNING:-0}" != 1 ]; then
   export VITESS_CDC_RUN=$VITESS_CDC_CACHE/run-bench
   # shellcheck source=../tests/vitess/env.sh
   source "$REPO/tests/vitess/env.sh"
+fi
+if [ "${BENCH_TARGET:-vttestserver}" = cluster ]; then
+  # The multi-process cluster (one mysqld per tablet) that scripts/bench-scale.sh started with
+  # its VT_CLUSTER_* settings: the benchmark's VTGate is that cluster's plaintext gate.
+  # shellcheck source=../tests/vitess/cluster/env.sh
+  source "$REPO/tests/vitess/cluster/env.sh"
+  export VTGATE_GRPC_ADDR=$VT_CLUSTER_GRPC_ADDR VTGATE_MYSQL_PORT=$VT_CLUSTER_MYSQL_PORT
 fi
 export CARGO_TARGET_DIR=${CARGO_TARGET_DIR:-$VITESS_CDC_CACHE/cargo-target}
 PROFILE=${BENCH_PROFILE:-release}
@@ -33,7 +41,12 @@ bench_classpath() {
 
 bench_cluster_started=0
 bench_cluster_up() {
-  if [ "${BENCH_USE_RUNNING:-0}" = 1 ]; then
+  if [ "${BENCH_TARGET:-vttestserver}" = cluster ]; then
+    port_open "$VT_CLUSTER_GRPC_PORT" || {
+      echo "no multi-process cluster at $VT_CLUSTER_GRPC_ADDR (BENCH_TARGET=cluster): start it with tests/vitess/cluster/up.sh" >&2
+      exit 1
+    }
+  elif [ "${BENCH_USE_RUNNING:-0}" = 1 ]; then
     bash "$REPO/tests/vitess/status.sh" > /dev/null || {
       echo "no cluster at $VTGATE_GRPC_ADDR (BENCH_USE_RUNNING=1)" >&2
       exit 1
@@ -43,6 +56,13 @@ bench_cluster_up() {
     bash "$REPO/tests/vitess/up.sh"
     bench_cluster_started=1
   fi
+}
+port_open() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
+
+# The shards of the benchmark's keyspace (customer), one per line, as VTGate serves them.
+bench_shards() {
+  mariadb --no-defaults -h 127.0.0.1 -P "$VTGATE_MYSQL_PORT" -u vitess-cdc -N -e "SHOW VITESS_SHARDS" 2> /dev/null \
+    | sed -n 's:^customer/::p'
 }
 bench_cleanup() {
   if [ "$bench_cluster_started" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then

@@ -14,13 +14,21 @@
 # Scenarios: copy (BENCH_COPY_ROWS rows, narrow 8-column table), wide (BENCH_WIDE_ROWS rows of a
 # table with every type family), catchup (BENCH_CATCHUP_ROWS inserts replayed from a position
 # saved before them), latency (a writer at BENCH_RATE rows/s stamps each row; each consumer
-# starts from now, warms up BENCH_WARMUP s, then samples commit -> emit for BENCH_WINDOW s).
+# starts from now, warms up BENCH_WARMUP s, then samples commit -> emit for BENCH_WINDOW s),
+# tables (the copy of BENCH_TABLES narrow tables, BENCH_TABLES_ROWS rows in all, read by one
+# pattern; not in the default list).
+#
+# Consumers: floor, sql, datastream, debezium, and sql-datagen: the SQL job with Flink's datagen
+# source instead of vitess-cdc, copy scenario only: Flink's own time to the first record, so the
+# report can tell the connector's share of it.
 #
 # Env: BENCH_QUICK=1 (tiny sizes, one run: a smoke), BENCH_RUNS, BENCH_CONSUMERS (default
-# "floor sql datastream debezium"), BENCH_SCENARIOS (default "copy wide catchup latency"),
+# "floor sql sql-datagen datastream debezium"), BENCH_SCENARIOS (default "copy wide catchup latency"),
 # BENCH_PROFILE (cargo profile, default release; dev reuses a test build), BENCH_JVM_OPTS (default
 # -Xmx1g; e.g. add -XX:StartFlightRecording=...), BENCH_USE_RUNNING=1 (use the cluster that
-# tests/vitess/env.sh describes instead of starting one), BENCH_SKIP_BUILD=1, KEEP_CLUSTER=1.
+# tests/vitess/env.sh describes instead of starting one), BENCH_TARGET=cluster (use the running
+# multi-process cluster of tests/vitess/cluster/env.sh: scripts/bench-scale.sh), BENCH_SKIP_BUILD=1,
+# KEEP_CLUSTER=1.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench-common.sh
@@ -28,7 +36,7 @@ source "$REPO/scripts/bench-common.sh"
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
   : "${BENCH_RUNS:=1}" "${BENCH_COPY_ROWS:=3000}" "${BENCH_WIDE_ROWS:=1000}" "${BENCH_CATCHUP_ROWS:=3000}"
-  : "${BENCH_WINDOW:=2}" "${BENCH_WARMUP:=1}" "${BENCH_RATE:=500}"
+  : "${BENCH_WINDOW:=2}" "${BENCH_WARMUP:=1}" "${BENCH_RATE:=500}" "${BENCH_TABLES:=5}" "${BENCH_TABLES_ROWS:=1000}"
 fi
 RUNS=${BENCH_RUNS:-3}
 COPY_ROWS=${BENCH_COPY_ROWS:-500000}
@@ -37,7 +45,9 @@ CATCHUP_ROWS=${BENCH_CATCHUP_ROWS:-200000}
 RATE=${BENCH_RATE:-2000}
 WARMUP=${BENCH_WARMUP:-3}
 WINDOW=${BENCH_WINDOW:-15}
-CONSUMERS=(${BENCH_CONSUMERS:-floor sql datastream debezium})
+TABLES=${BENCH_TABLES:-200}
+TABLES_ROWS=${BENCH_TABLES_ROWS:-200000}
+CONSUMERS=(${BENCH_CONSUMERS:-floor sql sql-datagen datastream debezium})
 SCENARIOS=(${BENCH_SCENARIOS:-copy wide catchup latency})
 JVM_OPTS=(${BENCH_JVM_OPTS:--Xmx1g})
 OUT=${BENCH_OUT:-$REPO/docs/benchmarks/e2e.json}
@@ -67,14 +77,28 @@ trap cleanup EXIT
 bench_cluster_up
 
 bench() { "$BENCH_BIN" --address "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" --keyspace "$KEYSPACE" "$@"; }
-say "loading: $COPY_ROWS narrow rows, $WIDE_ROWS wide rows"
-bench --e2e load --table bench_copy --e2e-shape narrow --e2e-rows "$COPY_ROWS"
-bench --e2e load --table bench_wide --e2e-shape wide --e2e-rows "$WIDE_ROWS"
+has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
+if has_scenario copy; then
+  say "loading: $COPY_ROWS narrow rows"
+  bench --e2e load --table bench_copy --e2e-shape narrow --e2e-rows "$COPY_ROWS"
+fi
+if has_scenario wide; then
+  say "loading: $WIDE_ROWS wide rows"
+  bench --e2e load --table bench_wide --e2e-shape wide --e2e-rows "$WIDE_ROWS"
+fi
 bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows 0
-bench --e2e load --table bench_latency --e2e-shape narrow --e2e-rows 0
+has_scenario latency && bench --e2e load --table bench_latency --e2e-shape narrow --e2e-rows 0
+if has_scenario tables; then
+  say "loading: $TABLES tables of $((TABLES_ROWS / TABLES)) rows"
+  for ((t = 0; t < TABLES; t++)); do
+    bench --e2e load --table "$(printf 'bench_t%03d' "$t")" --e2e-shape narrow --e2e-rows $((TABLES_ROWS / TABLES)) \
+      --e2e-first-id $((t * (TABLES_ROWS / TABLES))) 2>> "$WORK/load-tables.log" \
+      || { tail -5 "$WORK/load-tables.log" >&2; exit 1; }
+  done
+fi
 "$VSTREAM_BIN" positions --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --tables bench_catchup > "$WORK/catchup-start.json"
 say "catch-up: $CATCHUP_ROWS inserts after the saved position $(tr -d '\n' < "$WORK/catchup-start.json" | cut -c1-160)"
-bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows "$CATCHUP_ROWS" --e2e-append
+has_scenario catchup && bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows "$CATCHUP_ROWS" --e2e-append
 
 # One run of CONSUMER in SCENARIO; appends its JSON line (with the load average) to $RESULTS.
 run_one() {
@@ -84,7 +108,10 @@ run_one() {
     wide) table=bench_wide events=$WIDE_ROWS shape=wide ;;
     catchup) table=bench_catchup events=$CATCHUP_ROWS start=@$WORK/catchup-start.json ;;
     latency) table=bench_latency events=0 start=latest ;;
+    tables) table='/bench_t[0-9]+/' events=$(((TABLES_ROWS / TABLES) * TABLES)) ;;
   esac
+  # Flink's own start-up (the datagen baseline) is measured once, beside the copy.
+  [ "$consumer" = sql-datagen ] && [ "$scenario" != copy ] && return 0
   local window=0
   [ "$scenario" = latency ] && window=$WINDOW
   local load_before
@@ -125,7 +152,8 @@ done
 mkdir -p "$(dirname "$OUT")"
 python3 "$REPO/scripts/bench_e2e_report.py" "$RESULTS" "$OUT" \
   --meta "runs=$RUNS" "copy_rows=$COPY_ROWS" "wide_rows=$WIDE_ROWS" "catchup_rows=$CATCHUP_ROWS" \
-  "latency_rate=$RATE" "latency_window_s=$WINDOW" "cargo_profile=$PROFILE" "jvm_opts=${JVM_OPTS[*]}" \
+  "latency_rate=$RATE" "latency_window_s=$WINDOW" "tables=$TABLES" "tables_rows=$TABLES_ROWS" \
+  "target=${BENCH_TARGET:-vttestserver}" "shards=$(bench_shards | xargs)" "cargo_profile=$PROFILE" "jvm_opts=${JVM_OPTS[*]}" \
   "vitess=$VITESS_VERSION" "java=$(java -version 2>&1 | head -1)" "rustc=$(rustc --version)" \
   "debezium=$(sed -n 's:.*<debezium.version>\(.*\)</debezium.version>.*:\1:p' "$BENCH_MODULE/pom.xml")" \
   "flink=$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$REPO/pom.xml" | head -1)" \

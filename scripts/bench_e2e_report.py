@@ -14,8 +14,25 @@ import sys
 FIGURES = [
     "events_per_s", "process_to_first_s", "open_to_first_s", "first_to_last_s", "cpu_s",
     "cpu_s_first_to_last", "cpu_s_per_m", "cpu_s_per_m_streaming", "peak_rss_mb",
-    "latency_p50_ms", "latency_p99_ms",
+    "latency_p50_ms", "latency_p99_ms", "threads", "rss_mb", "heap_used_mb", "source_setup_to_first_s",
 ]
+
+
+def connector_first_record_share(summary):
+    """The connector's share of the SQL consumer's time to its first record: from the source
+    operator's set-up on its task to the first record (the reader, the split assignment, the native
+    library, the VStream, the first rows), next to the same span of the same job with Flink's own
+    datagen source, and the whole time from job submission of both."""
+    copy = summary.get("copy", {})
+    sql, gen = copy.get("sql"), copy.get("sql-datagen")
+    if not sql:
+        return None
+    return {
+        "sql_source_setup_to_first_s": sql["source_setup_to_first_s"],
+        "sql_submit_to_first_s": sql["open_to_first_s"],
+        "datagen_source_setup_to_first_s": gen["source_setup_to_first_s"] if gen else None,
+        "datagen_submit_to_first_s": gen["open_to_first_s"] if gen else None,
+    }
 
 
 def derived(run):
@@ -120,15 +137,25 @@ def main():
         "loadavg_1min": {"min": min(loads, default=None), "median": statistics.median(loads) if loads else None,
                          "max": max(loads, default=None)},
         "medians": summary,
+        "connector_first_record_share": connector_first_record_share(summary),
         "runs": runs,
     }
     with open(a.out, "w") as f:
         json.dump(report, f, indent=1)
     print(table(summary, scenarios, consumers))
+    share = report["connector_first_record_share"]
+    if share:
+        print(f"\ntime to the first record (copy, medians): the SQL job with vitess-cdc "
+              f"{fmt(share['sql_submit_to_first_s'], 3)} s from submission, of which "
+              f"{fmt(share['sql_source_setup_to_first_s'], 3)} s from the source's set-up on its task (the "
+              f"connector's share); with Flink's datagen source {fmt(share['datagen_submit_to_first_s'], 3)} s "
+              f"and {fmt(share['datagen_source_setup_to_first_s'], 3)} s")
     print(f"\nload average (1 min) before the runs: {report['loadavg_1min']}; results in {a.out}")
     missing = []
     for s in scenarios:
         for c in consumers:
+            if c == "sql-datagen" and s != "copy":
+                continue  # the datagen baseline runs beside the copy only
             m = summary.get(s, {}).get(c)
             ok = m and (m["latency_p50_ms"] is not None if s == "latency" else (m["events_per_s"] or 0) > 0)
             if not ok:

@@ -235,7 +235,22 @@ impl VtgateClient {
     /// Shards and tables of `keyspace`. Fails with a config error naming the known keyspaces
     /// when the keyspace does not exist.
     pub async fn describe_keyspace(&self, keyspace: &str) -> Result<KeyspaceInfo> {
-        let shards_result = self.execute("show vitess_shards").await?;
+        let ks = sql_string(keyspace);
+        let tables_sql = format!(
+            "select table_name from information_schema.tables where table_schema = {ks} and table_type = 'BASE TABLE'"
+        );
+        let pks_sql = format!(
+            "select distinct table_name from information_schema.columns where table_schema = {ks} and column_key = 'PRI'"
+        );
+        // Three round trips through VTGate, side by side on the one connection: a stream waits
+        // for them before it starts. The shards' answer is looked at first, so an unknown
+        // keyspace is told as such whatever the other two answered.
+        let (shards_result, tables, pks) = tokio::join!(
+            self.execute("show vitess_shards"),
+            self.execute(&tables_sql),
+            self.execute(&pks_sql)
+        );
+        let shards_result = shards_result?;
         let mut keyspaces = std::collections::BTreeSet::new();
         let mut shards = Vec::new();
         for cell in text_column(&shards_result, 0)? {
@@ -255,17 +270,7 @@ impl VtgateClient {
             ))
             .with_code(ErrorCode::UnknownKeyspace));
         }
-        let ks = sql_string(keyspace);
-        let tables = self
-            .execute(&format!(
-                "select table_name from information_schema.tables where table_schema = {ks} and table_type = 'BASE TABLE'"
-            ))
-            .await?;
-        let pks = self
-            .execute(&format!(
-                "select distinct table_name from information_schema.columns where table_schema = {ks} and column_key = 'PRI'"
-            ))
-            .await?;
+        let (tables, pks) = (tables?, pks?);
         let with_pk: std::collections::BTreeSet<String> =
             text_column(&pks, 0)?.into_iter().collect();
         let mut tables: Vec<(String, bool)> = text_column(&tables, 0)?

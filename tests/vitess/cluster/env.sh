@@ -6,7 +6,7 @@
 # cluster) alone: this cluster's addresses have their own VT_CLUSTER_* names, so both can run
 # and be used side by side.
 #
-#   VT_CLUSTER_BASE_PORT  first of the 100 ports the cluster uses (default 16100, clear of
+#   VT_CLUSTER_BASE_PORT  first of the 100 ports the default tablets use (default 16100, clear of
 #                         vttestserver's 15990-15993); the layout is below
 #   VT_CLUSTER_RUN        data, logs, pid files and certificates (default $VITESS_CDC_CACHE/cluster)
 

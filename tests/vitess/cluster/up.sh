@@ -86,6 +86,10 @@ elections=()
 for shard in $(shards_of "$VT_CLUSTER_TABLETS"); do
   elect_primary "$shard" "$(first_tablet_of "$shard" "$VT_CLUSTER_TABLETS")" &
   elections+=($!)
+  if [ ${#elections[@]} -ge "$VT_CLUSTER_PARALLEL" ]; then
+    wait_all "electing primaries" "${elections[@]}"
+    elections=()
+  fi
 done
 wait_all "electing primaries" "${elections[@]}"
 say "primaries elected"

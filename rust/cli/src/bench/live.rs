@@ -138,8 +138,14 @@ fn spawn_writer(args: &Args, first_id: i64) -> Result<std::process::Child, Strin
 }
 
 /// The raw VStream request of the count-only consumers (the floor): every column of `table`
-/// from PRIMARY tablets at `shard_gtids`, VTGate heartbeats every second.
+/// from PRIMARY tablets at `shard_gtids`, VTGate heartbeats every second. `table` is one table
+/// by name, or `/regex/` for every table it matches (VStream's own pattern rule).
 pub(crate) fn raw_request(table: &str, shard_gtids: Vec<ShardGtid>) -> VStreamRequest {
+    let filter = if table.len() > 2 && table.starts_with('/') && table.ends_with('/') {
+        String::new()
+    } else {
+        format!("select * from `{table}`")
+    };
     VStreamRequest {
         caller_id: None,
         tablet_type: 1, // PRIMARY
@@ -147,7 +153,7 @@ pub(crate) fn raw_request(table: &str, shard_gtids: Vec<ShardGtid>) -> VStreamRe
         filter: Some(Filter {
             rules: vec![Rule {
                 r#match: table.to_string(),
-                filter: format!("select * from `{table}`"),
+                filter,
             }],
             ..Default::default()
         }),

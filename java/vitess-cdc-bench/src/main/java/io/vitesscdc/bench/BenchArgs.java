@@ -56,6 +56,22 @@ final class BenchArgs {
         return windowSeconds > 0;
     }
 
+    /**
+     * The regular expression of {@code --table /regex/} (VStream's own way of naming tables by
+     * pattern: the many-tables scenario), or null for a plain table name.
+     */
+    String tablePattern() {
+        return table.length() > 2 && table.startsWith("/") && table.endsWith("/")
+                ? table.substring(1, table.length() - 1)
+                : null;
+    }
+
+    /** What SQL's {@code 'table-name'} takes: the plain name or the pattern (a whole-name match). */
+    String tableOrPattern() {
+        String pattern = tablePattern();
+        return pattern != null ? pattern : table;
+    }
+
     /** The positions JSON of {@code --start @file}, or null for initial/latest. */
     String positionsJson() {
         if (!start.startsWith("@")) {

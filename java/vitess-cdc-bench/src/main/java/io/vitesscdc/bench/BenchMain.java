@@ -7,7 +7,7 @@ package io.vitesscdc.bench;
 
 /**
  * One consumer run of the end-to-end benchmark, in a JVM of its own (so CPU, RSS and the time to
- * the first record are that consumer's alone): {@code --consumer sql|datastream|debezium}. Prints
+ * the first record are that consumer's alone): {@code --consumer sql|sql-datagen|datastream|debezium}. Prints
  * the result as one JSON line on stdout and exits; exit code 2 if the run did not finish within
  * {@code --timeout} seconds.
  */
@@ -44,6 +44,9 @@ public final class BenchMain {
             case "sql":
                 FlinkConsumers.startSql(a, rec);
                 break;
+            case "sql-datagen":
+                FlinkConsumers.startSqlDatagen(a, rec);
+                break;
             case "datastream":
                 FlinkConsumers.startDataStream(a, rec);
                 break;
@@ -51,7 +54,8 @@ public final class BenchMain {
                 DebeziumConsumer.start(a, rec);
                 break;
             default:
-                throw new IllegalArgumentException("unknown --consumer " + a.consumer + " (sql, datastream, debezium)");
+                throw new IllegalArgumentException(
+                        "unknown --consumer " + a.consumer + " (sql, sql-datagen, datastream, debezium)");
         }
         boolean flinkCounted = !a.consumer.equals("debezium");
         long deadline = System.nanoTime() + (long) (a.timeoutSeconds * 1e9);

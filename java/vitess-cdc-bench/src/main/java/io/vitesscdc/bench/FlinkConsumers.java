@@ -55,7 +55,7 @@ final class FlinkConsumers {
         rec.opened();
         tEnv.executeSql("CREATE TABLE src (" + columns + ", PRIMARY KEY (id) NOT ENFORCED) WITH ("
                 + "'connector' = 'vitess-cdc', 'vtgate.address' = '" + a.vtgate + "', 'keyspace' = '"
-                + a.keyspace + "', 'table-name' = '" + a.table + "', " + startup + ")");
+                + a.keyspace + "', 'table-name' = '" + a.tableOrPattern() + "', " + startup + ")");
         if (!a.latencyMode()) {
             tEnv.executeSql("CREATE TABLE snk (" + columns + ") WITH ('connector' = 'blackhole')");
             tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
@@ -68,13 +68,34 @@ final class FlinkConsumers {
         env.executeAsync("bench-sql-latency");
     }
 
+    /**
+     * Flink's own share of the time to the first record: {@link #startSql}'s job with Flink's
+     * {@code datagen} source in place of vitess-cdc (same columns, same sink, same MiniCluster and
+     * JVM), so the SQL consumer's time to its first record less this one's is the connector's
+     * share (loading the native library, finding the shards, opening the VStream, the first rows).
+     */
+    static void startSqlDatagen(BenchArgs a, Recorder rec) throws Exception {
+        StreamExecutionEnvironment env = environment(a);
+        StreamTableEnvironment tEnv = StreamTableEnvironment.create(env);
+        String columns = BenchTables.columns(a.shape);
+        rec.opened();
+        tEnv.executeSql("CREATE TABLE src (" + columns + ") WITH ('connector' = 'datagen', 'number-of-rows' = '"
+                + a.events + "', 'rows-per-second' = '1000000000')");
+        tEnv.executeSql("CREATE TABLE snk (" + columns + ") WITH ('connector' = 'blackhole')");
+        tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
+    }
+
     static void startDataStream(BenchArgs a, Recorder rec) throws Exception {
         StreamExecutionEnvironment env = environment(a);
         VitessSourceBuilder<String> builder = VitessSource.<String>builder()
                 .address(a.vtgate)
                 .keyspace(a.keyspace)
-                .tables(a.table)
                 .deserializer(new JsonDebeziumDeserializationSchema());
+        if (a.tablePattern() != null) {
+            builder.tablePatterns(a.tablePattern());
+        } else {
+            builder.tables(a.table);
+        }
         String positions = a.positionsJson();
         if (positions != null) {
             builder.startupMode(StartupMode.SPECIFIC_OFFSETS).specificOffsets(positions);

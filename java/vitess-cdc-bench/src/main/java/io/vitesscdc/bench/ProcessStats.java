@@ -40,6 +40,34 @@ final class ProcessStats {
         return statusKib("VmHWM:") / 1024.0;
     }
 
+    /** Resident set size now (VmRSS), MiB. */
+    static double rssMb() {
+        return statusKib("VmRSS:") / 1024.0;
+    }
+
+    /** Live threads of this process, Java's and the native library's alike (/proc/self/task). */
+    static int threadCount() {
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc/self/task"))) {
+            int n = 0;
+            for (Path ignored : tasks) {
+                n++;
+            }
+            return n;
+        } catch (IOException e) {
+            return Thread.activeCount();
+        }
+    }
+
+    /** Java heap in use now (live and not yet collected objects), MiB. */
+    static double heapUsedMb() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed() / (1024.0 * 1024.0);
+    }
+
+    /** Java heap committed now, MiB: with {@code -Xms} = {@code -Xmx} and pre-touch, RSS minus this is native. */
+    static double heapCommittedMb() {
+        return ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getCommitted() / (1024.0 * 1024.0);
+    }
+
     /** A KiB field of /proc/self/status ({@code VmRSS:}, {@code VmHWM:}), 0 without /proc. */
     static long statusKib(String field) {
         try {

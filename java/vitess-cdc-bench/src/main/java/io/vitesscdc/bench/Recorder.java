@@ -102,15 +102,30 @@ final class Recorder {
         return "{" + "\"consumer\":" + quote(consumer) + ",\"scenario\":" + quote(scenario) + ",\"table\":"
                 + quote(table) + ",\"events\":" + events + ",\"process_to_first_s\":" + number(ageAtFirst)
                 + ",\"open_to_first_s\":" + number((firstNanos - openedNanos) / 1e9)
+                + ",\"source_setup_to_first_s\":" + number(sourceSetUpToFirstSeconds())
                 + ",\"first_to_last_s\":" + number(span)
                 + ",\"events_per_s\":" + number(span > 0 ? events / span : 0)
                 + ",\"cpu_s\":" + number(cpu)
                 + ",\"cpu_s_first_to_last\":" + number(cpu - cpuAtFirst)
                 + ",\"peak_rss_mb\":" + number(ProcessStats.peakRssMb())
+                + ",\"rss_mb\":" + number(ProcessStats.rssMb())
+                + ",\"heap_used_mb\":" + number(ProcessStats.heapUsedMb())
+                + ",\"heap_committed_mb\":" + number(ProcessStats.heapCommittedMb())
+                + ",\"threads\":" + ProcessStats.threadCount()
                 + ",\"latency_samples\":" + latencyCount
                 + ",\"latency_p50_ms\":" + number(latencyPercentileMs(0.50))
                 + ",\"latency_p99_ms\":" + number(latencyPercentileMs(0.99))
                 + ",\"threads_cpu_s\":" + threadJson + "}";
+    }
+
+    /**
+     * From the source operator's set-up on its task to the first record (a Flink consumer's own
+     * source start: for the SQL consumer the connector's share of the time to the first record),
+     * or null where no Flink source was set up (Debezium).
+     */
+    private Double sourceSetUpToFirstSeconds() {
+        long setUp = SourceRecordCounter.sourceSetUpNanos();
+        return setUp == 0 || events == 0 ? null : (firstNanos - setUp) / 1e9;
     }
 
     private static String number(Double d) {

@@ -27,6 +27,19 @@ public final class SourceRecordCounter implements MetricReporter {
 
     private static final List<Counter> SOURCE_COUNTERS = new CopyOnWriteArrayList<>();
 
+    /**
+     * When the first source operator's metrics were registered ({@link System#nanoTime}), 0
+     * before: the task is deployed and its source is being set up, so from here to the first
+     * record is the source's own start (the reader, its split, the connector's stream), apart
+     * from Flink's planning, job submission and deployment before it.
+     */
+    private static volatile long sourceSetUpNanos;
+
+    /** See {@link #sourceSetUpNanos}; 0 before any source was set up. */
+    static long sourceSetUpNanos() {
+        return sourceSetUpNanos;
+    }
+
     /** Records emitted by every source subtask so far. */
     static long total() {
         long sum = 0;
@@ -56,6 +69,9 @@ public final class SourceRecordCounter implements MetricReporter {
         String operator = vars.get("<operator_name>");
         // Operator-level counters only (the task-level one has no operator name).
         if (operator != null && operator.startsWith("Source")) {
+            if (sourceSetUpNanos == 0) {
+                sourceSetUpNanos = System.nanoTime();
+            }
             SOURCE_COUNTERS.add((Counter) metric);
         }
     }

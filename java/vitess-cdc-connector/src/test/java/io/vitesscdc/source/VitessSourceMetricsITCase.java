@@ -33,6 +33,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
@@ -110,8 +111,16 @@ class VitessSourceMetricsITCase extends VitessITBase {
         try {
             waitUntil(
                     TestTimeouts.SAVEPOINT,
-                    () -> gauge(id, VitessSourceReaderMetrics.GROUP + "." + VitessSourceReaderMetrics.SHARDS_DONE) == 2,
-                    "both shards copied");
+                    () -> gauge(id, VitessSourceReaderMetrics.GROUP + "." + VitessSourceReaderMetrics.SHARDS_DONE) == 2
+                            // read beside the stream, the estimates may land after a short copy
+                            && Arrays.stream(SHARDS)
+                                    .allMatch(s -> gauge(
+                                                    id,
+                                                    VitessSourceReaderMetrics.GROUP + "."
+                                                            + VitessSourceReaderMetrics.SHARD_GROUP + ".customer/" + s
+                                                            + "." + VitessSourceReaderMetrics.ROWS_ESTIMATED)
+                                            >= 0),
+                    "both shards copied and their estimates read");
             // Snapshot progress, per shard and for the reader.
             for (int s = 0; s < SHARDS.length; s++) {
                 String shard = VitessSourceReaderMetrics.GROUP + "." + VitessSourceReaderMetrics.SHARD_GROUP

@@ -31,6 +31,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.function.BiFunction;
 import java.util.function.Function;
 
@@ -59,6 +61,12 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
 
     private volatile NativeStreamReader stream;
     private boolean reopen;
+    /**
+     * Reads the copy estimates (table statistics, one query per shard) beside the stream instead
+     * of before it: they only feed progress metrics, and the first record must not wait for
+     * them. One daemon thread, started at the first use.
+     */
+    private ExecutorService estimatesReader;
 
     public VitessSplitReader(
             VitessSourceConfig config,
@@ -128,13 +136,22 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
                     split.recordsSinceMark());
             converter.addSplit(split);
         }
-        readCopyEstimates(splitsChanges.splits());
+        List<VitessSplit> added = List.copyOf(splitsChanges.splits());
+        if (estimatesReader == null) {
+            estimatesReader = Executors.newSingleThreadExecutor(r -> {
+                Thread t = new Thread(r, "vitess-cdc-copy-estimates");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        estimatesReader.execute(() -> readCopyEstimates(added));
         reopen = true;
     }
 
     /**
      * Reads the copy estimates (tables, rows from table statistics) of the added splits that still
-     * copy, once, for the snapshot progress metrics. A failure only leaves them unknown.
+     * copy, once, for the snapshot progress metrics (whose gauges answer "unknown" until then). A
+     * failure only leaves them unknown.
      */
     private void readCopyEstimates(List<VitessSplit> added) {
         List<String> copying = new ArrayList<>();
@@ -236,6 +253,9 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
 
     @Override
     public void close() {
+        if (estimatesReader != null) {
+            estimatesReader.shutdownNow();
+        }
         closeStream();
     }
 }
