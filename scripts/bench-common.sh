@@ -13,6 +13,8 @@ export VT_BASE_PORT=${VT_BASE_PORT:-17990}
 bench_run_dir_given=${VITESS_CDC_RUN:-}
 # shellcheck source=../tests/vitess/env.sh
 source "$REPO/tests/vitess/env.sh"
+# shellcheck source=../tests/vitess/lib.sh
+source "$REPO/tests/vitess/lib.sh"
 if [ -z "$bench_run_dir_given" ] && [ "${BENCH_USE_RUNNING:-0}" != 1 ]; then
   export VITESS_CDC_RUN=$VITESS_CDC_CACHE/run-bench
   # shellcheck source=../tests/vitess/env.sh
@@ -42,7 +44,7 @@ bench_classpath() {
 bench_cluster_started=0
 bench_cluster_up() {
   if [ "${BENCH_TARGET:-vttestserver}" = cluster ]; then
-    port_open "$VT_CLUSTER_GRPC_PORT" || {
+    port_in_use "$VT_CLUSTER_GRPC_PORT" || {
       echo "no multi-process cluster at $VT_CLUSTER_GRPC_ADDR (BENCH_TARGET=cluster): start it with tests/vitess/cluster/up.sh" >&2
       exit 1
     }
@@ -57,12 +59,9 @@ bench_cluster_up() {
     bench_cluster_started=1
   fi
 }
-port_open() { (exec 3<> "/dev/tcp/127.0.0.1/$1") 2> /dev/null; }
-
 # The shards of the benchmark's keyspace (customer), one per line, as VTGate serves them.
 bench_shards() {
-  mariadb --no-defaults -h 127.0.0.1 -P "$VTGATE_MYSQL_PORT" -u vitess-cdc -N -e "SHOW VITESS_SHARDS" 2> /dev/null \
-    | sed -n 's:^customer/::p'
+  vt_mysql -N -e "SHOW VITESS_SHARDS" 2> /dev/null | sed -n 's:^customer/::p'
 }
 bench_cleanup() {
   if [ "$bench_cluster_started" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then

@@ -16,7 +16,7 @@
 # says), BENCH_RUNS (default 2), BENCH_COPY_ROWS (500 000),
 # BENCH_CATCHUP_ROWS (200 000), BENCH_TABLES (200), BENCH_TABLES_ROWS (200 000), BENCH_OUT,
 # BENCH_SKIP_BUILD=1, KEEP_CLUSTER=1 (leave the last cluster running), and the cluster's own:
-# VT_CLUSTER_BASE_PORT (default here 18100; 64 shards use base .. base+410), VT_CLUSTER_RUN
+# VT_CLUSTER_BASE_PORT (default here 18100; 64 shards use base .. base+406), VT_CLUSTER_RUN
 # (default $VITESS_CDC_CACHE/cluster-scale), VT_CLUSTER_PARALLEL.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)

@@ -71,8 +71,9 @@ final class FlinkConsumers {
     /**
      * Flink's own share of the time to the first record: {@link #startSql}'s job with Flink's
      * {@code datagen} source in place of vitess-cdc (same columns, same sink, same MiniCluster and
-     * JVM), so the SQL consumer's time to its first record less this one's is the connector's
-     * share (loading the native library, finding the shards, opening the VStream, the first rows).
+     * JVM). Its span from the source's set-up to the first record is Flink's own reader start and
+     * split assignment, to read next to the SQL consumer's same span (the connector's share: the
+     * native stream opened, the shards found, the VStream's first rows).
      */
     static void startSqlDatagen(BenchArgs a, Recorder rec) throws Exception {
         StreamExecutionEnvironment env = environment(a);
