@@ -129,7 +129,7 @@ pub fn value_json(v: &Value) -> Option<Json> {
         Value::Float(f) => serde_json::Number::from_f64(*f)
             .map(Json::Number)
             .unwrap_or(Json::Null),
-        Value::Decimal(s) | Value::String(s) => s.clone().into(),
+        Value::Decimal(s) | Value::String(s) => s.to_string().into(),
         Value::Bytes(b) => base64::engine::general_purpose::STANDARD.encode(b).into(),
         Value::Date { year, month, day } => format!("{year:04}-{month:02}-{day:02}").into(),
         Value::DateTime {
@@ -178,7 +178,7 @@ mod tests {
             "18446744073709551615"
         );
         assert_eq!(
-            value_json(&Value::Bytes(vec![0, 1])).unwrap(),
+            value_json(&Value::Bytes(vec![0, 1].into())).unwrap(),
             Json::from("AAE=")
         );
         assert_eq!(

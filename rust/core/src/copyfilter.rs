@@ -417,7 +417,11 @@ mod tests {
     }
 
     fn row(a: u64, b: &[u8]) -> Vec<Value> {
-        vec![Value::Int(0), Value::Bytes(b.to_vec()), Value::UInt(a)]
+        vec![
+            Value::Int(0),
+            Value::Bytes(b.to_vec().into()),
+            Value::UInt(a),
+        ]
     }
 
     #[test]

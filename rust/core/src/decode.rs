@@ -13,7 +13,7 @@ use crate::event::{Column, ColumnType, TableSchema};
 use crate::proto::binlogdata::row_change::Bitmap;
 use crate::proto::binlogdata::FieldEvent;
 use crate::proto::query::{Field, MySqlFlag, Row, Type};
-use crate::value::Value;
+use crate::value::{Bytes, Text, Value};
 use std::sync::Arc;
 
 /// Collation id of the `binary` pseudo-charset: such text columns hold bytes, not characters.
@@ -21,6 +21,44 @@ pub const BINARY_COLLATION: u32 = 63;
 
 /// A row's cells, on the stack for rows of up to 32 columns (no allocation per row).
 pub type Cells<'a> = smallvec::SmallVec<[Option<&'a [u8]>; 32]>;
+
+/// Where a value's bytes come from, and so whether a decoded value shares them or copies them.
+#[derive(Clone, Copy)]
+pub enum ValueBytes<'a> {
+    /// The cells are slices of this buffer (a row's `values`, itself a slice of the message
+    /// tonic received): text and binary values become slices of it, no allocation, no copy.
+    /// For values handed on and dropped within a batch or so.
+    Shared(&'a Bytes),
+    /// The values are copied out: for values kept for long (resume keys, bounds), which would
+    /// otherwise pin a whole received message in memory.
+    Copied,
+}
+
+impl ValueBytes<'_> {
+    /// `part` (a slice of the shared buffer when `Shared`) as an owned [`Bytes`].
+    fn bytes(self, part: &[u8]) -> Bytes {
+        match self {
+            // `slice_ref` needs `part` inside the buffer, which holds for every cell of
+            // `split_row` and every sub-slice of one; anything else takes the copy.
+            ValueBytes::Shared(whole) if within(whole, part) => whole.slice_ref(part),
+            _ => Bytes::copy_from_slice(part),
+        }
+    }
+
+    /// `part` as [`Text`]; `Err` carries the UTF-8 error when the bytes are not UTF-8.
+    fn text(self, part: &[u8]) -> std::result::Result<Text, std::str::Utf8Error> {
+        Text::try_from(self.bytes(part))
+    }
+}
+
+fn within(whole: &[u8], part: &[u8]) -> bool {
+    let (start, end) = (
+        whole.as_ptr() as usize,
+        whole.as_ptr() as usize + whole.len(),
+    );
+    let p = part.as_ptr() as usize;
+    p >= start && p + part.len() <= end
+}
 
 /// Splits a row into its cells: `None` = SQL NULL (length -1).
 pub fn split_row(row: &Row) -> Result<Cells<'_>> {
@@ -207,7 +245,7 @@ impl RowDecoder {
             let value = match cell {
                 None => Value::Null,
                 Some(bytes) => self
-                    .decode_cell(i, bytes)
+                    .decode_cell(i, bytes, ValueBytes::Shared(&row.values))
                     .map_err(|e| self.context_error(Some(i), e))?,
             };
             values.push(value);
@@ -215,13 +253,13 @@ impl RowDecoder {
         Ok(values)
     }
 
-    fn decode_cell(&self, i: usize, bytes: &[u8]) -> Result<Value> {
+    fn decode_cell(&self, i: usize, bytes: &[u8], source: ValueBytes<'_>) -> Result<Value> {
         let column = &self.schema.columns[i];
         match column.column_type {
             ColumnType::Enum | ColumnType::Set if !self.enum_set_strings => {
                 enum_set_from_number(column.column_type, &self.members[i], bytes)
             }
-            _ => decode_value(column, bytes),
+            _ => decode_value_from(column, bytes, source),
         }
     }
 
@@ -292,15 +330,15 @@ fn enum_set_from_number(ty: ColumnType, members: &[String], bytes: &[u8]) -> Res
     let text = ascii(bytes)?;
     let Ok(n) = text.trim().parse::<u64>() else {
         // Already a string (mixed-version tablets): keep it.
-        return Ok(Value::String(text.to_string()));
+        return Ok(Value::String(text.into()));
     };
     if ty == ColumnType::Enum {
         if n == 0 {
-            return Ok(Value::String(String::new()));
+            return Ok(Value::String(Text::new()));
         }
         return members
             .get(n as usize - 1)
-            .map(|m| Value::String(m.clone()))
+            .map(|m| Value::String(m.as_str().into()))
             .ok_or_else(|| {
                 Error::fatal(format!(
                     "ENUM index {n} is out of range ({} members)",
@@ -314,7 +352,7 @@ fn enum_set_from_number(ty: ColumnType, members: &[String], bytes: &[u8]) -> Res
             names.push(member.as_str());
         }
     }
-    Ok(Value::String(names.join(",")))
+    Ok(Value::String(names.join(",").into()))
 }
 
 fn ascii(bytes: &[u8]) -> Result<&str> {
@@ -335,8 +373,15 @@ fn bad(what: &str, text: &str) -> Error {
     Error::fatal(format!("'{text}' is not a valid {what}"))
 }
 
-/// Decodes one non-NULL MySQL text value of `column`.
+/// Decodes one non-NULL MySQL text value of `column`; text and binary values are copied (see
+/// [`ValueBytes::Copied`]: for values kept beyond the batch).
 pub fn decode_value(column: &Column, bytes: &[u8]) -> Result<Value> {
+    decode_value_from(column, bytes, ValueBytes::Copied)
+}
+
+/// Decodes one non-NULL MySQL text value of `column`, text and binary values taken from
+/// `source` (shared with the received message, or copied).
+pub fn decode_value_from(column: &Column, bytes: &[u8], source: ValueBytes<'_>) -> Result<Value> {
     Ok(match column.column_type {
         ColumnType::Int | ColumnType::Year => {
             let t = ascii(bytes)?;
@@ -357,7 +402,14 @@ pub fn decode_value(column: &Column, bytes: &[u8]) -> Result<Value> {
             let t = ascii(bytes)?;
             Value::Float(t.trim().parse().map_err(|_| bad("DOUBLE", t))?)
         }
-        ColumnType::Decimal => Value::Decimal(parse_decimal(ascii(bytes)?)?),
+        ColumnType::Decimal => {
+            let digits = parse_decimal(ascii(bytes)?)?;
+            Value::Decimal(
+                source
+                    .text(digits.as_bytes())
+                    .map_err(|_| bad("DECIMAL", digits))?,
+            )
+        }
         ColumnType::Date => {
             let t = ascii(bytes)?;
             let (year, month, day) = parse_date(t).ok_or_else(|| bad("DATE", t))?;
@@ -366,11 +418,15 @@ pub fn decode_value(column: &Column, bytes: &[u8]) -> Result<Value> {
         ColumnType::DateTime | ColumnType::Timestamp => parse_datetime(ascii(bytes)?)?,
         ColumnType::Time => parse_time(ascii(bytes)?)?,
         ColumnType::String | ColumnType::Enum | ColumnType::Set => {
-            Value::String(decode_text(bytes, column.charset)?)
+            Value::String(decode_text(bytes, column.charset, source)?)
         }
-        ColumnType::Json => Value::String(normalize_json_text(decode_text(bytes, column.charset)?)),
-        ColumnType::Bytes | ColumnType::Bit => Value::Bytes(bytes.to_vec()),
-        ColumnType::Geometry => Value::Bytes(geometry_wkb(bytes)?.to_vec()),
+        ColumnType::Json => Value::String(normalize_json_text(decode_text(
+            bytes,
+            column.charset,
+            source,
+        )?)),
+        ColumnType::Bytes | ColumnType::Bit => Value::Bytes(source.bytes(bytes)),
+        ColumnType::Geometry => Value::Bytes(source.bytes(geometry_wkb(bytes)?)),
     })
 }
 
@@ -417,7 +473,7 @@ fn float_as_mysql_shows(text: &str, v: f32) -> f32 {
 /// JSON text in MySQL's canonical layout: `", "` between elements, `": "` after keys, no other
 /// whitespace outside strings. MySQL (copy phase) already writes this layout; the binlog
 /// decoder of some Vitess versions writes compact JSON. Numbers and strings are kept as sent.
-pub fn normalize_json_text(text: String) -> String {
+pub fn normalize_json_text(text: Text) -> Text {
     fn canonical(b: &[u8]) -> bool {
         let (mut in_str, mut esc) = (false, false);
         for (i, &c) in b.iter().enumerate() {
@@ -443,6 +499,11 @@ pub fn normalize_json_text(text: String) -> String {
     if canonical(text.as_bytes()) {
         return text;
     }
+    Text::from(relayout_json(&text))
+}
+
+/// [`normalize_json_text`]'s slow path: `text` re-laid out.
+fn relayout_json(text: &str) -> String {
     let mut out = String::with_capacity(text.len() + 16);
     let (mut in_str, mut esc) = (false, false);
     for c in text.chars() {
@@ -483,19 +544,24 @@ const LATIN1_0X80: [char; 32] = [
 
 /// Text in the column's character set → UTF-8. utf8/utf8mb4/ascii must be valid UTF-8; the
 /// latin1 family is decoded as MySQL defines latin1 (Windows-1252, see [`LATIN1_0X80`]).
-fn decode_text(bytes: &[u8], charset: u32) -> Result<String> {
+fn decode_text(bytes: &[u8], charset: u32, source: ValueBytes<'_>) -> Result<Text> {
     const LATIN1: [u32; 8] = [5, 8, 15, 31, 47, 48, 49, 94];
     if LATIN1.contains(&charset) {
+        // ASCII is the same in latin1 and UTF-8: share it; anything else is transcoded.
+        if bytes.is_ascii() {
+            return source.text(bytes).map_err(|e| Error::fatal(format!("{e}")));
+        }
         return Ok(bytes
             .iter()
             .map(|&b| match b {
                 0x80..=0x9f => LATIN1_0X80[(b - 0x80) as usize],
                 _ => b as char,
             })
-            .collect());
+            .collect::<String>()
+            .into());
     }
-    match std::str::from_utf8(bytes) {
-        Ok(s) => Ok(s.to_string()),
+    match source.text(bytes) {
+        Ok(s) => Ok(s),
         Err(e) => Err(Error::fatal(format!(
             "text in collation {charset} is not valid UTF-8 ({e}): {} — only utf8/utf8mb4, ascii and latin1 \
              text columns are decoded; use a binary type for other encodings",
@@ -504,7 +570,7 @@ fn decode_text(bytes: &[u8], charset: u32) -> Result<String> {
     }
 }
 
-fn parse_decimal(text: &str) -> Result<String> {
+fn parse_decimal(text: &str) -> Result<&str> {
     // Old Vitess versions padded high-precision decimals with spaces.
     let t = text.trim();
     let digits = t.strip_prefix(['-', '+']).unwrap_or(t);
@@ -523,7 +589,7 @@ fn parse_decimal(text: &str) -> Result<String> {
     if !valid {
         return Err(bad("DECIMAL", text));
     }
-    Ok(t.strip_prefix('+').unwrap_or(t).to_string())
+    Ok(t.strip_prefix('+').unwrap_or(t))
 }
 
 fn digits<T: std::str::FromStr>(s: &str, len: std::ops::RangeInclusive<usize>) -> Option<T> {

@@ -572,7 +572,7 @@ mod tests {
     use super::*;
 
     fn s(v: &str) -> Value {
-        Value::String(v.to_string())
+        Value::String(v.to_string().into())
     }
 
     #[test]
@@ -626,7 +626,7 @@ mod tests {
     #[test]
     fn binary_is_compared_padded_with_zero_bytes() {
         let fixed = ColumnOrder::Bytes { pad_to: Some(4) };
-        let b = |v: &[u8]| Value::Bytes(v.to_vec());
+        let b = |v: &[u8]| Value::Bytes(v.to_vec().into());
         assert_eq!(fixed.compare(&b(b"ab"), &b(b"ab\0\0")), Ordering::Equal);
         assert_eq!(fixed.compare(&b(b"ab\0\x01"), &b(b"ab")), Ordering::Greater);
         // VARBINARY / BLOB / BIT are NO PAD: MySQL stores `ab` and `ab\0` as two keys, in this
@@ -670,7 +670,7 @@ mod tests {
         // Vitess sends VARCHAR/CHAR/TEXT in a `_bin` collation as VARBINARY/BINARY/BLOB with the
         // text's collation id, and the values as their bytes. Byte order without PAD SPACE put
         // `a` before `a\t`, and `a` and `a ` apart; MySQL has `a\t` < `a` = `a `.
-        let b = |v: &[u8]| Value::Bytes(v.to_vec());
+        let b = |v: &[u8]| Value::Bytes(v.to_vec().into());
         let utf8 = ColumnOrder::of_column(&column("varchar(8)", ColumnType::Bytes, 46, 32));
         assert_eq!(utf8, Ok(ColumnOrder::CodePoint { pad_space: true }));
         let utf8 = utf8.unwrap();

@@ -297,7 +297,7 @@ fn decimals(rng: &mut StdRng) -> Vec<Lit> {
         "-12345678901234567890",
     ]
     .into_iter()
-    .map(|v| lit(v, Value::Decimal(v.to_string())))
+    .map(|v| lit(v, Value::Decimal(v.to_string().into())))
     .collect();
     fill(hard, || {
         let int_digits = rng.random_range(0..=20usize);
@@ -316,7 +316,7 @@ fn decimals(rng: &mut StdRng) -> Vec<Lit> {
             v.push('.');
             v.extend((0..frac_digits).map(|_| digit(rng)));
         }
-        lit(v.clone(), Value::Decimal(v))
+        lit(v.clone(), Value::Decimal(v.into()))
     })
 }
 
@@ -331,7 +331,7 @@ fn hex(v: &[u8]) -> String {
 /// trailing zero bytes added (equal to it in BINARY(n), greater in VARBINARY).
 fn byte_strings(rng: &mut StdRng, max: usize) -> Vec<Lit> {
     const BYTES: [u8; 8] = [0x00, 0x01, 0x20, 0x61, 0x7f, 0x80, 0xfe, 0xff];
-    let b = |v: Vec<u8>| lit(hex(&v), Value::Bytes(v));
+    let b = |v: Vec<u8>| lit(hex(&v), Value::Bytes(v.into()));
     let mut out = vec![b(vec![]), b(vec![0]), b(vec![0, 0]), b(vec![0xff; max])];
     while out.len() < KEYS {
         let len = rng.random_range(0..=max - 1);
@@ -369,7 +369,7 @@ fn bits(rng: &mut StdRng, width: u32) -> Vec<Lit> {
     let b = |v: u64| {
         lit(
             format!("b'{v:b}'"),
-            Value::Bytes(v.to_be_bytes()[8 - bytes..].to_vec()),
+            Value::Bytes(v.to_be_bytes()[8 - bytes..].to_vec().into()),
         )
     };
     let hard = [0, 1, max, max - 1, max >> 1, (max >> 1) + 1]
@@ -391,7 +391,7 @@ fn texts(rng: &mut StdRng, alphabet: &[char], max: usize) -> Vec<Lit> {
             // character set (so '€' is byte 0x80 in latin1).
             format!("_utf8mb4 {}", hex(v.as_bytes()))
         };
-        lit(sql, Value::String(v))
+        lit(sql, Value::String(v.into()))
     };
     let mut out: Vec<Lit> = [
         "", " ", "  ", "a", "a ", "a  ", "a\t", "a\u{0}", "a\u{1}", "a!",
@@ -515,8 +515,8 @@ fn enum_case(rng: &mut StdRng) -> Case {
             .join(",")
     );
     let mut keys = vec![
-        lit("'no such member'", Value::String(String::new())),
-        lit("''", Value::String(String::new())),
+        lit("'no such member'", Value::String(String::new().into())),
+        lit("''", Value::String(String::new().into())),
     ];
     while keys.len() < KEYS {
         let m = members.choose(rng).unwrap();
@@ -525,7 +525,7 @@ fn enum_case(rng: &mut StdRng) -> Case {
         } else {
             m.clone()
         };
-        keys.push(lit(format!("'{written}'"), Value::String(written)));
+        keys.push(lit(format!("'{written}'"), Value::String(written.into())));
     }
     single("enum", &declared, keys)
 }
@@ -541,7 +541,7 @@ fn set_case(rng: &mut StdRng) -> Case {
             .collect::<Vec<_>>()
             .join(",")
     );
-    let keys = fill(vec![lit("''", Value::String(String::new()))], || {
+    let keys = fill(vec![lit("''", Value::String(String::new().into()))], || {
         let mut chosen: Vec<&str> = members
             .iter()
             .copied()
@@ -549,7 +549,7 @@ fn set_case(rng: &mut StdRng) -> Case {
             .collect();
         chosen.shuffle(rng);
         let v = chosen.join(",");
-        lit(format!("'{v}'"), Value::String(v))
+        lit(format!("'{v}'"), Value::String(v.into()))
     });
     single("set", &declared, keys)
 }
@@ -833,7 +833,7 @@ fn cases() -> Vec<Case> {
 
 /// Keys whose order the core does not reproduce: `of_column` must say so, naming why.
 fn inexact_cases() -> Vec<(Case, &'static str)> {
-    let t = |s: &str| lit(format!("'{s}'"), Value::String(s.to_string()));
+    let t = |s: &str| lit(format!("'{s}'"), Value::String(s.to_string().into()));
     vec![
         (
             single(

@@ -81,11 +81,11 @@ fn time(negative: bool, hours: u32, minute: u8, second: u8, micros: u32) -> Valu
 }
 
 fn s(v: &str) -> Value {
-    Value::String(v.to_string())
+    Value::String(v.to_string().into())
 }
 
 fn b(v: &[u8]) -> Value {
-    Value::Bytes(v.to_vec())
+    Value::Bytes(v.to_vec().into())
 }
 
 fn hex(v: &[u8]) -> String {

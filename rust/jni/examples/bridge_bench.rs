@@ -67,7 +67,7 @@ fn main() {
             kind: RowKind::Insert,
             values: vec![
                 Value::Int(i as i64),
-                Value::String(format!("user{i}@example.com")),
+                Value::String(format!("user{i}@example.com").into()),
                 Value::String("Some Name".into()),
                 Value::Decimal("1234.56".into()),
                 Value::Int(7),

@@ -206,7 +206,7 @@ fn every_value_kind_round_trips() {
         Value::Float(1.5),
         Value::Decimal("-12.340".into()),
         Value::String("héllo".into()),
-        Value::Bytes(vec![0, 255, 7]),
+        Value::Bytes(vec![0, 255, 7].into()),
         Value::Date {
             year: 2024,
             month: 2,
@@ -311,7 +311,7 @@ fn event_that_does_not_fit_leaves_batch_and_tables_untouched() {
     let mut enc = BatchEncoder::new();
     let s = schema(1);
     let small = change(&s, 1, Value::String("x".into()));
-    let big = change(&s, 2, Value::String("y".repeat(1000)));
+    let big = change(&s, 2, Value::String("y".repeat(1000).into()));
 
     // The first event does not fit at all: nothing is appended, and `needed` tells how much
     // a batch holding it alone takes (descriptor included).
@@ -539,7 +539,7 @@ pub(crate) fn golden_events() -> Vec<Event> {
                 Value::Decimal("-12.30".into()),
                 Value::UInt(u64::MAX),
                 Value::Float(0.25),
-                Value::Bytes(vec![0xde, 0xad, 0xbe, 0xef]),
+                Value::Bytes(vec![0xde, 0xad, 0xbe, 0xef].into()),
                 Value::Date {
                     year: 2024,
                     month: 2,

@@ -123,7 +123,7 @@ fn float_has_the_six_digits_mysql_shows_in_both_phases() {
 
 #[test]
 fn json_text_gets_mysql_layout() {
-    let j = |s: &str| normalize_json_text(s.to_string());
+    let j = |s: &str| normalize_json_text(s.to_string().into());
     let mysql = r#"{"a": [1, 2.5, null], "b": {"c": "x, y: z"}}"#;
     assert_eq!(j(mysql), mysql);
     assert_eq!(j(r#"{"a":[1,2.5,null],"b":{"c":"x, y: z"}}"#), mysql);
@@ -272,7 +272,7 @@ fn text_versus_binary_collation() {
     );
     assert_eq!(
         decode_value(&col(Type::Varbinary, "varbinary(4)", 63), &[0, 255]).unwrap(),
-        Value::Bytes(vec![0, 255])
+        Value::Bytes(vec![0, 255].into())
     );
     assert_eq!(
         decode_value(&col(Type::Varchar, "varchar(4)", 8), &[0xe9]).unwrap(),
@@ -282,11 +282,11 @@ fn text_versus_binary_collation() {
     assert!(err.message.contains("not valid UTF-8"), "{}", err.message);
     assert_eq!(
         decode_value(&col(Type::Blob, "blob", 63), b"\x00\x01").unwrap(),
-        Value::Bytes(vec![0, 1])
+        Value::Bytes(vec![0, 1].into())
     );
     assert_eq!(
         decode_value(&col(Type::Binary, "binary(2)", 63), b"ab").unwrap(),
-        Value::Bytes(b"ab".to_vec())
+        Value::Bytes(b"ab".to_vec().into())
     );
     assert_eq!(col(Type::Text, "text", 255).column_type, ColumnType::String);
     assert_eq!(col(Type::Blob, "blob", 63).column_type, ColumnType::Bytes);
@@ -299,7 +299,7 @@ fn bit_json_geometry_enum_set() {
     assert_eq!(bit.length, 12);
     assert_eq!(
         decode_value(&bit, &[0x0f, 0xff]).unwrap(),
-        Value::Bytes(vec![0x0f, 0xff])
+        Value::Bytes(vec![0x0f, 0xff].into())
     );
     assert_eq!(
         decode_value(&col(Type::Json, "json", 63), br#"{"a": [1, 2]}"#).unwrap(),
@@ -317,7 +317,7 @@ fn bit_json_geometry_enum_set() {
     let internal = [&3857u32.to_le_bytes()[..], &point_wkb].concat();
     assert_eq!(
         decode_value(&geo, &internal).unwrap(),
-        Value::Bytes(point_wkb)
+        Value::Bytes(point_wkb.into())
     );
     let short = decode_value(&geo, &[0, 0, 0, 0, 1, 1]).unwrap_err();
     assert!(
@@ -551,4 +551,68 @@ proptest::proptest! {
     ) {
         proptest::prop_assert_eq!(parse_datetime(&t).ok(), split_reference(&t), "{}", t);
     }
+}
+
+/// Text, DECIMAL and binary values of a decoded row are slices of the row's buffer (no copy,
+/// no allocation per value); `decode_value` and `Value::detached` copy, so kept values do not
+/// pin a received message. Latin-1 text is shared while it is ASCII and transcoded otherwise.
+#[test]
+fn row_values_share_the_row_buffer_and_kept_values_do_not() {
+    let fields = FieldEvent {
+        table_name: "ks.t".into(),
+        fields: vec![
+            field("v", Type::Varchar, "varchar(10)", 255, 0),
+            field("d", Type::Decimal, "decimal(6,2)", 63, 0),
+            field("b", Type::Varbinary, "varbinary(4)", 63, 0),
+            field("l", Type::Varchar, "varchar(10)", 8, 0),
+            field("m", Type::Varchar, "varchar(10)", 8, 0),
+            field("j", Type::Json, "json", 63, 0),
+        ],
+        ..Default::default()
+    };
+    let schema = Arc::new(schema_from_field_event(&fields, "ks", "-80", 1));
+    let decoder = RowDecoder::new(schema, true);
+    let r = row(&[
+        Some("héllo".as_bytes()),
+        Some(b"+12.50"),
+        Some(&[0, 255]),
+        Some(b"ascii"),
+        Some(&[0x80, b'x']),
+        Some(br#"{"a": 1}"#),
+    ]);
+    let values = decoder.decode(&r, None).unwrap();
+    assert_eq!(
+        values,
+        vec![
+            Value::String("héllo".into()),
+            Value::Decimal("12.50".into()),
+            Value::Bytes(vec![0, 255].into()),
+            Value::String("ascii".into()),
+            Value::String("€x".into()),
+            Value::String(r#"{"a": 1}"#.into()),
+        ]
+    );
+    let shares = |v: &Value| -> bool {
+        let bytes: &[u8] = match v {
+            Value::String(s) | Value::Decimal(s) => s.as_bytes(),
+            Value::Bytes(b) => b,
+            _ => unreachable!(),
+        };
+        within(&r.values, bytes)
+    };
+    let shared: Vec<bool> = values.iter().map(shares).collect();
+    assert_eq!(shared, [true, true, true, true, false, true]);
+    assert!(values.iter().all(|v| !shares(&v.detached())));
+    assert_eq!(
+        values.iter().map(Value::detached).collect::<Vec<_>>(),
+        values
+    );
+    // The same cell of the same buffer, through the copying entry point.
+    let copied = decode_value(&schema_col(&decoder, 0), &r.values[..6]).unwrap();
+    assert_eq!(copied, values[0]);
+    assert!(!shares(&copied));
+}
+
+fn schema_col(decoder: &RowDecoder, i: usize) -> Column {
+    decoder.schema.columns[i].clone()
 }

@@ -90,7 +90,8 @@ impl TableKey {
                     .columns
                     .iter()
                     .position(|c| c.name.eq_ignore_ascii_case(name))
-                    .and_then(|i| row.get(i).cloned())
+                    // Detached: keys outlive the row (chunk bounds, the window's keys).
+                    .and_then(|i| row.get(i).map(Value::detached))
                     .unwrap_or(Value::Null)
             })
             .collect()
@@ -309,14 +310,14 @@ pub fn decode_key(buf: &[u8]) -> Result<Vec<Value>> {
                 }
                 let raw = take(usize::try_from(n).map_err(|_| corrupt("length"))?)?.to_vec();
                 match tag {
-                    6 => Value::Bytes(raw),
+                    6 => Value::Bytes(raw.into()),
                     _ => {
                         let text =
                             String::from_utf8(raw).map_err(|_| corrupt("text is not UTF-8"))?;
                         if tag == 4 {
-                            Value::Decimal(text)
+                            Value::Decimal(text.into())
                         } else {
-                            Value::String(text)
+                            Value::String(text.into())
                         }
                     }
                 }
@@ -368,7 +369,7 @@ pub fn sql_literal(v: &Value) -> Result<String> {
     Ok(match v {
         Value::Int(n) => n.to_string(),
         Value::UInt(n) => n.to_string(),
-        Value::Decimal(d) => d.clone(),
+        Value::Decimal(d) => d.to_string(),
         Value::Float(f) => format!("{f:e}"),
         Value::String(s) => quote_string(s),
         Value::Bytes(b) => format!(
@@ -483,7 +484,10 @@ mod tests {
             sql_literal(&Value::String("it's \\ x".into())).unwrap(),
             "'it''s \\\\ x'"
         );
-        assert_eq!(sql_literal(&Value::Bytes(vec![0, 255])).unwrap(), "X'00FF'");
+        assert_eq!(
+            sql_literal(&Value::Bytes(vec![0, 255].into())).unwrap(),
+            "X'00FF'"
+        );
         assert_eq!(quote_ident("we`ird"), "`we``ird`");
         assert!(sql_literal(&Value::Null).is_err());
     }
@@ -507,7 +511,7 @@ mod tests {
             Value::UInt(u64::MAX),
             Value::Decimal("-1.50".into()),
             Value::String("héllo".into()),
-            Value::Bytes(vec![0; 300]),
+            Value::Bytes(vec![0; 300].into()),
             Value::Date {
                 year: 2026,
                 month: 12,

@@ -101,8 +101,8 @@ impl Signal {
                 .iter()
                 .position(|c| c.name.eq_ignore_ascii_case(name))?;
             match values.get(i)? {
-                Value::String(s) => Some(s.clone()),
-                Value::Bytes(b) => String::from_utf8(b.clone()).ok(),
+                Value::String(s) => Some(s.to_string()),
+                Value::Bytes(b) => String::from_utf8(b.to_vec()).ok(),
                 Value::Int(v) => Some(v.to_string()),
                 Value::UInt(v) => Some(v.to_string()),
                 _ => None,

@@ -139,9 +139,9 @@ pub fn customer_schema() -> Arc<TableSchema> {
 pub fn customer_row(i: u64) -> Vec<Value> {
     vec![
         Value::Int(i as i64),
-        Value::String(format!("user{i}@example.com")),
-        Value::String(format!("Customer Name {}", i % 1000)),
-        Value::Decimal(format!("{}.{:02}", i % 100_000, i % 100)),
+        Value::String(format!("user{i}@example.com").into()),
+        Value::String(format!("Customer Name {}", i % 1000).into()),
+        Value::Decimal(format!("{}.{:02}", i % 100_000, i % 100).into()),
         Value::Int((i % 1000) as i64),
         Value::DateTime {
             year: 2026,
@@ -242,12 +242,12 @@ pub fn all_types_row(i: u64) -> Vec<Value> {
         Value::Int(n.wrapping_mul(7_919)),
         Value::UInt(u64::MAX - i),
         Value::Int(n % 2),
-        Value::Decimal(format!("{}.{:010}", n % 100_000_000, i % 10_000_000_000)),
-        Value::Decimal(format!("{}", i % 100_000_000_000_000_000)),
+        Value::Decimal(format!("{}.{:010}", n % 100_000_000, i % 10_000_000_000).into()),
+        Value::Decimal(format!("{}", i % 100_000_000_000_000_000).into()),
         Value::Float((n % 10_000) as f64 + 0.5),
         Value::Float(n as f64 / 7.0),
-        Value::Bytes(vec![(i % 2) as u8]),
-        Value::Bytes(i.to_be_bytes().to_vec()),
+        Value::Bytes(vec![(i % 2) as u8].into()),
+        Value::Bytes(i.to_be_bytes().to_vec().into()),
         Value::Date {
             year: 2000 + (i % 50) as u16,
             month: 1 + (i % 12) as u8,
@@ -295,25 +295,25 @@ pub fn all_types_row(i: u64) -> Vec<Value> {
             micros: (i % 1_000_000) as u32,
         },
         Value::Int(1901 + (n % 255)),
-        Value::String(format!("c{}", i % 100_000)),
-        Value::String(format!("varchar value {i} héllo ☕")),
-        Value::Bytes(bytes(12)),
-        Value::String(text(40)),
-        Value::String(text(200)),
-        Value::String(text(300)),
-        Value::String(text(400)),
+        Value::String(format!("c{}", i % 100_000).into()),
+        Value::String(format!("varchar value {i} héllo ☕").into()),
+        Value::Bytes(bytes(12).into()),
+        Value::String(text(40).into()),
+        Value::String(text(200).into()),
+        Value::String(text(300).into()),
+        Value::String(text(400).into()),
         Value::String("latin1 café".into()),
-        Value::Bytes(bytes(16)),
-        Value::Bytes(bytes(24)),
-        Value::Bytes(bytes(32)),
-        Value::Bytes(bytes(100)),
-        Value::Bytes(bytes(200)),
-        Value::Bytes(bytes(300)),
+        Value::Bytes(bytes(16).into()),
+        Value::Bytes(bytes(24).into()),
+        Value::Bytes(bytes(32).into()),
+        Value::Bytes(bytes(100).into()),
+        Value::Bytes(bytes(200).into()),
+        Value::Bytes(bytes(300).into()),
         Value::String(["small", "medium", "large"][(i % 3) as usize].into()),
         Value::String("a,c".into()),
-        Value::String(format!("{{\"id\": {i}, \"tags\": [\"a\", \"b\"]}}")),
-        Value::Bytes(point.clone()),
-        Value::Bytes(point),
+        Value::String(format!("{{\"id\": {i}, \"tags\": [\"a\", \"b\"]}}").into()),
+        Value::Bytes(point.clone().into()),
+        Value::Bytes(point.into()),
     ]
 }
 
@@ -601,20 +601,24 @@ fn random_value(rng: &mut Rng, t: ColumnType, big: bool) -> Value {
                     s.push(char::from(b'0' + rng.below(10) as u8));
                 }
             }
-            Value::Decimal(s)
+            Value::Decimal(s.into())
         }
         ColumnType::String | ColumnType::Enum | ColumnType::Set | ColumnType::Json => {
             if big {
-                Value::String("☕ big value 𝄞 ".repeat(1000 + rng.below(5_000) as usize))
+                Value::String(
+                    "☕ big value 𝄞 "
+                        .repeat(1000 + rng.below(5_000) as usize)
+                        .into(),
+                )
             } else {
-                Value::String(random_text(rng, 40))
+                Value::String(random_text(rng, 40).into())
             }
         }
         ColumnType::Bytes | ColumnType::Bit | ColumnType::Geometry => {
             if big {
-                Value::Bytes(random_bytes(rng, 100_000))
+                Value::Bytes(random_bytes(rng, 100_000).into())
             } else {
-                Value::Bytes(random_bytes(rng, 40))
+                Value::Bytes(random_bytes(rng, 40).into())
             }
         }
         ColumnType::Date => {
