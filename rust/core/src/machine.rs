@@ -29,7 +29,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::event::{ChangeEvent, Event, RowKind, TableSchema};
 use crate::metrics::Metrics;
 use crate::position::{ShardPosition, StreamPosition, TableLastPk};
-use crate::proto::binlogdata::{VEvent, VEventType, VGtid};
+use crate::proto::binlogdata::{ShardGtid, VEvent, VEventType, VGtid};
 use crate::request::from_proto_lastpk;
 use crate::value::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -604,12 +604,19 @@ impl Machine {
             return;
         };
         let none = BTreeSet::new();
-        let listed: BTreeSet<ShardKey> = vgtid
-            .shard_gtids
-            .iter()
-            .map(|s| (s.keyspace.clone(), s.shard.clone()))
-            .collect();
-        for sg in vgtid.shard_gtids {
+        // Only needed to retire journaled shards, which are rare: not built per VGTID otherwise.
+        let listed: Option<BTreeSet<ShardKey>> = (!self.journaled.is_empty()).then(|| {
+            vgtid
+                .shard_gtids
+                .iter()
+                .map(|s| (s.keyspace.clone(), s.shard.clone()))
+                .collect()
+        });
+        let unmoved = self.unmoved_shards(&vgtid.shard_gtids, own_shard);
+        for (sg, unmoved) in vgtid.shard_gtids.into_iter().zip(unmoved) {
+            if unmoved {
+                continue;
+            }
             let key = (sg.keyspace.clone(), sg.shard.clone());
             if !self.config.follow_reshard && !self.shards.contains_key(&key) {
                 // VGTIDs list every shard of VTGate's stream, including shards that ended here
@@ -661,6 +668,9 @@ impl Machine {
                 out.push(Event::Mark(new));
             }
         }
+        let Some(listed) = listed else {
+            return;
+        };
         let gone: Vec<ShardKey> = self
             .journaled
             .iter()
@@ -671,6 +681,52 @@ impl Machine {
             self.journaled.remove(&k);
             self.shards.remove(&k);
         }
+    }
+
+    /// Which of a VGTID's shards did not move: a tracked shard, not `own_shard`, past its copy,
+    /// whose position already has exactly this GTID and nothing else — the general path of
+    /// [`Self::apply_vgtid`] would build its new position only to find it equal and emit
+    /// nothing. A stream of N shards gets a VGTID listing all N after every transaction of one
+    /// of them; this finds the N − 1 others with string comparisons, without allocating.
+    ///
+    /// Walks the VGTID and the (sorted) shard map side by side, so it needs the VGTID in key
+    /// order, as VTGate keeps the order of the request built from that map; in any other order
+    /// every shard takes the general path.
+    fn unmoved_shards(
+        &self,
+        listed: &[ShardGtid],
+        own_shard: Option<&ShardKey>,
+    ) -> smallvec::SmallVec<[bool; 64]> {
+        let mut unmoved = smallvec::SmallVec::from_elem(false, listed.len());
+        fn key(sg: &ShardGtid) -> (&str, &str) {
+            (sg.keyspace.as_str(), sg.shard.as_str())
+        }
+        if !listed.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
+            return unmoved;
+        }
+        let own = own_shard.map(|(k, s)| (k.as_str(), s.as_str()));
+        let mut tracks = self.shards.iter().peekable();
+        for (i, sg) in listed.iter().enumerate() {
+            let wanted = key(sg);
+            while tracks
+                .next_if(|((k, s), _)| (k.as_str(), s.as_str()) < wanted)
+                .is_some()
+            {}
+            let Some(((k, s), track)) = tracks.peek() else {
+                break;
+            };
+            if (k.as_str(), s.as_str()) != wanted || own == Some(wanted) {
+                continue;
+            }
+            let pos = &track.pos;
+            unmoved[i] = pos.copy_completed
+                && pos.gtid == sg.gtid
+                && sg.table_p_ks.is_empty()
+                && pos.table_p_ks.is_empty()
+                && pos.tables_to_copy.is_empty()
+                && pos.snapshots.is_empty();
+        }
+        unmoved
     }
 
     fn on_copy_completed(&mut self, ev: &VEvent, out: &mut Vec<Event>) {

@@ -47,6 +47,10 @@ struct Args {
     /// Only the offline measurements
     #[arg(long)]
     offline_only: bool,
+    /// Shards of the offline streaming path's stream: every transaction (on one of them) carries
+    /// a VGTID listing them all, as VTGate sends to a stream of that many shards
+    #[arg(long, default_value_t = 1)]
+    offline_shards: usize,
     /// VTGate gRPC address
     #[arg(long, env = "VTGATE_GRPC_ADDR", default_value = "127.0.0.1:15991")]
     address: String,

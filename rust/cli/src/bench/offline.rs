@@ -318,7 +318,7 @@ pub(crate) fn offline_shape(
 /// `customer` rows each) → protobuf decode → count (baseline) or → protobuf decode →
 /// `Machine` (grammar, typed decoding, positions) → batch encoding (core). Separates the core's
 /// own CPU from the server's, which shares the machine in the live runs.
-pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement> {
+pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> Vec<Measurement> {
     use prost::Message;
     use vitess_cdc_core::machine::{Machine, MachineConfig};
     use vitess_cdc_core::metrics::Metrics;
@@ -343,6 +343,16 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
         ..ev(VEventType::Field)
     };
     let txns = 64usize;
+    // The stream's other shards (named after `-80` in key order, as VTGate keeps the request's
+    // order): listed in every VGTID with a GTID that does not move.
+    let others: Vec<ShardGtid> = (1..shards.max(1))
+        .map(|i| ShardGtid {
+            keyspace: "customer".into(),
+            shard: format!("x{i:03}"),
+            gtid: format!("MySQL56/87d2a132-ec4c-11f1-bbd3-{i:012}:1-77"),
+            table_p_ks: vec![],
+        })
+        .collect();
     // As tonic hands them to prost: one shared buffer per message, so `bytes` fields decode as
     // slices of it.
     let responses: Vec<prost::bytes::Bytes> = (0..txns)
@@ -369,7 +379,7 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
             });
             events.push(VEvent {
                 vgtid: Some(VGtid {
-                    shard_gtids: vec![ShardGtid {
+                    shard_gtids: std::iter::once(ShardGtid {
                         keyspace: "customer".into(),
                         shard: "-80".into(),
                         gtid: format!(
@@ -377,7 +387,9 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
                             1000 + t
                         ),
                         table_p_ks: vec![],
-                    }],
+                    })
+                    .chain(others.iter().cloned())
+                    .collect(),
                 }),
                 ..ev(VEventType::Vgtid)
             });
@@ -425,7 +437,17 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize) -> Vec<Measurement
             snapshot_only: false,
             follow_reshard: false,
         },
-        vec![start],
+        std::iter::once(start)
+            .chain(others.iter().map(|o| ShardPosition {
+                keyspace: o.keyspace.clone(),
+                shard: o.shard.clone(),
+                gtid: o.gtid.clone(),
+                table_p_ks: vec![],
+                tables_to_copy: vec![],
+                copy_completed: true,
+                snapshots: Vec::new(),
+            }))
+            .collect(),
         Arc::new(Metrics::default()),
     );
     let mut encoder = BatchEncoder::new();
@@ -487,11 +509,11 @@ pub(crate) fn run(args: &Args) -> Vec<Measurement> {
         &offline,
         "MB/s",
     );
-    let pipeline = offline_pipeline(args.offline_rows, args.writer_batch);
+    let pipeline = offline_pipeline(args.offline_rows, args.writer_batch, args.offline_shards);
     print_table(
         &format!(
-            "Offline streaming path (single thread, customer rows, {} rows/txn; MB/s = VStream protobuf bytes in)",
-            args.writer_batch
+            "Offline streaming path (single thread, customer rows, {} rows/txn, VGTIDs of {} shard(s); MB/s = VStream protobuf bytes in)",
+            args.writer_batch, args.offline_shards
         ),
         &pipeline,
         "MB/s",

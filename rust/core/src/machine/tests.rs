@@ -653,3 +653,109 @@ fn a_merge_ends_each_participant_at_its_own_journal_and_the_others_go_on() {
     assert_eq!(left, vec!["x"]);
     assert_eq!(m.journals_seen(), 2);
 }
+
+/// VGTIDs list every shard of the stream after each transaction of one of them. The shards that
+/// did not move are skipped without building their positions (`Machine::unmoved_shards`), which
+/// needs the VGTID in key order; any other order takes the general path. Both must give the same
+/// events: one mark for the shard whose transaction it is (even when its GTID did not move),
+/// one for any other shard whose GTID moved, none for the rest.
+#[test]
+fn unmoved_shards_of_a_vgtid_are_skipped_in_any_order_with_the_same_events() {
+    let shards = ["-40", "40-80", "80-c0", "c0-"];
+    let script = |reversed: bool| {
+        let mut gtids: Vec<String> = shards.iter().map(|s| format!("{s}@0")).collect();
+        let mut events = Vec::new();
+        let steps: [(usize, Option<usize>); 6] = [
+            (0, None),
+            (2, None),
+            (2, Some(3)), // shard c0- moved too (a transaction VTGate reported without its events)
+            (1, None),
+            (3, None),
+            (0, Some(0)), // the own shard moved twice: still one mark
+        ];
+        for (i, (own, other)) in steps.into_iter().enumerate() {
+            let shard = shards[own];
+            gtids[own] = format!("{shard}@{}", i + 1);
+            if let Some(o) = other {
+                gtids[o] = format!("{}@{}x", shards[o], i + 1);
+            }
+            let mut listed: Vec<(&str, &str)> = shards
+                .iter()
+                .zip(&gtids)
+                .map(|(s, g)| (*s, g.as_str()))
+                .collect();
+            if reversed {
+                listed.reverse();
+            }
+            events.push(on_shard(shard, ev(VEventType::Begin)));
+            events.push(on_shard(shard, field("t")));
+            events.push(on_shard(shard, insert_at("t", i as i64, 5)));
+            events.push(on_shard(shard, vgtid_shards(&listed)));
+            events.push(on_shard(shard, ev(VEventType::Commit)));
+        }
+        // A transaction of 40-80 whose VGTID moved nothing: its own mark only.
+        let unchanged: Vec<(&str, &str)> = shards
+            .iter()
+            .zip(&gtids)
+            .map(|(s, g)| (*s, g.as_str()))
+            .collect();
+        events.push(on_shard("40-80", ev(VEventType::Begin)));
+        events.push(on_shard("40-80", vgtid_shards(&unchanged)));
+        events.push(on_shard("40-80", ev(VEventType::Commit)));
+        events
+    };
+    let config = MachineConfig {
+        allow_tables_without_primary_key: false,
+        transaction_buffer_bytes: 1 << 20,
+        snapshot_only: false,
+        follow_reshard: false,
+    };
+    let positions: Vec<ShardPosition> = shards
+        .iter()
+        .map(|s| ShardPosition {
+            shard: s.to_string(),
+            ..start(&format!("{s}@0"), &[])
+        })
+        .collect();
+    let outputs: Vec<Vec<String>> = [false, true]
+        .into_iter()
+        .map(|reversed| {
+            let mut m = Machine::new(
+                config.clone(),
+                positions.clone(),
+                Arc::new(Metrics::default()),
+            );
+            run(&mut m, script(reversed))
+                .iter()
+                .filter_map(|e| match e {
+                    Event::Mark(p) => Some(format!("mark {}", p.gtid)),
+                    Event::Change(c) => Some(format!("row {}", c.schema.shard)),
+                    _ => None,
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        outputs[0],
+        vec![
+            "row -40",
+            "mark -40@1",
+            "row 80-c0",
+            "mark 80-c0@2",
+            "row 80-c0",
+            "mark 80-c0@3",
+            "mark c0-@3x",
+            "row 40-80",
+            "mark 40-80@4",
+            "row c0-",
+            "mark c0-@5",
+            "row -40",
+            "mark -40@6x",
+            "mark 40-80@4",
+        ]
+    );
+    // The general path: the same events, the marks of one VGTID in the VGTID's order.
+    let mut reversed = outputs[0].clone();
+    reversed.swap(5, 6);
+    assert_eq!(outputs[1], reversed, "reversed VGTIDs");
+}
