@@ -29,6 +29,11 @@
 # tests/vitess/env.sh describes instead of starting one), BENCH_TARGET=cluster (use the running
 # multi-process cluster of tests/vitess/cluster/env.sh: scripts/bench-scale.sh), BENCH_SKIP_BUILD=1,
 # KEEP_CLUSTER=1.
+#
+# A/B of the native code: BENCH_NATIVE_AB="before=/path/a.so after=jar" (labels of your choice;
+# a path to a library, or `jar` for the one this build packs; scripts/build-native-at.sh
+# <revision> builds a revision's library) runs every JVM consumer once per library, alternating
+# within each round, as consumer@label (sql@before, sql@after, ...).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench-common.sh
@@ -48,6 +53,26 @@ WINDOW=${BENCH_WINDOW:-15}
 TABLES=${BENCH_TABLES:-200}
 TABLES_ROWS=${BENCH_TABLES_ROWS:-200000}
 CONSUMERS=(${BENCH_CONSUMERS:-floor sql sql-datagen datastream debezium})
+declare -A NATIVE_LIB=()
+if [ -n "${BENCH_NATIVE_AB:-}" ]; then
+  labels=()
+  for pair in $BENCH_NATIVE_AB; do
+    label=${pair%%=*} lib=${pair#*=}
+    [ "$label" != "$pair" ] && { [ "$lib" = jar ] || [ -f "$lib" ]; } \
+      || { echo "BENCH_NATIVE_AB: '$pair' is not label=<existing .so> or label=jar" >&2; exit 1; }
+    if [ "$lib" = jar ]; then
+      NATIVE_LIB[$label]=
+    else
+      NATIVE_LIB[$label]=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+    fi
+    labels+=("$label")
+  done
+  ab=()
+  for c in "${CONSUMERS[@]}"; do
+    if [ "$c" = floor ]; then ab+=(floor); else for l in "${labels[@]}"; do ab+=("$c@$l"); done; fi
+  done
+  CONSUMERS=("${ab[@]}")
+fi
 SCENARIOS=(${BENCH_SCENARIOS:-copy wide catchup latency})
 JVM_OPTS=(${BENCH_JVM_OPTS:--Xmx1g})
 OUT=${BENCH_OUT:-$REPO/docs/benchmarks/e2e.json}
@@ -102,7 +127,14 @@ has_scenario catchup && bench --e2e load --table bench_catchup --e2e-shape narro
 
 # One run of CONSUMER in SCENARIO; appends its JSON line (with the load average) to $RESULTS.
 run_one() {
-  local consumer=$1 scenario=$2 table shape=narrow events start=initial line
+  local consumer=${1%%@*} label= scenario=$2 table shape=narrow events start=initial line
+  local jvm_opts=("${JVM_OPTS[@]}")
+  if [ "$1" != "$consumer" ]; then
+    label=${1#*@}
+    if [ -n "${NATIVE_LIB[$label]}" ]; then
+      jvm_opts+=("-Dvitesscdc.native.library=${NATIVE_LIB[$label]}")
+    fi
+  fi
   case $scenario in
     copy) table=bench_copy events=$COPY_ROWS ;;
     wide) table=bench_wide events=$WIDE_ROWS shape=wide ;;
@@ -121,12 +153,14 @@ run_one() {
       --table "$table" --e2e-rows "$events" --e2e-start "$start" --e2e-scenario "$scenario" \
       --e2e-warmup "$WARMUP" --e2e-window "$window" | tail -1)
   else
-    line=$(java "${JVM_OPTS[@]}" -cp "$CLASSPATH_JVM" io.vitesscdc.bench.BenchMain --consumer "$consumer" \
+    line=$(java "${jvm_opts[@]}" -cp "$CLASSPATH_JVM" io.vitesscdc.bench.BenchMain --consumer "$consumer" \
       --scenario "$scenario" --vtgate "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --table "$table" \
       --shape "$shape" --events "$events" --start "$start" --warmup "$WARMUP" --window "$window" \
-      --timeout "$PER_RUN_TIMEOUT" 2> "$WORK/$consumer-$scenario.err" | tail -1) || {
-      say "$consumer $scenario failed; its stderr:"; tail -20 "$WORK/$consumer-$scenario.err" >&2; return 1; }
+      --timeout "$PER_RUN_TIMEOUT" 2> "$WORK/$1-$scenario.err" | tail -1) || {
+      say "$1 $scenario failed; its stderr:"; tail -20 "$WORK/$1-$scenario.err" >&2; return 1; }
   fi
+  # An A/B run is reported under its label.
+  if [ -n "$label" ]; then line=$(jq -c --arg c "$1" '.consumer = $c' <<< "$line"); fi
   jq -c --arg load "$load_before" --arg load_after "$(cut -d' ' -f1-3 /proc/loadavg)" \
     '. + {loadavg_before: $load, loadavg_after: $load_after}' <<< "$line" >> "$RESULTS"
   jq -r '"bench-e2e: \(.scenario) \(.consumer): \(.events) events, \(.events_per_s|floor) ev/s, CPU \(.cpu_s|.*100|round/100) s, first record after \(.process_to_first_s|.*100|round/100) s" + (if .latency_p50_ms then ", latency p50 \(.latency_p50_ms) ms p99 \(.latency_p99_ms) ms" else "" end)' <<< "$line" >&2

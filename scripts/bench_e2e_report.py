@@ -111,6 +111,26 @@ def table(summary, scenarios, consumers):
     return "\n".join(lines)
 
 
+# The connector's threads by the names the kernel keeps (digits dropped), for the A/B table.
+THREADS = [("native stream", "vitess-cdc-work"), ("fetcher", "Source Data Fet"), ("task", "Source: "),
+           ("JIT", "C CompilerThre"), ("main", "java"), ("GC", "GC Thread#")]
+
+
+def threads_table(summary, scenarios, consumers):
+    """CPU µs per event by thread (medians) of the A/B consumers (consumer@label)."""
+    lines = ["| scenario | consumer | events/s | " + " | ".join(n for n, _ in THREADS) + " |",
+             "|---|---|---:|" + "---:|" * len(THREADS)]
+    for s in scenarios:
+        for c in consumers:
+            m = summary.get(s, {}).get(c)
+            if "@" not in c or not m:
+                continue
+            per = m["threads_cpu_s_per_m"]
+            cells = [fmt(sum(v for k, v in per.items() if k.startswith(prefix)), 2) for _, prefix in THREADS]
+            lines.append(f"| {s} | {c} | {fmt(m['events_per_s'])} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("runs")
@@ -143,6 +163,8 @@ def main():
     with open(a.out, "w") as f:
         json.dump(report, f, indent=1)
     print(table(summary, scenarios, consumers))
+    if any("@" in c for c in consumers):
+        print("\nCPU µs per event by thread (A/B, medians):\n" + threads_table(summary, scenarios, consumers))
     share = report["connector_first_record_share"]
     if share:
         print(f"\ntime to the first record (copy, medians): the SQL job with vitess-cdc "
@@ -154,7 +176,7 @@ def main():
     missing = []
     for s in scenarios:
         for c in consumers:
-            if c == "sql-datagen" and s != "copy":
+            if c.split("@")[0] == "sql-datagen" and s != "copy":
                 continue  # the datagen baseline runs beside the copy only
             m = summary.get(s, {}).get(c)
             ok = m and (m["latency_p50_ms"] is not None if s == "latency" else (m["events_per_s"] or 0) > 0)

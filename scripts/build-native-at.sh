@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Copyright 2026 The vitess-cdc Authors
+# SPDX-License-Identifier: Apache-2.0
+# Builds the connector's native library (libvitess_cdc_jni.so, release) as it was at a git
+# revision and prints its path: the "before" of an A/B of the native code with
+# scripts/bench-e2e.sh (BENCH_NATIVE_AB, docs/benchmarks.md).
+#
+#   scripts/build-native-at.sh <revision>      # e.g. HEAD~3, a tag, a commit
+#
+# The revision is checked out in a worktree under $VITESS_CDC_CACHE/native-at and built with a
+# target directory of its own (the first build takes as long as a release build from nothing;
+# later ones are incremental); the library is copied to $VITESS_CDC_CACHE/native-at/<commit>.so,
+# and a second call for the same commit only prints that path. The Java classes that load it
+# are the working tree's: both must speak the same batch format (the JVM says so if not).
+set -euo pipefail
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+rev=${1:?usage: scripts/build-native-at.sh <git revision>}
+VITESS_CDC_CACHE=${VITESS_CDC_CACHE:-/var/cache/vitess-cdc}
+dir=$VITESS_CDC_CACHE/native-at
+commit=$(git -C "$REPO" rev-parse --verify "$rev^{commit}")
+out=$dir/$commit.so
+if [ ! -f "$out" ]; then
+  mkdir -p "$dir"
+  tree=$dir/worktree
+  if [ -d "$tree" ]; then
+    git -C "$tree" checkout -q --detach "$commit"
+  else
+    git -C "$REPO" worktree add -q --detach "$tree" "$commit"
+  fi
+  echo "build-native-at: building libvitess_cdc_jni.so at ${commit:0:12}" >&2
+  (cd "$tree" && CARGO_TARGET_DIR=$dir/target cargo build -q --release -p vitess-cdc-jni >&2)
+  cp "$dir/target/release/libvitess_cdc_jni.so" "$out.tmp"
+  mv "$out.tmp" "$out"
+fi
+echo "$out"
