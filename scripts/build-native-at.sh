@@ -5,7 +5,9 @@
 # revision and prints its path: the "before" of an A/B of the native code with
 # scripts/bench-e2e.sh (BENCH_NATIVE_AB, docs/benchmarks.md).
 #
-#   scripts/build-native-at.sh <revision>      # e.g. HEAD~3, a tag, a commit
+#   scripts/build-native-at.sh <revision>        # e.g. HEAD~3, a tag, a commit
+#   scripts/build-native-at.sh <revision> bench  # the core's benchmark program instead
+#                                                # (vitess-cdc-bench: its offline A/B)
 #
 # The revision is checked out in a worktree under $VITESS_CDC_CACHE/native-at and built with a
 # target directory of its own (the first build takes as long as a release build from nothing;
@@ -14,11 +16,16 @@
 # are the working tree's: both must speak the same batch format (the JVM says so if not).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-rev=${1:?usage: scripts/build-native-at.sh <git revision>}
+rev=${1:?usage: scripts/build-native-at.sh <git revision> [jni|bench]}
+what=${2:-jni}
 VITESS_CDC_CACHE=${VITESS_CDC_CACHE:-/var/cache/vitess-cdc}
 dir=$VITESS_CDC_CACHE/native-at
 commit=$(git -C "$REPO" rev-parse --verify "$rev^{commit}")
-out=$dir/$commit.so
+case $what in
+  jni) out=$dir/$commit.so built=libvitess_cdc_jni.so build=(-p vitess-cdc-jni) ;;
+  bench) out=$dir/$commit-vitess-cdc-bench built=vitess-cdc-bench build=(-p vitess-cdc-cli --bin vitess-cdc-bench) ;;
+  *) echo "build-native-at: build jni or bench, not '$what'" >&2; exit 2 ;;
+esac
 if [ ! -f "$out" ]; then
   mkdir -p "$dir"
   tree=$dir/worktree
@@ -27,9 +34,9 @@ if [ ! -f "$out" ]; then
   else
     git -C "$REPO" worktree add -q --detach "$tree" "$commit"
   fi
-  echo "build-native-at: building libvitess_cdc_jni.so at ${commit:0:12}" >&2
-  (cd "$tree" && CARGO_TARGET_DIR=$dir/target cargo build -q --release -p vitess-cdc-jni >&2)
-  cp "$dir/target/release/libvitess_cdc_jni.so" "$out.tmp"
+  echo "build-native-at: building $built at ${commit:0:12}" >&2
+  (cd "$tree" && CARGO_TARGET_DIR=$dir/target cargo build -q --release "${build[@]}" >&2)
+  cp "$dir/target/release/$built" "$out.tmp"
   mv "$out.tmp" "$out"
 fi
 echo "$out"
