@@ -32,6 +32,8 @@ if [ ! -f "$out" ]; then
   if [ -d "$tree" ]; then
     git -C "$tree" checkout -q --detach "$commit"
   else
+    # A cache wiped since the last call leaves the worktree registered but gone.
+    git -C "$REPO" worktree prune
     git -C "$REPO" worktree add -q --detach "$tree" "$commit"
   fi
   echo "build-native-at: building $built at ${commit:0:12}" >&2
