@@ -22,6 +22,16 @@ fn dv(ty: Type, column_type: &str, text: &[u8]) -> Result<Value> {
     decode_value(&col(ty, column_type, 255), text)
 }
 
+/// Table `ks.t` on shard `-80` as a FIELD event with `fields` announces it.
+fn table(fields: Vec<Field>) -> Arc<TableSchema> {
+    let event = FieldEvent {
+        table_name: "ks.t".into(),
+        fields,
+        ..Default::default()
+    };
+    Arc::new(schema_from_field_event(&event, "ks", "-80", 1))
+}
+
 fn row(cells: &[Option<&[u8]>]) -> Row {
     let mut r = Row::default();
     let mut values = Vec::new();
@@ -346,15 +356,10 @@ fn bit_json_geometry_enum_set() {
 
 #[test]
 fn enum_and_set_indexes_before_v20() {
-    let fields = FieldEvent {
-        table_name: "ks.t".into(),
-        fields: vec![
-            field("e", Type::Enum, "enum('small','it''s','large')", 255, 0),
-            field("s", Type::Set, "set('a','b','c')", 255, 0),
-        ],
-        ..Default::default()
-    };
-    let schema = Arc::new(schema_from_field_event(&fields, "ks", "-80", 1));
+    let schema = table(vec![
+        field("e", Type::Enum, "enum('small','it''s','large')", 255, 0),
+        field("s", Type::Set, "set('a','b','c')", 255, 0),
+    ]);
     let numeric = RowDecoder::new(schema.clone(), false);
     assert_eq!(
         numeric
@@ -413,16 +418,11 @@ fn schema_from_fields() {
 
 #[test]
 fn null_versus_absent() {
-    let event = FieldEvent {
-        table_name: "t".into(),
-        fields: vec![
+    let d = RowDecoder::new(
+        table(vec![
             field("a", Type::Int32, "int", 63, 0),
             field("b", Type::Blob, "blob", 63, 0),
-        ],
-        ..Default::default()
-    };
-    let d = RowDecoder::new(
-        Arc::new(schema_from_field_event(&event, "ks", "0", 1)),
+        ]),
         true,
     );
     let r = row(&[Some(b"1"), None]);
@@ -473,15 +473,7 @@ fn malformed_rows_are_errors() {
         values: Default::default(),
     };
     assert!(split_row(&huge).is_err());
-    let event = FieldEvent {
-        table_name: "t".into(),
-        fields: vec![field("a", Type::Int32, "int", 63, 0)],
-        ..Default::default()
-    };
-    let d = RowDecoder::new(
-        Arc::new(schema_from_field_event(&event, "ks", "0", 1)),
-        true,
-    );
+    let d = RowDecoder::new(table(vec![field("a", Type::Int32, "int", 63, 0)]), true);
     let err = d.decode(&row(&[Some(b"1"), Some(b"2")]), None).unwrap_err();
     assert!(
         err.message.contains("2 values") && err.message.contains("1 columns"),
@@ -558,20 +550,17 @@ proptest::proptest! {
 /// pin a received message. Latin-1 text is shared while it is ASCII and transcoded otherwise.
 #[test]
 fn row_values_share_the_row_buffer_and_kept_values_do_not() {
-    let fields = FieldEvent {
-        table_name: "ks.t".into(),
-        fields: vec![
+    let decoder = RowDecoder::new(
+        table(vec![
             field("v", Type::Varchar, "varchar(10)", 255, 0),
             field("d", Type::Decimal, "decimal(6,2)", 63, 0),
             field("b", Type::Varbinary, "varbinary(4)", 63, 0),
             field("l", Type::Varchar, "varchar(10)", 8, 0),
             field("m", Type::Varchar, "varchar(10)", 8, 0),
             field("j", Type::Json, "json", 63, 0),
-        ],
-        ..Default::default()
-    };
-    let schema = Arc::new(schema_from_field_event(&fields, "ks", "-80", 1));
-    let decoder = RowDecoder::new(schema, true);
+        ]),
+        true,
+    );
     let r = row(&[
         Some("héllo".as_bytes()),
         Some(b"+12.50"),
@@ -608,11 +597,7 @@ fn row_values_share_the_row_buffer_and_kept_values_do_not() {
         values
     );
     // The same cell of the same buffer, through the copying entry point.
-    let copied = decode_value(&schema_col(&decoder, 0), &r.values[..6]).unwrap();
+    let copied = decode_value(&decoder.schema.columns[0], &r.values[..6]).unwrap();
     assert_eq!(copied, values[0]);
     assert!(!shares(&copied));
-}
-
-fn schema_col(decoder: &RowDecoder, i: usize) -> Column {
-    decoder.schema.columns[i].clone()
 }
