@@ -19,8 +19,13 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
 mod classify;
+use classify::{refusal_error, tls_status_error, transport_error};
 pub use classify::{status_error, TlsMode};
-use classify::{tls_status_error, transport_error};
+
+/// Attempts of a read ([`VtgateClient::execute`]) that VTGate refused for a passing reason.
+const READ_ATTEMPTS: u32 = 3;
+/// Pause before the second attempt of such a read; the third waits twice as long.
+const READ_RETRY_PAUSE: Duration = Duration::from_millis(50);
 
 /// VTGate enforces a minimum ping interval of 10 s and answers faster pings with GOAWAY
 /// `too_many_pings`, so the client never pings more often than this.
@@ -185,14 +190,36 @@ impl VtgateClient {
         }
     }
 
-    /// Runs one autocommit statement through VTGate and returns its result.
+    /// Runs one read-only autocommit statement through VTGate and returns its result. A
+    /// refusal that is over by the next attempt ([`classify::refusal_error`]: an interrupted
+    /// tablet query, a tablet that is restarting or being reparented) is retried
+    /// [`READ_ATTEMPTS`] times in all: discovery runs these when every reader opens, and one
+    /// interrupted `information_schema` query must not fail a job. Not for writes, which
+    /// [`execute_on`](Self::execute_on) runs once.
     pub async fn execute(&self, sql: &str) -> Result<QueryResult> {
-        self.execute_on("", sql).await
+        let mut attempt = 1;
+        loop {
+            match self.execute_once("", sql).await? {
+                Ok(result) => return Ok(result),
+                Err(refused) if refused.is_retryable() && attempt < READ_ATTEMPTS => {
+                    tracing::debug!(attempt, error = %refused.message, "retrying a refused read");
+                    tokio::time::sleep(READ_RETRY_PAUSE * attempt).await;
+                    attempt += 1;
+                }
+                Err(refused) => return Err(refused),
+            }
+        }
     }
 
     /// Runs one autocommit statement with the session's target set to `target` (`""` = VTGate
-    /// plans it; `keyspace:shard` = one shard's tablet answers).
+    /// plans it; `keyspace:shard` = one shard's tablet answers), once.
     pub async fn execute_on(&self, target: &str, sql: &str) -> Result<QueryResult> {
+        self.execute_once(target, sql).await?
+    }
+
+    /// One `Execute` call. The outer error is the call's (no answer, a broken connection); the
+    /// inner one is VTGate's refusal, which it puts in an answered response.
+    async fn execute_once(&self, target: &str, sql: &str) -> Result<Result<QueryResult>> {
         let mut client = self.inner.clone();
         let request = ExecuteRequest {
             caller_id: None,
@@ -216,14 +243,11 @@ impl VtgateClient {
             }
         };
         if let Some(err) = response.error {
-            return Err(Error::fatal(format!(
-                "VTGate refused `{sql}`: {}",
-                err.message
-            )));
+            return Ok(Err(refusal_error(sql, &err)));
         }
-        response
+        Ok(response
             .result
-            .ok_or_else(|| Error::fatal(format!("VTGate returned no result for `{sql}`")))
+            .ok_or_else(|| Error::fatal(format!("VTGate returned no result for `{sql}`"))))
     }
 
     /// The Vitess version of the VTGate, if it reports one.

@@ -127,6 +127,9 @@ impl Error {
             source: None,
         }
     }
+    pub fn is_retryable(&self) -> bool {
+        self.kind == ErrorKind::Retryable
+    }
     pub fn with_code(mut self, code: ErrorCode) -> Self {
         self.code = code;
         self

@@ -501,3 +501,52 @@ fn stop_on_reshard_ends_with_the_new_shards_as_positions() {
         .collect();
     assert_eq!(shards, vec!["-80", "80-"]);
 }
+
+/// What vttablet answers when it killed a query under the caller (the words of a real run).
+const INTERRUPTED: &str = "target: ks.0.primary: vttablet: rpc error: code = Canceled desc = (errno 1317) \
+    (sqlstate 70100): Query execution was interrupted, elapsed time: 20.468831ms, killing query ID 96";
+
+#[test]
+fn interrupted_discovery_queries_are_retried_and_a_real_refusal_is_not() {
+    use vitess_cdc_core::proto::vtrpc::Code;
+    // Discovery reads four things (the version, the shards, the tables, their keys) side by
+    // side; two of them are killed on the tablet once. The stream opens all the same.
+    let h = Harness::start(
+        Keyspace::new(KS, &[SHARD], &[("t", true)]).refusing(2, Code::Canceled, INTERRUPTED),
+        vec![Session::new()
+            .send(vec![
+                begin(),
+                field("t"),
+                insert("t", 1),
+                vgtid("p1"),
+                commit(),
+            ])
+            .hold()],
+    );
+    let stream = BlockingStream::open(options(&h, StartMode::Latest))
+        .expect("an interrupted discovery query is run again");
+    assert_eq!(ids(&collect(&stream, |e| !ids(e).is_empty())), vec![1]);
+    assert_eq!(h.fake.executes(), 4 + 2, "each refused read ran once more");
+    drop(stream);
+
+    // A refusal that does not pass (here every read is refused as a syntax error) fails the
+    // open at once, naming the statement, and is not retried.
+    let h = Harness::start(
+        Keyspace::new(KS, &[SHARD], &[("t", true)]).refusing(
+            4,
+            Code::InvalidArgument,
+            "syntax error at position 7",
+        ),
+        vec![],
+    );
+    let e = BlockingStream::open(options(&h, StartMode::Latest))
+        .err()
+        .expect("a refused discovery fails the open");
+    assert_eq!(e.kind, ErrorKind::Fatal, "{}", e.message);
+    assert!(
+        e.message.contains("VTGate refused `") && e.message.contains("syntax error"),
+        "{}",
+        e.message
+    );
+    assert_eq!(h.fake.executes(), 4, "a real refusal is not retried");
+}

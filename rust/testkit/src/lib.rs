@@ -24,6 +24,7 @@ use tokio_stream::Stream;
 use tonic::{Request, Response, Status};
 use vitess_cdc_protos::query::{Field, QueryResult, Row, Type};
 use vitess_cdc_protos::vtgate::{ExecuteRequest, ExecuteResponse, VStreamRequest, VStreamResponse};
+use vitess_cdc_protos::vtrpc::{Code, RpcError};
 
 use vitess_cdc_protos::vtgateservice::vitess_server::{Vitess, VitessServer};
 
@@ -39,9 +40,21 @@ pub struct Keyspace {
     /// Static auth the fake enforces like VTGate's `--grpc-auth-mode=static`: missing
     /// credentials → UNAUTHENTICATED, wrong ones → PERMISSION_DENIED.
     pub credentials: Option<(String, String)>,
+    /// Answers of the first `Execute` calls, in order: the refusal VTGate puts in the response
+    /// (not a gRPC status), e.g. a tablet's interrupted query. Later calls are answered.
+    pub refusals: Vec<RpcError>,
 }
 
 impl Keyspace {
+    /// The next `n` `Execute` calls are refused with `code` and `message` in the response.
+    pub fn refusing(mut self, n: usize, code: Code, message: &str) -> Self {
+        self.refusals.extend((0..n).map(|_| RpcError {
+            code: code as i32,
+            message: message.into(),
+        }));
+        self
+    }
+
     pub fn with_credentials(mut self, user: &str, password: &str) -> Self {
         self.credentials = Some((user.into(), password.into()));
         self
@@ -54,6 +67,7 @@ impl Keyspace {
             tables: tables.iter().map(|(t, pk)| (t.to_string(), *pk)).collect(),
             version_comment: "Version: 24.0.4 (Git revision testkit)".into(),
             credentials: None,
+            refusals: Vec::new(),
         }
     }
 }
@@ -138,6 +152,8 @@ struct Shared {
     sessions: Vec<Session>,
     next: usize,
     requests: Vec<VStreamRequest>,
+    refusals: std::collections::VecDeque<RpcError>,
+    executes: usize,
 }
 
 struct Service {
@@ -246,6 +262,7 @@ impl FakeVtgate {
         let addr = listener.local_addr().expect("local addr");
         let shared = Arc::new(Mutex::new(Shared {
             sessions,
+            refusals: keyspace.refusals.iter().cloned().collect(),
             ..Default::default()
         }));
         let service = Service {
@@ -282,6 +299,11 @@ impl FakeVtgate {
 
     pub fn address(&self) -> String {
         self.addr.to_string()
+    }
+
+    /// How many `Execute` calls arrived so far (refused ones included).
+    pub fn executes(&self) -> usize {
+        self.shared.lock().map(|s| s.executes).unwrap_or_default()
     }
 
     /// Every VStream request received so far (to check resume positions).
@@ -348,6 +370,21 @@ impl Vitess for Service {
             .map(|q| q.sql)
             .unwrap_or_default()
             .to_lowercase();
+        let refusal = {
+            let mut shared = self
+                .shared
+                .lock()
+                .map_err(|_| Status::internal("poisoned"))?;
+            shared.executes += 1;
+            shared.refusals.pop_front()
+        };
+        if let Some(error) = refusal {
+            return Ok(Response::new(ExecuteResponse {
+                error: Some(error),
+                session: None,
+                result: None,
+            }));
+        }
         let ks = &self.keyspace;
         let result = if sql.contains("@@version_comment") {
             text_result(

@@ -9,6 +9,7 @@
 
 use crate::error::{Error, ErrorCode, ErrorKind};
 use crate::options::StreamOptions;
+use crate::proto::vtrpc::{Code, RpcError};
 
 /// How the connection is secured: decides the hints in connection errors.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -377,6 +378,32 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
         code,
         message: text,
         source: None,
+    }
+}
+
+/// The error VTGate put in an answered `Execute` (the statement reached VTGate and was refused
+/// there or by a tablet). Retryable when the cause passes on its own: a tablet query killed
+/// under it (errno 1317, CANCELED: vttablet kills a query whose context ended, and a kill can
+/// reach a pooled connection that moved on to the next query), a tablet restarting or being
+/// reparented (UNAVAILABLE, CLUSTER_EVENT), a full pool (RESOURCE_EXHAUSTED), a deadline, an
+/// aborted transaction. Everything else (a syntax error, an unknown table) is fatal, with the
+/// statement named.
+pub(super) fn refusal_error(sql: &str, error: &RpcError) -> Error {
+    let transient = matches!(
+        Code::try_from(error.code),
+        Ok(Code::Canceled
+            | Code::DeadlineExceeded
+            | Code::ResourceExhausted
+            | Code::Aborted
+            | Code::Unavailable
+            | Code::ClusterEvent)
+    ) || is_tablet_gone_message(&error.message.to_lowercase())
+        || error.message.contains("errno 1317");
+    let message = format!("VTGate refused `{sql}`: {}", error.message);
+    if transient {
+        Error::retryable(message)
+    } else {
+        Error::fatal(message)
     }
 }
 
