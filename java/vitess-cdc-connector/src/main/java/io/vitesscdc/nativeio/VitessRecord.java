@@ -167,6 +167,33 @@ public final class VitessRecord implements BatchEntry {
         return out;
     }
 
+    /**
+     * The buffer this view reads (little-endian; direct when it came from a native poll), for
+     * readers that copy a value's bytes straight into their own layout ({@link #bytesOffset}).
+     * Valid, like the view, until the buffer is polled into again; never to be written.
+     */
+    public ByteBuffer buffer() {
+        return buf;
+    }
+
+    /**
+     * Where the bytes of a binary, text or decimal value start in {@link #buffer()}: the same
+     * bytes {@link #getBytes} copies, without the copy.
+     */
+    public int bytesOffset(int i) {
+        return value(i, ValueType.BYTES, ValueType.STRING, ValueType.DECIMAL) + 5;
+    }
+
+    /** How many bytes the value at {@link #bytesOffset} has. */
+    public int bytesLength(int i) {
+        return buf.getInt(value(i, ValueType.BYTES, ValueType.STRING, ValueType.DECIMAL) + 1);
+    }
+
+    /** Bytes of the record's values in the batch: an upper bound of the text and binary they hold. */
+    public int valuesSize() {
+        return end - valuesPos;
+    }
+
     /** A DATE, or {@code null} for a MySQL zero date or one with zero parts ({@code 2020-00-00}). */
     public LocalDate getDate(int i) {
         int at = value(i, ValueType.DATE, ValueType.DATETIME) + 1;

@@ -15,6 +15,7 @@ import org.apache.flink.table.data.StringData;
 import org.apache.flink.table.data.TimestampData;
 import org.apache.flink.table.types.logical.DecimalType;
 import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
 
 import java.io.Serializable;
 import java.math.BigDecimal;
@@ -75,7 +76,7 @@ final class FieldConverters {
                 // The value's own fields as epoch milliseconds: what fromLocalDateTime gives for a
                 // DATETIME, and fromInstant of its UTC instant for a TIMESTAMP (MySQL TIMESTAMP
                 // values arrive in UTC), without a LocalDateTime per value.
-                return FieldConverters::timestamp;
+                return (r, i) -> timestamp(r, i, type);
             default:
                 return null;
         }
@@ -90,7 +91,7 @@ final class FieldConverters {
         return false;
     }
 
-    private static long bigint(VitessRecord r, int i) {
+    static long bigint(VitessRecord r, int i) {
         ValueType t = r.valueType(i);
         if (t == ValueType.BYTES) {
             // BIT(n): big-endian bits.
@@ -132,12 +133,33 @@ final class FieldConverters {
         throw mismatch(r, i, "DOUBLE", t.name());
     }
 
-    private static TimestampData timestamp(VitessRecord r, int i) {
+    /**
+     * A value with more fractional digits than the declared precision fails rather than being
+     * cut: Flink stores a TIMESTAMP(0..3) as milliseconds, and a row is stored so between
+     * operators, so the digits beyond would be lost without a word.
+     */
+    private static TimestampData timestamp(VitessRecord r, int i, LogicalType type) {
         long millis = r.getEpochMillis(i);
-        return millis == VitessRecord.NO_DATE_TIME
-                ? null
-                : TimestampData.fromEpochMillis(millis, r.getNanoOfMillisecond(i));
+        if (millis == VitessRecord.NO_DATE_TIME) {
+            return null;
+        }
+        int nanoOfMilli = r.getNanoOfMillisecond(i);
+        long nanoOfSecond = Math.floorMod(millis, 1000L) * 1_000_000L + nanoOfMilli;
+        int precision = LogicalTypeChecks.getPrecision(type);
+        if (nanoOfSecond % NANOS_PER_UNIT[precision] != 0) {
+            TimestampData value = TimestampData.fromEpochMillis(millis, nanoOfMilli);
+            throw new ValueMismatchException("value " + value + " of column " + describe(r, i)
+                    + " has more fractional digits than " + type.asSummaryString()
+                    + " keeps (Flink would cut them): declare it as "
+                    + FlinkTypes.suggest(r.table().columns().get(i)));
+        }
+        return TimestampData.fromEpochMillis(millis, nanoOfMilli);
     }
+
+    /** Nanoseconds of one step of TIMESTAMP(p), p = 0..9. */
+    private static final long[] NANOS_PER_UNIT = {
+        1_000_000_000L, 100_000_000L, 10_000_000L, 1_000_000L, 100_000L, 10_000L, 1_000L, 100L, 10L, 1L
+    };
 
     /** 10^0 … 10^18: the bound of an unscaled long of each compact precision. */
     private static final long[] POWERS_OF_TEN = new long[19];

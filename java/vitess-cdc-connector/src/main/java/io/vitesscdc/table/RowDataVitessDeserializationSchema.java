@@ -14,8 +14,9 @@ import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.table.data.GenericRowData;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.data.binary.BinaryRowData;
+import org.apache.flink.table.data.writer.BinaryRowWriter;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
@@ -53,6 +54,11 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
     private final boolean upsert;
 
     private transient Map<TableDescriptor, int[]> mappings;
+    /** Built on first use, in the reader: it holds a view of the reader's batch buffer. */
+    private transient BinaryRowFields fields;
+
+    private transient LogicalType[] metadataTypes;
+    private transient BinaryRowFields.NullWriter[] metadataNulls;
 
     /** A retract changelog: every record, -U included. */
     public RowDataVitessDeserializationSchema(
@@ -83,6 +89,17 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         }
     }
 
+    /** The row writers, once per reader (in the reader's thread; they are not serializable). */
+    private void createWriters() {
+        fields = new BinaryRowFields(physicalType.getChildren().toArray(new LogicalType[0]), converters);
+        metadataTypes = new LogicalType[metadata.size()];
+        metadataNulls = new BinaryRowFields.NullWriter[metadata.size()];
+        for (int m = 0; m < metadata.size(); m++) {
+            metadataTypes[m] = metadata.get(m).dataType().getLogicalType();
+            metadataNulls[m] = BinaryRowFields.nullWriter(metadataTypes[m]);
+        }
+    }
+
     @Override
     public void deserialize(VitessRecord record, RecordContext context, Collector<RowData> out) {
         if (upsert && record.kind() == ChangeKind.UPDATE_BEFORE) {
@@ -90,19 +107,20 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         }
         int[] mapping = mapping(record.table());
         int physical = mapping.length;
-        GenericRowData row = new GenericRowData(rowKind(record.kind()), physical + metadata.size());
+        if (fields == null) {
+            createWriters();
+        }
+        BinaryRowData row = new BinaryRowData(physical + metadata.size());
+        BinaryRowWriter writer = new BinaryRowWriter(row, fields.variablePartEstimate(record));
+        writer.writeRowKind(rowKind(record.kind()));
         for (int f = 0; f < physical; f++) {
-            int column = mapping[f];
-            if (record.isNull(column) || record.isAbsent(column)) {
-                continue;
-            }
             try {
-                row.setField(f, converters[f].convert(record, column));
+                fields.write(record, mapping[f], writer, f);
             } catch (IllegalArgumentException | ClassCastException e) {
                 String fix = e instanceof FieldConverters.ValueMismatchException
                         ? ""
                         : "; declare it as "
-                                + FlinkTypes.suggest(record.table().columns().get(column));
+                                + FlinkTypes.suggest(record.table().columns().get(mapping[f]));
                 throw new UnreadableColumnException(
                         "cannot read column '" + physicalType.getFieldNames().get(f) + "' declared as "
                                 + FlinkTypes.declared(physicalType.getTypeAt(f)) + ": " + e.getMessage() + fix,
@@ -110,8 +128,10 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
             }
         }
         for (int m = 0; m < metadata.size(); m++) {
-            row.setField(physical + m, metadata.get(m).read(record, context));
+            BinaryRowFields.writeValue(
+                    metadataTypes[m], metadataNulls[m], metadata.get(m).read(record, context), writer, physical + m);
         }
+        writer.complete();
         out.collect(row);
     }
 

@@ -223,6 +223,20 @@ class RowDataVitessDeserializationSchemaTest {
                         .get(0)
                         .getString(0))
                 .isEqualTo(StringData.fromString("-838:00:00.000000"));
+        // 13:14:15.123 in a TIMESTAMP(0) or TIMESTAMP_LTZ(2) would lose digits: refused, naming the fix.
+        for (DataType cut : List.of(DataTypes.TIMESTAMP(0), DataTypes.TIMESTAMP_LTZ(2))) {
+            assertThatThrownBy(() -> deserialize(DataTypes.ROW(DataTypes.FIELD("ts", cut)), List.of(), sample(0)))
+                    .hasMessageContaining("'ts'")
+                    .hasMessageContaining("2024-02-29T13:14:15.123")
+                    .hasMessageContaining("more fractional digits than "
+                            + cut.getLogicalType().asSummaryString())
+                    .hasMessageContaining("declare it as TIMESTAMP(3) or TIMESTAMP_LTZ(3)");
+        }
+        assertThat(deserialize(DataTypes.ROW(DataTypes.FIELD("ts", DataTypes.TIMESTAMP(6))), List.of(), sample(0))
+                        .get(0)
+                        .getTimestamp(0, 6)
+                        .toLocalDateTime())
+                .isEqualTo(LocalDateTime.of(2024, 2, 29, 13, 14, 15, 123_000_000));
         assertThatThrownBy(() ->
                         deserialize(DataTypes.ROW(DataTypes.FIELD("name", DataTypes.INT())), List.of(), sample(0)))
                 .hasMessageContaining("'name'")

@@ -1,0 +1,20 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.vitesscdc.nativeio;
+
+/**
+ * The native library's random synthetic streams (rust/jni/src/diagnostics/synth.rs: every value
+ * type and its edges), for tests outside this package that read records as a reader does.
+ */
+public final class SyntheticStreams {
+
+    private SyntheticStreams() {}
+
+    /** A reader of seed {@code seed}'s {@code events} events (the native library must be loaded). */
+    public static NativeStreamReader open(long seed, int events, int initialBufferBytes) {
+        return new NativeStreamReader(NativeDiagnostics.openSynthetic(seed, events), initialBufferBytes, 64 << 20);
+    }
+}
