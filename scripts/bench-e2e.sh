@@ -30,10 +30,11 @@
 # multi-process cluster of tests/vitess/cluster/env.sh: scripts/bench-scale.sh), BENCH_SKIP_BUILD=1,
 # KEEP_CLUSTER=1.
 #
-# A/B of the native code: BENCH_NATIVE_AB="before=/path/a.so after=jar" (labels of your choice;
-# a path to a library, or `jar` for the one this build packs; scripts/build-native-at.sh
-# <revision> builds a revision's library) runs every JVM consumer once per library, alternating
-# within each round, as consumer@label (sql@before, sql@after, ...).
+# A/B: BENCH_AB="before=/path/a.so after=jar" (labels of your choice) runs every JVM consumer
+# once per variant, alternating within each round, as consumer@label (sql@before, sql@after, ...).
+# A variant is `jar` (this build as it is), a native library (.so: scripts/build-native-at.sh
+# <revision> builds a revision's) or a jar of the connector's Java classes put first on the
+# classpath (.jar: scripts/build-native-at.sh <revision> classes). BENCH_NATIVE_AB is the same.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench-common.sh
@@ -53,17 +54,19 @@ WINDOW=${BENCH_WINDOW:-15}
 TABLES=${BENCH_TABLES:-200}
 TABLES_ROWS=${BENCH_TABLES_ROWS:-200000}
 CONSUMERS=(${BENCH_CONSUMERS:-floor sql sql-datagen datastream debezium})
-declare -A NATIVE_LIB=()
-if [ -n "${BENCH_NATIVE_AB:-}" ]; then
+declare -A NATIVE_LIB=() CLASSES_JAR=()
+BENCH_AB=${BENCH_AB:-${BENCH_NATIVE_AB:-}}
+if [ -n "$BENCH_AB" ]; then
   labels=()
-  for pair in $BENCH_NATIVE_AB; do
+  for pair in $BENCH_AB; do
     label=${pair%%=*} lib=${pair#*=}
-    [ "$label" != "$pair" ] && { [ "$lib" = jar ] || [ -f "$lib" ]; } \
-      || { echo "BENCH_NATIVE_AB: '$pair' is not label=<existing .so> or label=jar" >&2; exit 1; }
-    if [ "$lib" = jar ]; then
-      NATIVE_LIB[$label]=
-    else
+    [ "$label" != "$pair" ] && { [ "$lib" = jar ] || { [ -f "$lib" ] && [[ $lib == *.so || $lib == *.jar ]]; }; } \
+      || { echo "BENCH_AB: '$pair' is not label=jar, label=<existing .so> or label=<existing classes .jar>" >&2; exit 1; }
+    NATIVE_LIB[$label]= CLASSES_JAR[$label]=
+    if [[ $lib == *.so ]]; then
       NATIVE_LIB[$label]=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
+    elif [[ $lib == *.jar ]]; then
+      CLASSES_JAR[$label]=$(cd "$(dirname "$lib")" && pwd)/$(basename "$lib")
     fi
     labels+=("$label")
   done
@@ -128,11 +131,14 @@ has_scenario catchup && bench --e2e load --table bench_catchup --e2e-shape narro
 # One run of CONSUMER in SCENARIO; appends its JSON line (with the load average) to $RESULTS.
 run_one() {
   local consumer=${1%%@*} label= scenario=$2 table shape=narrow events start=initial line
-  local jvm_opts=("${JVM_OPTS[@]}")
+  local jvm_opts=("${JVM_OPTS[@]}") classpath=$CLASSPATH_JVM
   if [ "$1" != "$consumer" ]; then
     label=${1#*@}
     if [ -n "${NATIVE_LIB[$label]}" ]; then
       jvm_opts+=("-Dvitesscdc.native.library=${NATIVE_LIB[$label]}")
+    fi
+    if [ -n "${CLASSES_JAR[$label]}" ]; then
+      classpath=${CLASSES_JAR[$label]}:$classpath
     fi
   fi
   case $scenario in
@@ -153,7 +159,7 @@ run_one() {
       --table "$table" --e2e-rows "$events" --e2e-start "$start" --e2e-scenario "$scenario" \
       --e2e-warmup "$WARMUP" --e2e-window "$window" | tail -1)
   else
-    line=$(java "${jvm_opts[@]}" -cp "$CLASSPATH_JVM" io.vitesscdc.bench.BenchMain --consumer "$consumer" \
+    line=$(java "${jvm_opts[@]}" -cp "$classpath" io.vitesscdc.bench.BenchMain --consumer "$consumer" \
       --scenario "$scenario" --vtgate "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --table "$table" \
       --shape "$shape" --events "$events" --start "$start" --warmup "$WARMUP" --window "$window" \
       --timeout "$PER_RUN_TIMEOUT" 2> "$WORK/$1-$scenario.err" | tail -1) || {

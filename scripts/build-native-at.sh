@@ -8,6 +8,8 @@
 #   scripts/build-native-at.sh <revision>        # e.g. HEAD~3, a tag, a commit
 #   scripts/build-native-at.sh <revision> bench  # the core's benchmark program instead
 #                                                # (vitess-cdc-bench: its offline A/B)
+#   scripts/build-native-at.sh <revision> classes  # the connector's Java classes, as a jar
+#                                                  # (an A/B of the Java side: BENCH_AB)
 #
 # The revision is checked out in a worktree under $VITESS_CDC_CACHE/native-at and built with a
 # target directory of its own (the first build takes as long as a release build from nothing;
@@ -24,7 +26,8 @@ commit=$(git -C "$REPO" rev-parse --verify "$rev^{commit}")
 case $what in
   jni) out=$dir/$commit.so built=libvitess_cdc_jni.so build=(-p vitess-cdc-jni) ;;
   bench) out=$dir/$commit-vitess-cdc-bench built=vitess-cdc-bench build=(-p vitess-cdc-cli --bin vitess-cdc-bench) ;;
-  *) echo "build-native-at: build jni or bench, not '$what'" >&2; exit 2 ;;
+  classes) out=$dir/$commit-classes.jar ;;
+  *) echo "build-native-at: build jni, bench or classes, not '$what'" >&2; exit 2 ;;
 esac
 if [ ! -f "$out" ]; then
   mkdir -p "$dir"
@@ -36,9 +39,17 @@ if [ ! -f "$out" ]; then
     git -C "$REPO" worktree prune
     git -C "$REPO" worktree add -q --detach "$tree" "$commit"
   fi
-  echo "build-native-at: building $built at ${commit:0:12}" >&2
-  (cd "$tree" && CARGO_TARGET_DIR=$dir/target cargo build -q --release "${build[@]}" >&2)
-  cp "$dir/target/release/$built" "$out.tmp"
+  if [ "$what" = classes ]; then
+    # Java only: the native library stays the one the benchmark's classpath packs.
+    echo "build-native-at: compiling the connector's classes at ${commit:0:12}" >&2
+    (cd "$tree" && mvn -B -q -ntp -Dnative.skip=true -Dspotless.check.skip=true compile \
+      -pl java/vitess-cdc-connector >&2)
+    jar cf "$out.tmp" -C "$tree/java/vitess-cdc-connector/target/classes" io
+  else
+    echo "build-native-at: building $built at ${commit:0:12}" >&2
+    (cd "$tree" && CARGO_TARGET_DIR=$dir/target cargo build -q --release "${build[@]}" >&2)
+    cp "$dir/target/release/$built" "$out.tmp"
+  fi
   mv "$out.tmp" "$out"
 fi
 echo "$out"

@@ -32,6 +32,10 @@ pub enum PollOutcome {
 pub trait EventSource: Send + Sync {
     fn poll(&self, timeout: Duration) -> Result<Vec<Event>>;
     fn close(&self);
+    /// Takes back events already encoded for Java (to free them where they were made).
+    fn recycle(&self, spent: Vec<Event>) {
+        drop(spent);
+    }
     /// Makes a poll waiting in another thread return early.
     fn wake(&self) {}
     /// Positions after the last event handed out.
@@ -54,6 +58,9 @@ impl EventSource for BlockingStream {
     fn close(&self) {
         BlockingStream::close(self)
     }
+    fn recycle(&self, spent: Vec<Event>) {
+        BlockingStream::recycle(self, spent)
+    }
     fn wake(&self) {
         BlockingStream::wake(self)
     }
@@ -74,6 +81,9 @@ impl<S: EventSource + ?Sized> EventSource for Box<S> {
     }
     fn close(&self) {
         (**self).close()
+    }
+    fn recycle(&self, spent: Vec<Event>) {
+        (**self).recycle(spent)
     }
     fn wake(&self) {
         (**self).wake()
@@ -190,12 +200,29 @@ impl<S: EventSource> StreamHandle<S> {
         }
 
         p.encoder.begin(out.len());
+        // Encoded events go back to the source in one piece at the end of this call.
+        let mut spent = Vec::with_capacity(p.events.len());
+        let outcome = self.encode_pending(p, out, &mut spent);
+        self.source.recycle(spent);
+        outcome
+    }
+
+    /// Encodes pending events (topping them up from the source) into `out`; every event encoded
+    /// is moved to `spent`.
+    fn encode_pending(
+        &self,
+        p: &mut Pending,
+        out: &mut [u8],
+        spent: &mut Vec<Event>,
+    ) -> Result<PollOutcome> {
         loop {
             while let Some(event) = p.events.front() {
                 match p.encoder.encode(event) {
                     Ok(()) => {
                         let is_end = matches!(event, Event::End);
-                        p.events.pop_front();
+                        if let Some(done) = p.events.pop_front() {
+                            spent.push(done);
+                        }
                         if is_end {
                             p.ended = true;
                             // Nothing can follow the end of the stream.
@@ -258,18 +285,61 @@ mod tests {
     use vitess_cdc_core::event::{ChangeEvent, Column, ColumnType, RowKind, TableSchema};
     use vitess_cdc_core::Value;
 
-    /// Hands out scripted poll results in order, then timeouts.
-    struct Script(Mutex<VecDeque<Result<Vec<Event>>>>);
+    /// Hands out scripted poll results in order, then timeouts; keeps what comes back.
+    struct Script(Mutex<VecDeque<Result<Vec<Event>>>>, Mutex<Vec<Event>>);
 
     impl EventSource for Script {
         fn poll(&self, _timeout: Duration) -> Result<Vec<Event>> {
             self.0.lock().unwrap().pop_front().unwrap_or(Ok(Vec::new()))
         }
         fn close(&self) {}
+        fn recycle(&self, spent: Vec<Event>) {
+            self.1.lock().unwrap().extend(spent);
+        }
     }
 
     fn handle(script: Vec<Result<Vec<Event>>>) -> StreamHandle<Script> {
-        StreamHandle::new(Script(Mutex::new(script.into())))
+        StreamHandle::new(Script(Mutex::new(script.into()), Mutex::default()))
+    }
+
+    /// The texts of the rows the handle gave back to its source so far.
+    fn recycled(h: &StreamHandle<Script>) -> Vec<String> {
+        h.source
+            .1
+            .lock()
+            .unwrap()
+            .iter()
+            .map(|e| match e {
+                Event::Change(c) => match &c.values[0] {
+                    Value::String(t) => t[..1].to_string(),
+                    v => panic!("{v:?}"),
+                },
+                other => format!("{other:?}"),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn encoded_events_go_back_to_the_source_once_and_waiting_ones_stay() {
+        let h = handle(vec![Ok(vec![row("a"), row(&"b".repeat(300)), row("c")])]);
+        let d = Duration::from_millis(1);
+        let mut small = vec![0u8; 150];
+        assert!(matches!(
+            h.poll(&mut small, d).unwrap(),
+            PollOutcome::Batch(_)
+        ));
+        assert_eq!(recycled(&h), ["a"], "only the row that was encoded");
+        assert!(matches!(
+            h.poll(&mut small, d).unwrap(),
+            PollOutcome::NeedCapacity(_)
+        ));
+        assert_eq!(recycled(&h), ["a"], "the row waiting for room stays");
+        let mut big = vec![0u8; 4096];
+        assert!(matches!(
+            h.poll(&mut big, d).unwrap(),
+            PollOutcome::Batch(_)
+        ));
+        assert_eq!(recycled(&h), ["a", "b", "c"]);
     }
 
     fn row(text: &str) -> Event {

@@ -9,7 +9,9 @@ import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.testutils.FixedRecordContext;
 import io.vitesscdc.table.RowDataVitessDeserializationSchema;
 
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
+import org.apache.flink.table.runtime.typeutils.RowDataSerializer;
 import org.apache.flink.table.types.logical.BigIntType;
 import org.apache.flink.table.types.logical.BooleanType;
 import org.apache.flink.table.types.logical.DateType;
@@ -21,7 +23,6 @@ import org.apache.flink.table.types.logical.LocalZonedTimestampType;
 import org.apache.flink.table.types.logical.LogicalType;
 import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.table.types.logical.SmallIntType;
-import org.apache.flink.table.types.logical.TimeType;
 import org.apache.flink.table.types.logical.TimestampType;
 import org.apache.flink.table.types.logical.TinyIntType;
 import org.apache.flink.table.types.logical.VarBinaryType;
@@ -94,6 +95,9 @@ public final class BridgeBenchmark {
         this.samples = quick ? 5 : 21;
     }
 
+    /** Only the conversions into Flink (an A/B of the SQL converter: docs/benchmarks.md). */
+    private static boolean rowDataOnly;
+
     public static void main(String[] args) throws Exception {
         Path json = Paths.get("target", "bridge-bench.json");
         boolean quick = false;
@@ -102,8 +106,10 @@ public final class BridgeBenchmark {
                 json = Paths.get(args[++i]);
             } else if (args[i].equals("--quick")) {
                 quick = true;
+            } else if (args[i].equals("--rowdata-only")) {
+                rowDataOnly = true;
             } else {
-                System.err.println("usage: BridgeBenchmark [--json <file>] [--quick]");
+                System.err.println("usage: BridgeBenchmark [--json <file>] [--quick] [--rowdata-only]");
                 System.exit(2);
             }
         }
@@ -117,6 +123,17 @@ public final class BridgeBenchmark {
     }
 
     private void run() {
+        if (rowDataOnly) {
+            // Twice, keeping the second pass: the first one's figures carry the JIT's work on
+            // each new shape (code compiled for one table's types is recompiled for the next).
+            for (int pass = 0; pass < 2; pass++) {
+                rows.clear();
+                System.out.println(pass == 0 ? "warm-up pass (discarded):" : "measured pass:");
+                decode("customer", NativeDiagnostics.SHAPE_CUSTOMER, customerType());
+                decode("all_types", NativeDiagnostics.SHAPE_ALL_TYPES, allTypesType());
+            }
+            return;
+        }
         // ---- baselines ----
         measure("baseline", "JNI call, bare (nativeNoopRaw)", 0, 0, n -> {
             for (long i = 0; i < n; i++) {
@@ -179,7 +196,7 @@ public final class BridgeBenchmark {
     }
 
     /** Keeps the last row, so conversions cannot be optimized away. */
-    static final class LastRow implements Collector<RowData> {
+    static class LastRow implements Collector<RowData> {
         RowData last;
         long count;
 
@@ -227,6 +244,58 @@ public final class BridgeBenchmark {
                 }
                 return out.count + out.last.getArity();
             });
+
+            // What the rows cost after the source: Flink copies each record into the chained
+            // operator (object reuse is off by default), and serializes it at a shuffle (a keyed
+            // exchange, e.g. an upsert sink's or ChangelogNormalize's) or into state.
+            RowDataSerializer serializer = new RowDataSerializer(type);
+            LastRow copied = new LastRow() {
+                @Override
+                public void collect(RowData row) {
+                    super.collect(serializer.copy(row));
+                }
+            };
+            measure("rowdata", "... + Flink's copy into a chained operator, " + label, n, rowsPerBatch, iterations -> {
+                for (long i = 0; i < iterations; i++) {
+                    Batch batch = decoder.decode(buffer, NativeDiagnostics.benchPoll(handle, buffer, 0));
+                    for (BatchEntry e : batch) {
+                        if (e instanceof VitessRecord r) {
+                            schema.deserialize(r, context, copied);
+                        }
+                    }
+                }
+                return copied.count + copied.last.getArity();
+            });
+            DataOutputSerializer wire = new DataOutputSerializer(4096);
+            LastRow serialized = new LastRow() {
+                @Override
+                public void collect(RowData row) {
+                    wire.clear();
+                    try {
+                        serializer.serialize(row, wire);
+                    } catch (java.io.IOException ex) {
+                        throw new java.io.UncheckedIOException(ex);
+                    }
+                    super.collect(row);
+                    count += wire.length() & 1;
+                }
+            };
+            measure(
+                    "rowdata",
+                    "... + Flink's serialization (a shuffle, state), " + label,
+                    n,
+                    rowsPerBatch,
+                    iterations -> {
+                        for (long i = 0; i < iterations; i++) {
+                            Batch batch = decoder.decode(buffer, NativeDiagnostics.benchPoll(handle, buffer, 0));
+                            for (BatchEntry e : batch) {
+                                if (e instanceof VitessRecord r) {
+                                    schema.deserialize(r, context, serialized);
+                                }
+                            }
+                        }
+                        return serialized.count + serialized.last.getArity();
+                    });
         } finally {
             NativeDiagnostics.nativeBenchClose(handle);
         }
@@ -272,8 +341,9 @@ public final class BridgeBenchmark {
             {"c_datetime", new TimestampType(0)},
             {"c_datetime6", new TimestampType(6)},
             {"c_timestamp", new LocalZonedTimestampType(3)},
-            {"c_time", new TimeType(0)},
-            {"c_time6", new TimeType(6)},
+            // MySQL TIME as docs/sql-connector.md recommends: STRING keeps its range and microseconds.
+            {"c_time", new VarCharType(VarCharType.MAX_LENGTH)},
+            {"c_time6", new VarCharType(VarCharType.MAX_LENGTH)},
             {"c_year", new IntType()},
             {"c_char", new VarCharType(VarCharType.MAX_LENGTH)},
             {"c_varchar", new VarCharType(VarCharType.MAX_LENGTH)},
@@ -358,6 +428,9 @@ public final class BridgeBenchmark {
                     r.medianNs(),
                     r.bytesPerOp() == 0 ? "-" : String.format(Locale.ROOT, "%.2f", r.gbPerSecond()),
                     r.recordsPerOp() == 0 ? "-" : String.format(Locale.ROOT, "%,.0f", r.recordsPerSecond()));
+        }
+        if (rowDataOnly) {
+            return; // no poll figures to hold against the targets
         }
         Row fixed = find("nativeBenchPoll, 1-row");
         Row wrapperFixed = find("NativeStream.poll path, 1-row");
