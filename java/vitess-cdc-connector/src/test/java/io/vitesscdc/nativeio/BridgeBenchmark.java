@@ -96,7 +96,7 @@ public final class BridgeBenchmark {
     }
 
     /** Only the conversions into Flink (an A/B of the SQL converter: docs/benchmarks.md). */
-    private static boolean rowDataOnly;
+    private static boolean rowDataOnly = Boolean.getBoolean("vitesscdc.bench.rowdata-only");
 
     public static void main(String[] args) throws Exception {
         Path json = Paths.get("target", "bridge-bench.json");
