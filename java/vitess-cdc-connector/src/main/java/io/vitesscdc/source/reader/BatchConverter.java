@@ -10,6 +10,7 @@ import io.vitesscdc.nativeio.BatchEntry;
 import io.vitesscdc.nativeio.ChangeKind;
 import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.Position;
+import io.vitesscdc.nativeio.TableDescriptor;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.ChangeOrder;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
@@ -54,6 +55,13 @@ final class BatchConverter<T> {
     private final VitessSourceReaderMetrics metrics;
     /** The tables the job selects by name: what every mark of its streams has seen. */
     private List<String> jobTables = List.of();
+    /**
+     * The cursor of the last record's table descriptor (one per keyspace, shard and table shape;
+     * records come in runs of one table): looking it up by split id builds a string per record.
+     */
+    private TableDescriptor lastTable;
+
+    private ShardCursor<T> lastTableCursor;
 
     BatchConverter(
             VitessDeserializationSchema<T> deserializer,
@@ -82,6 +90,7 @@ final class BatchConverter<T> {
             }
         }
         cursors.put(cursor.splitId, cursor);
+        lastTable = null; // the split may replace a cursor of the same id
     }
 
     /** Shards a stream must read: every split not finished. */
@@ -147,7 +156,11 @@ final class BatchConverter<T> {
     }
 
     private void onRecord(VitessRecord record, VitessRecords<T> out) throws Exception {
-        ShardCursor<T> c = cursor(record.table().keyspace(), record.table().shard());
+        if (record.table() != lastTable) {
+            lastTableCursor = cursor(record.table().keyspace(), record.table().shard());
+            lastTable = record.table();
+        }
+        ShardCursor<T> c = lastTableCursor;
         if (c.finished) {
             return;
         }

@@ -81,6 +81,25 @@ public interface SplitElement<T> {
         }
     }
 
+    /**
+     * Consecutive changes of one split from one fetch, emitted in one go: one element through
+     * Flink's reader loop instead of one per record. The split state still counts every record
+     * as it is emitted, so a checkpoint after the element is exact, as after each change.
+     */
+    final class Changes<T> implements SplitElement<T> {
+        final List<Change<T>> changes = new java.util.ArrayList<>();
+
+        Changes(Change<T> first, Change<T> second) {
+            changes.add(first);
+            changes.add(second);
+        }
+
+        @Override
+        public String toString() {
+            return "Changes" + changes;
+        }
+    }
+
     /** The shard reached a committed position. */
     final class Mark<T> implements SplitElement<T> {
         final Position position;

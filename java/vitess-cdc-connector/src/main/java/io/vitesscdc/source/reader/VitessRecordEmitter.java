@@ -13,6 +13,8 @@ import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.metrics.Counter;
 
+import java.util.List;
+
 /**
  * Emits converted values and advances the split state with every element, on the task thread —
  * so a checkpoint between any two elements stores exactly where the split is: the last mark
@@ -50,6 +52,10 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
         }
         if (element instanceof SplitElement.Change) {
             emitChange((SplitElement.Change<T>) element, output, state);
+        } else if (element instanceof SplitElement.Changes) {
+            for (SplitElement.Change<T> change : ((SplitElement.Changes<T>) element).changes) {
+                emitChange(change, output, state);
+            }
         } else if (element instanceof SplitElement.Mark) {
             SplitElement.Mark<T> mark = (SplitElement.Mark<T>) element;
             state.markReached(mark.position, mark.copyCompleted);
@@ -73,9 +79,12 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
         if (element instanceof SplitElement.Change) {
             return ((SplitElement.Change<?>) element).records;
         }
-        if (element instanceof SplitElement.CopyBatch) {
+        List<? extends SplitElement.Change<?>> changes = element instanceof SplitElement.CopyBatch
+                ? ((SplitElement.CopyBatch<?>) element).changes
+                : element instanceof SplitElement.Changes ? ((SplitElement.Changes<?>) element).changes : null;
+        if (changes != null) {
             long n = 0;
-            for (SplitElement.Change<?> change : ((SplitElement.CopyBatch<?>) element).changes) {
+            for (SplitElement.Change<?> change : changes) {
                 n += change.records;
             }
             return n;

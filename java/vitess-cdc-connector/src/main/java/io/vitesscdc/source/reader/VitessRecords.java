@@ -25,8 +25,26 @@ final class VitessRecords<T> implements RecordsWithSplitIds<SplitElement<T>> {
     private Iterator<Map.Entry<String, ArrayDeque<SplitElement<T>>>> splits;
     private ArrayDeque<SplitElement<T>> current;
 
+    /**
+     * Appends {@code element} to its split's elements; a change right after another change (or a
+     * run of them) joins it as one {@link SplitElement.Changes}, in order.
+     */
     void add(String splitId, SplitElement<T> element) {
-        bySplit.computeIfAbsent(splitId, k -> new ArrayDeque<>()).add(element);
+        ArrayDeque<SplitElement<T>> elements = bySplit.computeIfAbsent(splitId, k -> new ArrayDeque<>());
+        if (element instanceof SplitElement.Change) {
+            SplitElement.Change<T> change = (SplitElement.Change<T>) element;
+            SplitElement<T> last = elements.peekLast();
+            if (last instanceof SplitElement.Changes) {
+                ((SplitElement.Changes<T>) last).changes.add(change);
+                return;
+            }
+            if (last instanceof SplitElement.Change) {
+                elements.pollLast();
+                elements.add(new SplitElement.Changes<>((SplitElement.Change<T>) last, change));
+                return;
+            }
+        }
+        elements.add(element);
     }
 
     void finish(String splitId) {

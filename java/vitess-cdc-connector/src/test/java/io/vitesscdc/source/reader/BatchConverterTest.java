@@ -69,7 +69,14 @@ class BatchConverterTest {
         while ((split = records.nextSplit()) != null) {
             SplitElement<String> e;
             while ((e = records.nextRecordFromSplit()) != null) {
-                out.add(split + " " + render(e));
+                if (e instanceof SplitElement.Changes) {
+                    // A run of changes is one element; each is rendered as when it was its own.
+                    for (SplitElement.Change<String> change : ((SplitElement.Changes<String>) e).changes) {
+                        out.add(split + " " + render(change));
+                    }
+                } else {
+                    out.add(split + " " + render(e));
+                }
             }
         }
         for (String f : records.finishedSplits()) {
@@ -114,6 +121,31 @@ class BatchConverterTest {
     }
 
     private static final String UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
+
+    @Test
+    void consecutiveChangesOfASplitAreOneElementAndAMarkEndsTheRun() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g0", 0));
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1000, 1)
+                .record(1, INSERT, false, 1000, 2)
+                .record(1, INSERT, false, 1000, 3)
+                .mark("-80", "g1")
+                .record(1, INSERT, false, 1001, 4);
+        VitessRecords<String> records = c.convert(b.build());
+        records.nextSplit();
+        List<SplitElement<String>> elements = new ArrayList<>();
+        for (SplitElement<String> e; (e = records.nextRecordFromSplit()) != null; ) {
+            elements.add(e);
+        }
+        assertThat(elements).hasSize(3);
+        assertThat(((SplitElement.Changes<String>) elements.get(0)).changes)
+                .extracting(change -> change.values)
+                .containsExactly(List.of("+I:1"), List.of("+I:2"), List.of("+I:3"));
+        assertThat(elements.get(1)).isInstanceOf(SplitElement.Mark.class);
+        assertThat(((SplitElement.Change<String>) elements.get(2)).values).containsExactly("+I:4");
+    }
 
     @Test
     void recordsCarryTheirSplitsEpochAndARankFromTheMarksTransactionCount() throws Exception {

@@ -89,6 +89,26 @@ class VitessRecordEmitterTest {
                 .containsExactly("a@1000", "b@1000", "b2@1000", "-u@1000", "+u@1000", "s1@none", "s2@none");
     }
 
+    @Test
+    void aRunOfChangesIsEmittedInOrderAndCountedRecordByRecord() {
+        SimpleCounter numRecordsIn = new SimpleCounter();
+        VitessRecordEmitter<String> emitter = new VitessRecordEmitter<>(true, numRecordsIn);
+        VitessSplitState state = new VitessSplitState(
+                new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 3));
+        SplitElement.Changes<String> run = new SplitElement.Changes<>(
+                new SplitElement.Change<>(List.of("a"), 1000, false),
+                new SplitElement.Change<>(List.of("-u", "+u"), 2, 2000, false));
+        run.changes.add(new SplitElement.Change<>(List.of(), 3000, false));
+        CapturingOutput out = new CapturingOutput();
+        numRecordsIn.inc(); // SourceReaderBase's one per element
+        emitter.emitRecord(run, out, state);
+        assertThat(out.events).containsExactly("a@1000", "-u@2000", "+u@2000");
+        assertThat(state.toSplit().recordsSinceMark())
+                .as("3 before + 1 + an update's 2 + 1 the deserializer dropped")
+                .isEqualTo(7);
+        assertThat(numRecordsIn.getCount()).isEqualTo(4);
+    }
+
     /**
      * SourceReaderBase adds one to numRecordsIn for each element it hands over (done here before
      * each call, as it does); after the emitter's correction the counter holds the change
