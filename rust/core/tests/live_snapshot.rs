@@ -416,7 +416,15 @@ fn run_capture(
             view.apply(e, true);
         }
         let done = stream.progress().total().chunks_done;
-        if !restarted && restart_after_chunks.is_some_and(|n| done >= n) {
+        // The chunks the marks handed out so far account for: the live progress runs ahead of
+        // them (a merged chunk's cursor reaches the next mark), and a restart resumes from marks.
+        let marked: u64 = view
+            .marks
+            .values()
+            .flat_map(|p| &p.snapshots)
+            .map(|t| t.chunks)
+            .sum();
+        if !restarted && restart_after_chunks.is_some_and(|n| done >= n) && marked >= 1 {
             // Stop mid-capture and resume from the positions of the last marks handed out.
             restarted = true;
             let positions: Vec<ShardPosition> = view.marks.values().cloned().collect();
@@ -431,13 +439,19 @@ fn run_capture(
                 .block_on(CaptureStream::open(o, Vec::new(), chunk_options()))
                 .expect("resume the capture");
             let resumed = stream.progress().total();
-            assert!(
-                resumed.chunks_done >= done.min(1),
-                "the resumed capture knows its progress: {resumed:?}"
+            assert_eq!(
+                resumed.chunks_done, marked,
+                "the resumed capture knows the progress its positions carry: {resumed:?}"
             );
-            eprintln!("resumed the capture after {done} chunks: {resumed:?}");
+            eprintln!(
+                "resumed the capture after {done} chunks ({marked} in the marks): {resumed:?}"
+            );
         }
     }
+    assert!(
+        restarted,
+        "the capture ended before it could be restarted mid-way"
+    );
     let capture_secs = started.elapsed().as_secs_f64();
     let progress = stream.progress().total();
     let (deleted, statements) = writer.finish();
