@@ -13,6 +13,7 @@ import java.util.Collections;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -26,8 +27,17 @@ final class VitessRecords<T> implements RecordsWithSplitIds<SplitElement<T>> {
     private ArrayDeque<SplitElement<T>> current;
 
     /**
+     * Most changes in one {@link SplitElement.Changes}: a checkpoint falls between elements, so
+     * runs stay short enough for one to fall inside a large transaction soon (a stop with
+     * savepoint waits for the element being emitted), while Flink's per-element work is shared by
+     * this many changes.
+     */
+    static final int MAX_CHANGES_PER_ELEMENT = 64;
+
+    /**
      * Appends {@code element} to its split's elements; a change right after another change (or a
-     * run of them) joins it as one {@link SplitElement.Changes}, in order.
+     * run of them, up to {@link #MAX_CHANGES_PER_ELEMENT}) joins it as one
+     * {@link SplitElement.Changes}, in order.
      */
     void add(String splitId, SplitElement<T> element) {
         ArrayDeque<SplitElement<T>> elements = bySplit.computeIfAbsent(splitId, k -> new ArrayDeque<>());
@@ -35,7 +45,12 @@ final class VitessRecords<T> implements RecordsWithSplitIds<SplitElement<T>> {
             SplitElement.Change<T> change = (SplitElement.Change<T>) element;
             SplitElement<T> last = elements.peekLast();
             if (last instanceof SplitElement.Changes) {
-                ((SplitElement.Changes<T>) last).changes.add(change);
+                List<SplitElement.Change<T>> run = ((SplitElement.Changes<T>) last).changes;
+                if (run.size() < MAX_CHANGES_PER_ELEMENT) {
+                    run.add(change);
+                    return;
+                }
+                elements.add(element); // a full run: this change starts the next element
                 return;
             }
             if (last instanceof SplitElement.Change) {

@@ -148,6 +148,25 @@ class BatchConverterTest {
     }
 
     @Test
+    void aRunOfChangesIsCutSoACheckpointCanFallInsideALargeTransaction() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g0", 0));
+        int n = 2 * VitessRecords.MAX_CHANGES_PER_ELEMENT + 2;
+        NativeBatches b = new NativeBatches().table(1, "-80");
+        for (int id = 1; id <= n; id++) {
+            b.record(1, INSERT, false, 1000, id);
+        }
+        VitessRecords<String> records = c.convert(b.build());
+        records.nextSplit();
+        List<Integer> sizes = new ArrayList<>();
+        for (SplitElement<String> e; (e = records.nextRecordFromSplit()) != null; ) {
+            sizes.add(e instanceof SplitElement.Changes ? ((SplitElement.Changes<String>) e).changes.size() : 1);
+        }
+        assertThat(sizes)
+                .containsExactly(VitessRecords.MAX_CHANGES_PER_ELEMENT, VitessRecords.MAX_CHANGES_PER_ELEMENT, 2);
+    }
+
+    @Test
     void recordsCarryTheirSplitsEpochAndARankFromTheMarksTransactionCount() throws Exception {
         BatchConverter<String> c = new BatchConverter<>(new Ranks(), false, 100, metrics);
         // a split of a reshard's new shard, in epoch 2, starting at a set of 10 transactions
