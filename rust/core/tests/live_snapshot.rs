@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::client::VtgateClient;
 use vitess_cdc_core::options::TabletType;
-use vitess_cdc_core::snapshot::signal::{write_signal, Signal};
+use vitess_cdc_core::snapshot::signal::{insert_statement, write_signal, Signal};
 use vitess_cdc_core::snapshot::{Capture, CaptureStream};
 use vitess_cdc_core::{
     ChangeEvent, Event, RowKind, ShardPosition, SnapshotOptions, StartMode, StreamOptions, Value,
@@ -738,13 +738,7 @@ fn send_together(rt: &tokio::runtime::Runtime, signals: &[(&str, Signal)]) {
                 .expect("connect to VTGate's MySQL port");
             exec(&mut conn, "begin").await;
             for (id, signal) in signals {
-                let (kind, data) = signal.to_row();
-                let data = data.map_or_else(|| "null".to_string(), |d| format!("'{}'", d.replace('\'', "''")));
-                exec(
-                    &mut conn,
-                    &format!("insert into snap_signal (id, type, data) values ('{id}', '{kind}', {data})"),
-                )
-                .await;
+                exec(&mut conn, &insert_statement("snap_signal", id, signal)).await;
             }
             exec(&mut conn, "commit").await;
         }

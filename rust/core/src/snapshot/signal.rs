@@ -242,21 +242,26 @@ pub async fn write_signal(
     id: &str,
     signal: &Signal,
 ) -> Result<()> {
-    let (kind, data) = signal.to_row();
-    let sql = format!(
-        "insert into `{}` (`id`, `type`, `data`) values ({}, {}, {})",
-        signal_table.replace('`', "``"),
-        sql_string(id),
-        sql_string(kind),
-        data.as_deref()
-            .map_or_else(|| "null".to_string(), sql_string)
-    );
+    let sql = insert_statement(signal_table, id, signal);
     for shard in shards {
         client
             .execute_on(&format!("{keyspace}:{shard}"), &sql)
             .await?;
     }
     Ok(())
+}
+
+/// The statement that writes `signal` as row `id` of `signal_table` (on the shard it runs on).
+pub fn insert_statement(signal_table: &str, id: &str, signal: &Signal) -> String {
+    let (kind, data) = signal.to_row();
+    format!(
+        "insert into `{}` (`id`, `type`, `data`) values ({}, {}, {})",
+        signal_table.replace('`', "``"),
+        sql_string(id),
+        sql_string(kind),
+        data.as_deref()
+            .map_or_else(|| "null".to_string(), sql_string)
+    )
 }
 
 /// Only incremental snapshots (beside the log) exist; Debezium's `blocking` stops the log.

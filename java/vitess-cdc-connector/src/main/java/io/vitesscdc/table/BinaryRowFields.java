@@ -58,8 +58,8 @@ final class BinaryRowFields {
         nulls = new NullWriter[types.length];
         int varBytes = 0;
         for (int f = 0; f < types.length; f++) {
-            writers[f] = create(types[f], converters[f]);
             nulls[f] = nullWriter(types[f]);
+            writers[f] = create(types[f], converters[f], nulls[f]);
             varBytes += variablePart(types[f]);
         }
         fixedVarBytes = varBytes;
@@ -92,7 +92,7 @@ final class BinaryRowFields {
         }
     }
 
-    private FieldWriter create(LogicalType type, FieldConverters.FieldConverter converter) {
+    private FieldWriter create(LogicalType type, FieldConverters.FieldConverter converter, NullWriter nullWriter) {
         switch (type.getTypeRoot()) {
             case CHAR:
             case VARCHAR:
@@ -107,7 +107,6 @@ final class BinaryRowFields {
             case BIGINT:
                 return (r, c, w, pos) -> w.writeLong(pos, FieldConverters.bigint(r, c));
             default: {
-                NullWriter nullWriter = nullWriter(type);
                 // A converter answers null for values the type has no form of (a zero date).
                 return (r, c, w, pos) -> writeValue(type, nullWriter, converter.convert(r, c), w, pos);
             }

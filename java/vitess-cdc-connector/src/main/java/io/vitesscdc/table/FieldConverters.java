@@ -73,10 +73,13 @@ final class FieldConverters {
                 return FieldConverters::timeOfDay;
             case TIMESTAMP_WITHOUT_TIME_ZONE:
             case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
-                // The value's own fields as epoch milliseconds: what fromLocalDateTime gives for a
-                // DATETIME, and fromInstant of its UTC instant for a TIMESTAMP (MySQL TIMESTAMP
-                // values arrive in UTC), without a LocalDateTime per value.
-                return (r, i) -> timestamp(r, i, type);
+            // The value's own fields as epoch milliseconds: what fromLocalDateTime gives for a
+            // DATETIME, and fromInstant of its UTC instant for a TIMESTAMP (MySQL TIMESTAMP
+            // values arrive in UTC), without a LocalDateTime per value.
+            {
+                long step = NANOS_PER_UNIT[LogicalTypeChecks.getPrecision(type)];
+                return (r, i) -> timestamp(r, i, type, step);
+            }
             default:
                 return null;
         }
@@ -138,15 +141,14 @@ final class FieldConverters {
      * cut: Flink stores a TIMESTAMP(0..3) as milliseconds, and a row is stored so between
      * operators, so the digits beyond would be lost without a word.
      */
-    private static TimestampData timestamp(VitessRecord r, int i, LogicalType type) {
+    private static TimestampData timestamp(VitessRecord r, int i, LogicalType type, long step) {
         long millis = r.getEpochMillis(i);
         if (millis == VitessRecord.NO_DATE_TIME) {
             return null;
         }
         int nanoOfMilli = r.getNanoOfMillisecond(i);
         long nanoOfSecond = Math.floorMod(millis, 1000L) * 1_000_000L + nanoOfMilli;
-        int precision = LogicalTypeChecks.getPrecision(type);
-        if (nanoOfSecond % NANOS_PER_UNIT[precision] != 0) {
+        if (nanoOfSecond % step != 0) {
             TimestampData value = TimestampData.fromEpochMillis(millis, nanoOfMilli);
             throw new ValueMismatchException("value " + value + " of column " + describe(r, i)
                     + " has more fractional digits than " + type.asSummaryString()
@@ -156,7 +158,7 @@ final class FieldConverters {
         return TimestampData.fromEpochMillis(millis, nanoOfMilli);
     }
 
-    /** Nanoseconds of one step of TIMESTAMP(p), p = 0..9. */
+    /** Nanoseconds of one step of TIMESTAMP(p), p = 0..9: {@code step} above. */
     private static final long[] NANOS_PER_UNIT = {
         1_000_000_000L, 100_000_000L, 10_000_000L, 1_000_000L, 100_000L, 10_000L, 1_000L, 100L, 10L, 1L
     };

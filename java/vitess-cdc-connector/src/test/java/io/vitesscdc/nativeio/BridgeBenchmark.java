@@ -233,17 +233,12 @@ public final class BridgeBenchmark {
             RowDataVitessDeserializationSchema schema = new RowDataVitessDeserializationSchema(type, List.of(), null);
             VitessDeserializationSchema.RecordContext context = new FixedRecordContext("{}", 0, 0);
             LastRow out = new LastRow();
-            measure("rowdata", "poll + decode + RowData (all columns), " + label, n, rowsPerBatch, iterations -> {
-                for (long i = 0; i < iterations; i++) {
-                    Batch batch = decoder.decode(buffer, NativeDiagnostics.benchPoll(handle, buffer, 0));
-                    for (BatchEntry e : batch) {
-                        if (e instanceof VitessRecord r) {
-                            schema.deserialize(r, context, out);
-                        }
-                    }
-                }
-                return out.count + out.last.getArity();
-            });
+            measure(
+                    "rowdata",
+                    "poll + decode + RowData (all columns), " + label,
+                    n,
+                    rowsPerBatch,
+                    convertEveryRecord(decoder, buffer, handle, schema, context, out));
 
             // What the rows cost after the source: Flink copies each record into the chained
             // operator (object reuse is off by default), and serializes it at a shuffle (a keyed
@@ -255,17 +250,12 @@ public final class BridgeBenchmark {
                     super.collect(serializer.copy(row));
                 }
             };
-            measure("rowdata", "... + Flink's copy into a chained operator, " + label, n, rowsPerBatch, iterations -> {
-                for (long i = 0; i < iterations; i++) {
-                    Batch batch = decoder.decode(buffer, NativeDiagnostics.benchPoll(handle, buffer, 0));
-                    for (BatchEntry e : batch) {
-                        if (e instanceof VitessRecord r) {
-                            schema.deserialize(r, context, copied);
-                        }
-                    }
-                }
-                return copied.count + copied.last.getArity();
-            });
+            measure(
+                    "rowdata",
+                    "... + Flink's copy into a chained operator, " + label,
+                    n,
+                    rowsPerBatch,
+                    convertEveryRecord(decoder, buffer, handle, schema, context, copied));
             DataOutputSerializer wire = new DataOutputSerializer(4096);
             LastRow serialized = new LastRow() {
                 @Override
@@ -285,20 +275,31 @@ public final class BridgeBenchmark {
                     "... + Flink's serialization (a shuffle, state), " + label,
                     n,
                     rowsPerBatch,
-                    iterations -> {
-                        for (long i = 0; i < iterations; i++) {
-                            Batch batch = decoder.decode(buffer, NativeDiagnostics.benchPoll(handle, buffer, 0));
-                            for (BatchEntry e : batch) {
-                                if (e instanceof VitessRecord r) {
-                                    schema.deserialize(r, context, serialized);
-                                }
-                            }
-                        }
-                        return serialized.count + serialized.last.getArity();
-                    });
+                    convertEveryRecord(decoder, buffer, handle, schema, context, serialized));
         } finally {
             NativeDiagnostics.nativeBenchClose(handle);
         }
+    }
+
+    /** Polls and decodes a batch per iteration and converts its every record into {@code out}. */
+    private static Op convertEveryRecord(
+            BatchDecoder decoder,
+            ByteBuffer buffer,
+            long handle,
+            RowDataVitessDeserializationSchema schema,
+            VitessDeserializationSchema.RecordContext context,
+            LastRow out) {
+        return iterations -> {
+            for (long i = 0; i < iterations; i++) {
+                Batch batch = decoder.decode(buffer, NativeDiagnostics.benchPoll(handle, buffer, 0));
+                for (BatchEntry e : batch) {
+                    if (e instanceof VitessRecord r) {
+                        schema.deserialize(r, context, out);
+                    }
+                }
+            }
+            return out.count + out.last.getArity();
+        };
     }
 
     private static RowType customerType() {

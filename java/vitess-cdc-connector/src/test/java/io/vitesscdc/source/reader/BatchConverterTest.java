@@ -85,6 +85,16 @@ class BatchConverterTest {
         return out;
     }
 
+    /** The elements of the first split, as they are (runs of changes not taken apart). */
+    private static List<SplitElement<String>> firstSplitElements(VitessRecords<String> records) {
+        records.nextSplit();
+        List<SplitElement<String>> elements = new ArrayList<>();
+        for (SplitElement<String> e; (e = records.nextRecordFromSplit()) != null; ) {
+            elements.add(e);
+        }
+        return elements;
+    }
+
     private static String render(SplitElement<String> e) {
         if (e instanceof SplitElement.Change) {
             return "change" + ((SplitElement.Change<String>) e).values;
@@ -133,12 +143,7 @@ class BatchConverterTest {
                 .record(1, INSERT, false, 1000, 3)
                 .mark("-80", "g1")
                 .record(1, INSERT, false, 1001, 4);
-        VitessRecords<String> records = c.convert(b.build());
-        records.nextSplit();
-        List<SplitElement<String>> elements = new ArrayList<>();
-        for (SplitElement<String> e; (e = records.nextRecordFromSplit()) != null; ) {
-            elements.add(e);
-        }
+        List<SplitElement<String>> elements = firstSplitElements(c.convert(b.build()));
         assertThat(elements).hasSize(3);
         assertThat(((SplitElement.Changes<String>) elements.get(0)).changes)
                 .extracting(change -> change.values)
@@ -156,10 +161,8 @@ class BatchConverterTest {
         for (int id = 1; id <= n; id++) {
             b.record(1, INSERT, false, 1000, id);
         }
-        VitessRecords<String> records = c.convert(b.build());
-        records.nextSplit();
         List<Integer> sizes = new ArrayList<>();
-        for (SplitElement<String> e; (e = records.nextRecordFromSplit()) != null; ) {
+        for (SplitElement<String> e : firstSplitElements(c.convert(b.build()))) {
             sizes.add(e instanceof SplitElement.Changes ? ((SplitElement.Changes<String>) e).changes.size() : 1);
         }
         assertThat(sizes)
@@ -310,12 +313,7 @@ class BatchConverterTest {
                 .isEqualTo(1);
 
         b.record(1, UPDATE_AFTER, false, 1000, 1).mark("-80", "g1");
-        List<SplitElement<String>> elements = new ArrayList<>();
-        VitessRecords<String> records = c.convert(b.build());
-        records.nextSplit();
-        for (SplitElement<String> e; (e = records.nextRecordFromSplit()) != null; ) {
-            elements.add(e);
-        }
+        List<SplitElement<String>> elements = firstSplitElements(c.convert(b.build()));
         assertThat(elements).hasSize(2);
         SplitElement.Change<String> update = (SplitElement.Change<String>) elements.get(0);
         assertThat(update.values).containsExactly("-U:1", "+U:1");
