@@ -15,6 +15,7 @@ import io.vitesscdc.source.enumerator.VitessEnumeratorState;
 import io.vitesscdc.source.enumerator.VitessEnumeratorStateSerializer;
 import io.vitesscdc.source.enumerator.VitessSourceEnumerator;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.reader.ReaderWarmUp;
 import io.vitesscdc.source.reader.VitessRecordEmitter;
 import io.vitesscdc.source.reader.VitessSourceReader;
 import io.vitesscdc.source.reader.VitessSplitReader;
@@ -100,6 +101,9 @@ public final class VitessSource<T>
     SourceReader<T, VitessSplit> createReader(
             SourceReaderContext context, BiFunction<String, List<Position>, NativeStream> opener) throws Exception {
         deserializer.open(new InitContext(context));
+        // While Flink assigns the splits and the stream opens: the first packet's rows then meet
+        // compiled code (the first record waits for a whole packet to be converted).
+        ReaderWarmUp.startOnce(deserializer);
         VitessSourceReaderMetrics metrics = new VitessSourceReaderMetrics(context.metricGroup());
         return new VitessSourceReader<>(
                 () -> new VitessSplitReader<>(config, deserializer, metrics, opener),

@@ -11,9 +11,13 @@ import io.vitesscdc.nativeio.ColumnType;
 import io.vitesscdc.nativeio.TableDescriptor;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.reader.ReaderWarmUp;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.api.common.typeutils.TypeSerializer;
+import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.writer.BinaryRowWriter;
@@ -22,6 +26,7 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -43,7 +48,8 @@ import java.util.Map;
  * fails with the missing column and the table's real columns when a declared column is absent.
  */
 @Internal
-public final class RowDataVitessDeserializationSchema implements VitessDeserializationSchema<RowData> {
+public final class RowDataVitessDeserializationSchema
+        implements VitessDeserializationSchema<RowData>, ReaderWarmUp.WarmsUp {
 
     private static final long serialVersionUID = 1L;
 
@@ -53,12 +59,8 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
     private final FieldConverters.FieldConverter[] converters;
     private final boolean upsert;
 
-    private transient Map<TableDescriptor, int[]> mappings;
-    /** Built on first use, in the reader: it holds a view of the reader's batch buffer. */
-    private transient BinaryRowFields fields;
-
-    private transient LogicalType[] metadataTypes;
-    private transient BinaryRowFields.NullWriter[] metadataNulls;
+    /** Built on first use, in the reader: they hold a view of the reader's batch buffer. */
+    private transient RowWriters writers;
 
     /** A retract changelog: every record, -U included. */
     public RowDataVitessDeserializationSchema(
@@ -89,50 +91,127 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         }
     }
 
-    /** The row writers, once per reader (in the reader's thread; they are not serializable). */
-    private void createWriters() {
-        fields = new BinaryRowFields(physicalType.getChildren().toArray(new LogicalType[0]), converters);
-        metadataTypes = new LogicalType[metadata.size()];
-        metadataNulls = new BinaryRowFields.NullWriter[metadata.size()];
-        for (int m = 0; m < metadata.size(); m++) {
-            metadataTypes[m] = metadata.get(m).dataType().getLogicalType();
-            metadataNulls[m] = BinaryRowFields.nullWriter(metadataTypes[m]);
-        }
-    }
-
     @Override
     public void deserialize(VitessRecord record, RecordContext context, Collector<RowData> out) {
         if (upsert && record.kind() == ChangeKind.UPDATE_BEFORE) {
             return;
         }
-        int[] mapping = mapping(record.table());
-        int physical = mapping.length;
-        if (fields == null) {
-            createWriters();
+        if (writers == null) {
+            writers = new RowWriters();
         }
-        BinaryRowData row = new BinaryRowData(physical + metadata.size());
-        BinaryRowWriter writer = new BinaryRowWriter(row, fields.variablePartEstimate(record));
-        writer.writeRowKind(rowKind(record.kind()));
-        for (int f = 0; f < physical; f++) {
-            try {
-                fields.write(record, mapping[f], writer, f);
-            } catch (IllegalArgumentException | ClassCastException e) {
-                String fix = e instanceof FieldConverters.ValueMismatchException
-                        ? ""
-                        : "; declare it as "
-                                + FlinkTypes.suggest(record.table().columns().get(mapping[f]));
-                throw new UnreadableColumnException(
-                        "cannot read column '" + physicalType.getFieldNames().get(f) + "' declared as "
-                                + FlinkTypes.declared(physicalType.getTypeAt(f)) + ": " + e.getMessage() + fix,
-                        e);
+        out.collect(writers.write(record, context));
+    }
+
+    /**
+     * Converts synthetic records of the declared columns with writers of its own (the reader's
+     * are untouched), each row then copied and serialized as Flink's next operator does, so the
+     * JVM compiles this path before the first real batch ({@link ReaderWarmUp}).
+     */
+    @Override
+    public int warmUp(int maxRecords, long deadlineNanos) throws IOException {
+        RowWriters own = new RowWriters();
+        TypeSerializer<RowData> serializer = producedType.createSerializer(new SerializerConfigImpl());
+        DataOutputSerializer output = new DataOutputSerializer(256);
+        RecordContext context = new WarmUpContext();
+        List<VitessRecord> records = WarmUpRecords.of(physicalType, WARM_UP_BATCH);
+        int done = 0;
+        while (done < maxRecords && System.nanoTime() < deadlineNanos) {
+            for (VitessRecord record : records) {
+                RowData row = serializer.copy(own.write(record, context));
+                output.clear();
+                serializer.serialize(row, output);
+            }
+            done += records.size();
+        }
+        return done;
+    }
+
+    /** Records per synthetic batch of the warm-up (the batch is converted again and again). */
+    private static final int WARM_UP_BATCH = 256;
+
+    /** The context of a synthetic record: no position, epoch 0, rank 0. */
+    private static final class WarmUpContext implements RecordContext {
+        @Override
+        public String position() {
+            return null;
+        }
+
+        @Override
+        public long epoch() {
+            return 0;
+        }
+
+        @Override
+        public long rank() {
+            return 0;
+        }
+    }
+
+    /**
+     * The writers of one reader's rows: one per reader, in its thread (they are not
+     * serializable, and the field writers keep a view of the batch buffer between calls).
+     */
+    private final class RowWriters {
+        private final Map<TableDescriptor, int[]> mappings = new IdentityHashMap<>();
+        private final BinaryRowFields fields;
+        private final LogicalType[] metadataTypes;
+        private final BinaryRowFields.NullWriter[] metadataNulls;
+
+        RowWriters() {
+            fields = new BinaryRowFields(physicalType.getChildren().toArray(new LogicalType[0]), converters);
+            metadataTypes = new LogicalType[metadata.size()];
+            metadataNulls = new BinaryRowFields.NullWriter[metadata.size()];
+            for (int m = 0; m < metadata.size(); m++) {
+                metadataTypes[m] = metadata.get(m).dataType().getLogicalType();
+                metadataNulls[m] = BinaryRowFields.nullWriter(metadataTypes[m]);
             }
         }
-        for (int m = 0; m < metadata.size(); m++) {
-            BinaryRowFields.writeValue(
-                    metadataTypes[m], metadataNulls[m], metadata.get(m).read(record, context), writer, physical + m);
+
+        BinaryRowData write(VitessRecord record, RecordContext context) {
+            int[] mapping = mapping(record.table());
+            int physical = mapping.length;
+            BinaryRowData row = new BinaryRowData(physical + metadata.size());
+            BinaryRowWriter writer = new BinaryRowWriter(row, fields.variablePartEstimate(record));
+            writer.writeRowKind(rowKind(record.kind()));
+            for (int f = 0; f < physical; f++) {
+                try {
+                    fields.write(record, mapping[f], writer, f);
+                } catch (IllegalArgumentException | ClassCastException e) {
+                    String fix = e instanceof FieldConverters.ValueMismatchException
+                            ? ""
+                            : "; declare it as "
+                                    + FlinkTypes.suggest(
+                                            record.table().columns().get(mapping[f]));
+                    throw new UnreadableColumnException(
+                            "cannot read column '"
+                                    + physicalType.getFieldNames().get(f) + "' declared as "
+                                    + FlinkTypes.declared(physicalType.getTypeAt(f)) + ": " + e.getMessage() + fix,
+                            e);
+                }
+            }
+            for (int m = 0; m < metadata.size(); m++) {
+                BinaryRowFields.writeValue(
+                        metadataTypes[m],
+                        metadataNulls[m],
+                        metadata.get(m).read(record, context),
+                        writer,
+                        physical + m);
+            }
+            writer.complete();
+            return row;
         }
-        writer.complete();
-        out.collect(row);
+
+        private int[] mapping(TableDescriptor table) {
+            int[] mapping = mappings.get(table);
+            if (mapping == null) {
+                mapping = computeMapping(table);
+                if (mappings.size() > 1024) {
+                    mappings.clear();
+                }
+                mappings.put(table, mapping);
+            }
+            return mapping;
+        }
     }
 
     /**
@@ -151,21 +230,6 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
                     + "(docs/snapshots.md, Flink)");
         }
         return RowKind.UPDATE_AFTER;
-    }
-
-    private int[] mapping(TableDescriptor table) {
-        if (mappings == null) {
-            mappings = new IdentityHashMap<>();
-        }
-        int[] mapping = mappings.get(table);
-        if (mapping == null) {
-            mapping = computeMapping(table);
-            if (mappings.size() > 1024) {
-                mappings.clear();
-            }
-            mappings.put(table, mapping);
-        }
-        return mapping;
     }
 
     private int[] computeMapping(TableDescriptor table) {

@@ -242,4 +242,83 @@ class RowDataVitessDeserializationSchemaTest {
                 .hasMessageContaining("'name'")
                 .hasMessageContaining("declare it as STRING");
     }
+
+    /** Every type a column can be declared as, at the precisions where the row layout differs. */
+    private static final DataType EVERY_DECLARED_TYPE = DataTypes.ROW(
+            DataTypes.FIELD("k", DataTypes.BIGINT()),
+            DataTypes.FIELD("b", DataTypes.BOOLEAN()),
+            DataTypes.FIELD("i8", DataTypes.TINYINT()),
+            DataTypes.FIELD("i16", DataTypes.SMALLINT()),
+            DataTypes.FIELD("i32", DataTypes.INT()),
+            DataTypes.FIELD("f", DataTypes.FLOAT()),
+            DataTypes.FIELD("d", DataTypes.DOUBLE()),
+            DataTypes.FIELD("small_decimal", DataTypes.DECIMAL(5, 2)),
+            DataTypes.FIELD("big_decimal", DataTypes.DECIMAL(38, 10)),
+            DataTypes.FIELD("c", DataTypes.CHAR(3)),
+            DataTypes.FIELD("vc", DataTypes.VARCHAR(5)),
+            DataTypes.FIELD("s", DataTypes.STRING()),
+            DataTypes.FIELD("bin", DataTypes.BINARY(4)),
+            DataTypes.FIELD("bytes", DataTypes.BYTES()),
+            DataTypes.FIELD("day", DataTypes.DATE()),
+            DataTypes.FIELD("t", DataTypes.TIME(3)),
+            DataTypes.FIELD("ts0", DataTypes.TIMESTAMP(0)),
+            DataTypes.FIELD("ts3", DataTypes.TIMESTAMP(3)),
+            DataTypes.FIELD("ts6", DataTypes.TIMESTAMP(6)),
+            DataTypes.FIELD("ltz2", DataTypes.TIMESTAMP_LTZ(2)),
+            DataTypes.FIELD("ltz9", DataTypes.TIMESTAMP_LTZ(9)));
+
+    @Test
+    void theWarmUpConvertsEveryDeclaredTypeAndStopsAtItsBounds() throws Exception {
+        RowType type = (RowType) EVERY_DECLARED_TYPE.getLogicalType();
+        // The produced rows: the physical columns, then every metadata column.
+        List<RowType.RowField> produced = new ArrayList<>(type.getFields());
+        for (VitessReadableMetadata m : VitessReadableMetadata.values()) {
+            produced.add(new RowType.RowField("meta_" + m.key(), m.dataType().getLogicalType()));
+        }
+        for (boolean upsert : new boolean[] {false, true}) {
+            RowDataVitessDeserializationSchema schema = new RowDataVitessDeserializationSchema(
+                    type, List.of(VitessReadableMetadata.values()), InternalTypeInfo.of(new RowType(produced)), upsert);
+            // A value a declared type refuses (a fraction finer than TIMESTAMP(0)) would throw here.
+            assertThat(schema.warmUp(1_000, Long.MAX_VALUE)).isBetween(1_000, 1_000 + 255);
+            assertThat(schema.warmUp(1_000, System.nanoTime() - 1)).isZero();
+        }
+    }
+
+    @Test
+    void theWarmUpBesideTheReaderLeavesItsRowsAlone() throws Exception {
+        DataType physical = DataTypes.ROW(
+                DataTypes.FIELD("name", DataTypes.STRING()),
+                DataTypes.FIELD("id", DataTypes.BIGINT()),
+                DataTypes.FIELD("amount", DataTypes.DECIMAL(5, 2)),
+                DataTypes.FIELD("ts", DataTypes.TIMESTAMP_LTZ(3)));
+        RowType type = (RowType) physical.getLogicalType();
+        RowDataVitessDeserializationSchema schema =
+                new RowDataVitessDeserializationSchema(type, List.of(), InternalTypeInfo.of(type), false);
+        List<RowData> expected = deserialize(physical, List.of(), sample(0));
+        List<RowData> out = new ArrayList<>();
+        Collector<RowData> collector = new Collector<>() {
+            @Override
+            public void collect(RowData record) {
+                out.add(record);
+            }
+
+            @Override
+            public void close() {}
+        };
+        Thread warmUp = new Thread(() -> {
+            try {
+                schema.warmUp(50_000, Long.MAX_VALUE);
+            } catch (Exception e) {
+                throw new AssertionError(e);
+            }
+        });
+        warmUp.start();
+        // The reader's conversions run while the warm-up converts rows of its own on its thread.
+        VitessRecord record = sample(0);
+        while (warmUp.isAlive() || out.isEmpty()) {
+            schema.deserialize(record, new FixedRecordContext("{}", 0, 0), collector);
+        }
+        warmUp.join();
+        assertThat(out).isNotEmpty().allSatisfy(row -> assertThat(row).isEqualTo(expected.get(0)));
+    }
 }

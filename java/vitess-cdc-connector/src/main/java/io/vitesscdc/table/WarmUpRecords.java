@@ -1,0 +1,149 @@
+/*
+ * Copyright 2026 The vitess-cdc Authors
+ * SPDX-License-Identifier: Apache-2.0
+ */
+
+package io.vitesscdc.table;
+
+import io.vitesscdc.nativeio.Batch;
+import io.vitesscdc.nativeio.BatchEntry;
+import io.vitesscdc.nativeio.BatchWriter;
+import io.vitesscdc.nativeio.ChangeKind;
+import io.vitesscdc.nativeio.ColumnType;
+import io.vitesscdc.nativeio.VitessRecord;
+
+import org.apache.flink.annotation.Internal;
+import org.apache.flink.table.types.logical.CharType;
+import org.apache.flink.table.types.logical.DecimalType;
+import org.apache.flink.table.types.logical.LogicalType;
+import org.apache.flink.table.types.logical.RowType;
+import org.apache.flink.table.types.logical.VarCharType;
+import org.apache.flink.table.types.logical.utils.LogicalTypeChecks;
+
+import java.math.BigDecimal;
+import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Synthetic records of a declared row type, in the native batch format, for the reader's warm-up
+ * ({@link io.vitesscdc.source.reader.ReaderWarmUp}): a table whose columns carry the declared
+ * names, each of the Vitess type a declared type reads most often, and values that vary in
+ * length and sign, with some NULLs, the way a copy's rows do. Every value is one its declared
+ * type accepts (a TIMESTAMP's fraction has no more digits than its precision).
+ */
+@Internal
+final class WarmUpRecords {
+
+    private WarmUpRecords() {}
+
+    /** {@code count} records of {@code type}, the kinds and phases mixed. */
+    static List<VitessRecord> of(RowType type, int count) {
+        List<LogicalType> fields = type.getChildren();
+        BatchWriter.Column[] columns = new BatchWriter.Column[fields.size()];
+        for (int f = 0; f < columns.length; f++) {
+            columns[f] = column(type.getFieldNames().get(f), fields.get(f));
+        }
+        BatchWriter writer = new BatchWriter().table(1, "warm_up", "-", "warm_up", columns);
+        for (int i = 0; i < count; i++) {
+            Object[] values = new Object[columns.length];
+            for (int f = 0; f < values.length; f++) {
+                // Every fifth row has NULLs (the first column, a key, never).
+                values[f] = f > 0 && i % 5 == 4 ? null : value(fields.get(f), i);
+            }
+            writer.record(1, i % 3 == 2 ? ChangeKind.UPDATE_AFTER : ChangeKind.INSERT, i % 2 == 0, i, values);
+        }
+        Batch batch = writer.build(0);
+        List<VitessRecord> records = new ArrayList<>(count);
+        for (BatchEntry entry : batch.entries()) {
+            if (entry instanceof VitessRecord record) {
+                records.add(record);
+            }
+        }
+        return records;
+    }
+
+    private static BatchWriter.Column column(String name, LogicalType type) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return new BatchWriter.Column(name, ColumnType.INT, "tinyint(1)", 1, 0);
+            case TINYINT:
+            case SMALLINT:
+            case INTEGER:
+            case BIGINT:
+                return new BatchWriter.Column(name, ColumnType.INT, "bigint", 20, 0);
+            case FLOAT:
+                return new BatchWriter.Column(name, ColumnType.FLOAT, "float", 12, 31);
+            case DOUBLE:
+                return new BatchWriter.Column(name, ColumnType.DOUBLE, "double", 22, 31);
+            case DECIMAL: {
+                DecimalType d = (DecimalType) type;
+                return new BatchWriter.Column(
+                        name,
+                        ColumnType.DECIMAL,
+                        "decimal(" + d.getPrecision() + "," + d.getScale() + ")",
+                        d.getPrecision(),
+                        d.getScale());
+            }
+            case BINARY:
+            case VARBINARY:
+                return new BatchWriter.Column(name, ColumnType.BYTES, "varbinary(255)", 255, 0);
+            case DATE:
+                return new BatchWriter.Column(name, ColumnType.DATE, "date", 10, 0);
+            case TIME_WITHOUT_TIME_ZONE:
+                return new BatchWriter.Column(name, ColumnType.TIME, "time", 10, 0);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE:
+                return new BatchWriter.Column(name, ColumnType.DATETIME, "datetime(6)", 26, 6);
+            default:
+                return new BatchWriter.Column(name, ColumnType.STRING, "varchar(255)", 255, 0);
+        }
+    }
+
+    private static Object value(LogicalType type, int i) {
+        switch (type.getTypeRoot()) {
+            case BOOLEAN:
+                return (long) (i & 1);
+            case TINYINT:
+                return (long) (i % 100 - 50);
+            case SMALLINT:
+                return (long) (i * 31 % 60_000 - 30_000);
+            case INTEGER:
+                return (long) i * 7919 - 1_000_000;
+            case BIGINT:
+                return (long) i * 7_919_000_003L - 1_000_000_000_000L;
+            case FLOAT:
+            case DOUBLE:
+                return i * 0.25 - 100;
+            case DECIMAL: {
+                DecimalType d = (DecimalType) type;
+                long bound = (long) Math.pow(10, Math.min(d.getPrecision(), 9));
+                return BigDecimal.valueOf((i * 7919L) % bound - bound / 2, d.getScale());
+            }
+            case BINARY:
+            case VARBINARY:
+                return new byte[i % 17 + 1];
+            case DATE:
+                return LocalDate.of(1990 + i % 40, 1 + i % 12, 1 + i % 28);
+            case TIME_WITHOUT_TIME_ZONE:
+                return Duration.ofSeconds(i % 86_400);
+            case TIMESTAMP_WITHOUT_TIME_ZONE:
+            case TIMESTAMP_WITH_LOCAL_TIME_ZONE: {
+                // A fraction the declared precision can hold (more digits fail the row).
+                int precision = Math.min(LogicalTypeChecks.getPrecision(type), 6);
+                int unit = (int) Math.pow(10, 6 - precision);
+                return LocalDateTime.of(2020, 1 + i % 12, 1 + i % 28, i % 24, i % 60, i % 60)
+                        .plusNanos((i * 7919L % 1_000_000) / unit * unit * 1000);
+            }
+            default: {
+                String text = "warm-up row " + i + " of the record conversion";
+                int length = type instanceof VarCharType v
+                        ? v.getLength()
+                        : type instanceof CharType c ? c.getLength() : text.length();
+                return text.substring(0, Math.min(text.length(), Math.max(1, length - i % 7)));
+            }
+        }
+    }
+}
