@@ -81,7 +81,12 @@ class RowDataVitessDeserializationSchemaTest {
         RowDataVitessDeserializationSchema schema =
                 new RowDataVitessDeserializationSchema(type, metadata, InternalTypeInfo.of(type), upsert);
         List<RowData> out = new ArrayList<>();
-        schema.deserialize(r, new FixedRecordContext("{\"gtid\":\"g\"}", 3, 42), new Collector<>() {
+        schema.deserialize(r, new FixedRecordContext("{\"gtid\":\"g\"}", 3, 42), collectInto(out));
+        return out;
+    }
+
+    private static Collector<RowData> collectInto(List<RowData> out) {
+        return new Collector<>() {
             @Override
             public void collect(RowData record) {
                 out.add(record);
@@ -89,8 +94,7 @@ class RowDataVitessDeserializationSchemaTest {
 
             @Override
             public void close() {}
-        });
-        return out;
+        };
     }
 
     @Test
@@ -296,15 +300,7 @@ class RowDataVitessDeserializationSchemaTest {
                 new RowDataVitessDeserializationSchema(type, List.of(), InternalTypeInfo.of(type), false);
         List<RowData> expected = deserialize(physical, List.of(), sample(0));
         List<RowData> out = new ArrayList<>();
-        Collector<RowData> collector = new Collector<>() {
-            @Override
-            public void collect(RowData record) {
-                out.add(record);
-            }
-
-            @Override
-            public void close() {}
-        };
+        Collector<RowData> collector = collectInto(out);
         Thread warmUp = new Thread(() -> {
             try {
                 schema.warmUp(50_000, Long.MAX_VALUE);
