@@ -12,11 +12,13 @@ import io.vitesscdc.source.split.VitessSplitState;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
+import org.apache.flink.api.connector.source.ReaderOutput;
 import org.apache.flink.api.connector.source.SourceEvent;
 import org.apache.flink.api.connector.source.SourceReaderContext;
 import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.SingleThreadMultiplexSourceReaderBase;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
+import org.apache.flink.core.io.InputStatus;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +42,13 @@ import java.util.function.Supplier;
  * ended split (durable: no restore can read the shard again). The enumerator starts the new
  * shards only once every participant of the journal reported durably, so a key's changes on the
  * new shards never overtake its last changes on the old ones — not even across a failover.
+ *
+ * <p>A durable report is sent from the next {@link #pollNext}, not from
+ * {@link #notifyCheckpointComplete} itself: when the completed checkpoint is the savepoint of a
+ * stop-with-savepoint, Flink calls no {@code pollNext} before the task ends, so no report goes out
+ * and the enumerator assigns no new shards to a task that is finishing (an assignment it could not
+ * deliver would fail the stop, and Flink would restart the job instead of stopping it). The new
+ * shards then start from the savepoint: its readers restore the ended splits and report them.
  * Everything here runs on the task thread.
  */
 @Internal
@@ -61,6 +70,12 @@ public final class VitessSourceReader<T>
     private final List<VitessSplit> reportWhenStarted = new ArrayList<>();
 
     private boolean started;
+
+    /** The last completed checkpoint that holds an ended split (its reports go out in pollNext). */
+    private long reportsDueFor = Long.MIN_VALUE;
+
+    /** Durable reports wait for the next pollNext. */
+    private boolean reportsDue;
 
     /** The tables the job selects by name: what the marks of this reader's streams have seen. */
     private final List<String> jobTables;
@@ -150,9 +165,28 @@ public final class VitessSourceReader<T>
     @Override
     public void notifyCheckpointComplete(long checkpointId) throws Exception {
         super.notifyCheckpointComplete(checkpointId);
+        if (endedSplitCheckpoint.values().stream().anyMatch(first -> first <= checkpointId)) {
+            reportsDueFor = Math.max(reportsDueFor, checkpointId);
+            reportsDue = true;
+            // An idle reader's task thread waits for the queue: wake it so pollNext comes.
+            splitFetcherManager.getQueue().notifyAvailable();
+        }
+    }
+
+    @Override
+    public InputStatus pollNext(ReaderOutput<T> output) throws Exception {
+        if (reportsDue) {
+            reportsDue = false;
+            sendDurableReports();
+        }
+        return super.pollNext(output);
+    }
+
+    /** Reports every ended split that a completed checkpoint holds (again until acknowledged). */
+    private void sendDurableReports() {
         for (Map.Entry<String, Long> e : endedSplitCheckpoint.entrySet()) {
             VitessSplit split = endedSplits.get(e.getKey());
-            if (split != null && e.getValue() <= checkpointId) {
+            if (split != null && e.getValue() <= reportsDueFor) {
                 context.sendSourceEventToCoordinator(ShardEndedEvent.of(split, true));
             }
         }

@@ -18,6 +18,7 @@ import org.apache.flink.configuration.Configuration;
 import org.apache.flink.connector.base.source.reader.RecordsWithSplitIds;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitReader;
 import org.apache.flink.connector.base.source.reader.splitreader.SplitsChange;
+import org.apache.flink.connector.testutils.source.reader.TestingReaderOutput;
 import org.apache.flink.metrics.SimpleCounter;
 import org.apache.flink.metrics.groups.SourceReaderMetricGroup;
 import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
@@ -29,6 +30,7 @@ import org.junit.jupiter.api.Test;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -136,9 +138,18 @@ class VitessSourceReaderReshardTest {
             assertThat(reader.snapshotState(1)).containsExactly(ended);
             // a checkpoint that completes before the one holding the split proves nothing
             reader.notifyCheckpointComplete(0);
+            reader.pollNext(new TestingReaderOutput<>());
             assertThat(context.sent).hasSize(1);
+            // the durable report waits for the next pollNext, and the idle task thread is woken for it
+            CompletableFuture<Void> idle = reader.isAvailable();
+            assertThat(idle).isNotDone();
             reader.notifyCheckpointComplete(1);
+            assertThat(context.sent).hasSize(1);
+            assertThat(idle).isDone();
+            reader.pollNext(new TestingReaderOutput<>());
             assertThat(context.sent).hasSize(2);
+            reader.pollNext(new TestingReaderOutput<>());
+            assertThat(context.sent).as("one report per completed checkpoint").hasSize(2);
             ShardEndedEvent durable = (ShardEndedEvent) context.sent.get(1);
             assertThat(durable.durable()).isTrue();
             assertThat(durable.splitId()).isEqualTo("ks/-80");
@@ -149,7 +160,27 @@ class VitessSourceReaderReshardTest {
             reader.handleSourceEvents(new ShardEndedAck("ks/-80", 7));
             assertThat(reader.snapshotState(3)).isEmpty();
             reader.notifyCheckpointComplete(3);
+            reader.pollNext(new TestingReaderOutput<>());
             assertThat(context.sent).hasSize(2);
+        }
+    }
+
+    @Test
+    void theSavepointOfAStopReportsNothingSoNoNewShardIsAssignedToAFinishingTask() throws Exception {
+        // Stop-with-savepoint: Flink stops the source (no pollNext after it), takes the savepoint
+        // holding the ended split, notifies its completion and ends the task. A durable report
+        // sent then would make the enumerator assign the new shards to a task that is finishing.
+        Context context = new Context();
+        try (VitessSourceReader<String> reader = reader(context)) {
+            reader.start();
+            reader.onSplitFinished(Map.of("ks/-80", endedState()));
+            assertThat(reader.snapshotState(4)).hasSize(1);
+            reader.notifyCheckpointComplete(4);
+            assertThat(context.sent)
+                    .as("only the tentative report: the durable one waits for a pollNext that never comes")
+                    .singleElement()
+                    .satisfies(e -> assertThat(((ShardEndedEvent) e).durable()).isFalse());
+            assertThat(reader.endedSplits()).containsOnlyKeys("ks/-80");
         }
     }
 
