@@ -177,8 +177,12 @@ impl BlockingStream {
         captures: Vec<Capture>,
         snap: SnapshotOptions,
     ) -> Result<BlockingStream> {
+        // One worker: the HTTP/2 connection, the read loop (decoding) and the frees of spent
+        // events all run on one thread, so a wake-up is no futex hop to another worker, and
+        // glibc frees each block in the cache of the thread that allocated it. A stream's work
+        // is sequential anyway; a second worker only moved it between threads.
         let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
+            .worker_threads(1)
             .max_blocking_threads(2)
             .thread_name("vitess-cdc-worker")
             .enable_all()
