@@ -430,7 +430,7 @@ impl Machine {
             });
         }
         if let Some(txn) = self.txn.as_mut() {
-            txn.shard.get_or_insert(shard_key.clone());
+            txn.shard.get_or_insert_with(|| shard_key.clone());
         }
         for change in changes {
             if let Some(track) = self.shards.get_mut(&shard_key) {

@@ -4,7 +4,7 @@
 //! Counters of one stream, updated by the reader task and read by anyone (CLI, JNI, tests).
 //! Plain atomics: a snapshot is not one consistent cut, but each counter is exact.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
 
@@ -17,7 +17,9 @@ pub struct Metrics {
     reconnects: AtomicU64,
     lag_millis: AtomicI64,
     last_event_millis: AtomicI64,
-    rows_copied: Mutex<BTreeMap<String, u64>>,
+    /// Rows copied, by keyspace, then table: looked up by `&str` on every copied ROW event
+    /// without building a key (the snapshot joins them as `keyspace.table`).
+    rows_copied: Mutex<HashMap<String, HashMap<String, u64>>>,
 }
 
 /// A copy of every counter at one moment.
@@ -69,7 +71,16 @@ impl Metrics {
     }
     pub fn record_rows_copied(&self, keyspace: &str, table: &str, rows: u64) {
         if let Ok(mut map) = self.rows_copied.lock() {
-            *map.entry(format!("{keyspace}.{table}")).or_default() += rows;
+            let tables = match map.get_mut(keyspace) {
+                Some(tables) => tables,
+                None => map.entry(keyspace.to_string()).or_default(),
+            };
+            match tables.get_mut(table) {
+                Some(n) => *n += rows,
+                None => {
+                    tables.insert(table.to_string(), rows);
+                }
+            }
         }
     }
     pub fn snapshot(&self) -> MetricsSnapshot {
@@ -84,7 +95,15 @@ impl Metrics {
             rows_copied: self
                 .rows_copied
                 .lock()
-                .map(|m| m.clone())
+                .map(|m| {
+                    m.iter()
+                        .flat_map(|(keyspace, tables)| {
+                            tables
+                                .iter()
+                                .map(move |(table, n)| (format!("{keyspace}.{table}"), *n))
+                        })
+                        .collect()
+                })
                 .unwrap_or_default(),
         }
     }

@@ -219,7 +219,7 @@ proptest! {
             field_event(enum_set_strings).field_event.as_ref().unwrap(), KS, SHARD, 1));
         let decoder = RowDecoder::new(schema, enum_set_strings);
         let after = row_of(&cells, noise);
-        let present = bitmap.clone().map(|(count, cols)| Bitmap { count, cols });
+        let present = bitmap.clone().map(|(count, cols)| Bitmap { count, cols: cols.into() });
         let _ = decoder.decode(&after, present.as_ref());
 
         let change = RowChange {

@@ -432,7 +432,7 @@ fn null_versus_absent() {
     );
     let only_first = Bitmap {
         count: 2,
-        cols: vec![0b01],
+        cols: vec![0b01].into(),
     };
     assert_eq!(
         d.decode(&r, Some(&only_first)).unwrap(),
@@ -440,7 +440,7 @@ fn null_versus_absent() {
     );
     let both = Bitmap {
         count: 2,
-        cols: vec![0b11],
+        cols: vec![0b11].into(),
     };
     assert_eq!(
         d.decode(&r, Some(&both)).unwrap(),
