@@ -71,16 +71,14 @@ impl Metrics {
     }
     pub fn record_rows_copied(&self, keyspace: &str, table: &str, rows: u64) {
         if let Ok(mut map) = self.rows_copied.lock() {
-            let tables = match map.get_mut(keyspace) {
-                Some(tables) => tables,
-                None => map.entry(keyspace.to_string()).or_default(),
-            };
-            match tables.get_mut(table) {
-                Some(n) => *n += rows,
-                None => {
-                    tables.insert(table.to_string(), rows);
-                }
+            if let Some(n) = map.get_mut(keyspace).and_then(|t| t.get_mut(table)) {
+                *n += rows;
+                return;
             }
+            *map.entry(keyspace.to_string())
+                .or_default()
+                .entry(table.to_string())
+                .or_default() += rows;
         }
     }
     pub fn snapshot(&self) -> MetricsSnapshot {

@@ -137,8 +137,9 @@ class VitessSourceReaderReshardTest {
                     .isEqualTo(new ShardEndedEvent("ks", "-80", JOURNAL, false, 0));
             assertThat(reader.snapshotState(1)).containsExactly(ended);
             // a checkpoint that completes before the one holding the split proves nothing
+            TestingReaderOutput<String> output = new TestingReaderOutput<>();
             reader.notifyCheckpointComplete(0);
-            reader.pollNext(new TestingReaderOutput<>());
+            reader.pollNext(output);
             assertThat(context.sent).hasSize(1);
             // the durable report waits for the next pollNext, and the idle task thread is woken for it
             CompletableFuture<Void> idle = reader.isAvailable();
@@ -146,9 +147,9 @@ class VitessSourceReaderReshardTest {
             reader.notifyCheckpointComplete(1);
             assertThat(context.sent).hasSize(1);
             assertThat(idle).isDone();
-            reader.pollNext(new TestingReaderOutput<>());
+            reader.pollNext(output);
             assertThat(context.sent).hasSize(2);
-            reader.pollNext(new TestingReaderOutput<>());
+            reader.pollNext(output);
             assertThat(context.sent).as("one report per completed checkpoint").hasSize(2);
             ShardEndedEvent durable = (ShardEndedEvent) context.sent.get(1);
             assertThat(durable.durable()).isTrue();
@@ -160,7 +161,7 @@ class VitessSourceReaderReshardTest {
             reader.handleSourceEvents(new ShardEndedAck("ks/-80", 7));
             assertThat(reader.snapshotState(3)).isEmpty();
             reader.notifyCheckpointComplete(3);
-            reader.pollNext(new TestingReaderOutput<>());
+            reader.pollNext(output);
             assertThat(context.sent).hasSize(2);
         }
     }
