@@ -41,6 +41,7 @@ OUT=${HUGE_OUT:-$REPO/docs/benchmarks/huge-txn.json}
 KEYSPACE=commerce
 BENCH_USER=vitess_cdc_bench
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-huge-txn.XXXXXX")
+mkdir -p "$WORK/jvm-tmp"
 RESULTS=$WORK/runs.jsonl
 
 say() { echo "bench-huge-txn: $*" >&2; }
@@ -66,7 +67,8 @@ WRITE_URL="jdbc:mysql://127.0.0.1:$VT_MYSQLD_PORT/vt_${KEYSPACE}_0?user=$BENCH_U
 
 run_one() {
   local shape=$1 rows=$2 row_bytes=$3 chunk=$4 savepoint_at=$5 line
-  line=$(java "${JVM_OPTS[@]}" -cp "$CLASSPATH_JVM" io.vitesscdc.bench.HugeTransactionBench \
+  # The JVM halts at the end, so Flink's unpacked files stay behind unless they are in WORK.
+  line=$(java "${JVM_OPTS[@]}" "-Djava.io.tmpdir=$WORK/jvm-tmp" -cp "$CLASSPATH_JVM" io.vitesscdc.bench.HugeTransactionBench \
     --vtgate "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --table huge_txn --write-url "$WRITE_URL" \
     --rows "$rows" --row-bytes "$row_bytes" --transaction-chunk-size "$chunk" --buffer-size "$BUFFER_SIZE" \
     --savepoint-at "$savepoint_at" --savepoint-dir "$WORK/savepoints" \

@@ -32,6 +32,10 @@ esac
 if [ ! -f "$out" ]; then
   mkdir -p "$dir"
   tree=$dir/worktree
+  # A worktree pruned from the repository (or one of another clone) is no git tree any more.
+  if [ -d "$tree" ] && ! git -C "$tree" rev-parse --git-dir > /dev/null 2>&1; then
+    rm -rf "$tree"
+  fi
   if [ -d "$tree" ]; then
     git -C "$tree" checkout -q --detach "$commit"
   else

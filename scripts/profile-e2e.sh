@@ -33,7 +33,9 @@ trap bench_cleanup EXIT
 bench_cluster_up
 
 mkdir -p "$OUT_DIR"
-rm -f "$OUT_DIR/perf.data" "$OUT_DIR/run.jfr"
+rm -rf "$OUT_DIR/perf.data" "$OUT_DIR/run.jfr" "$OUT_DIR/jvm-tmp"
+# The JVM halts at the end, so Flink's unpacked files (≈ 70 MB) stay behind unless they are here.
+mkdir -p "$OUT_DIR/jvm-tmp"
 say "loading $ROWS rows into bench_copy"
 "$BENCH_BIN" --address "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" --keyspace "$KEYSPACE" \
   --e2e load --table bench_copy --e2e-shape narrow --e2e-rows "$ROWS"
@@ -43,7 +45,7 @@ say "$CONSUMER copy of $ROWS rows under JFR and perf"
 # and perf cannot resolve the symbols of a deleted file.
 native_lib=$CARGO_TARGET_DIR/$profile_dir/libvitess_cdc_jni.so
 java -Xmx1g "-Dvitesscdc.native.library=$native_lib" -XX:+UnlockDiagnosticVMOptions -XX:+DebugNonSafepoints -XX:+PreserveFramePointer \
-  "-XX:StartFlightRecording=settings=profile" "-Dbench.jfr=$OUT_DIR/run.jfr" \
+  "-Djava.io.tmpdir=$OUT_DIR/jvm-tmp" "-XX:StartFlightRecording=settings=profile" "-Dbench.jfr=$OUT_DIR/run.jfr" \
   -cp "$CLASSPATH_JVM" io.vitesscdc.bench.BenchMain --consumer "$CONSUMER" --scenario copy \
   --vtgate "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --table bench_copy --events "$ROWS" \
   > "$OUT_DIR/run.json" 2> "$OUT_DIR/run.err" &
@@ -53,6 +55,7 @@ perf_pid=$!
 wait "$java_pid" || { say "the run failed:"; tail -20 "$OUT_DIR/run.err" >&2; exit 1; }
 kill -INT "$perf_pid" 2> /dev/null || true
 wait "$perf_pid" 2> /dev/null || true
+rm -rf "$OUT_DIR/jvm-tmp"
 
 perf report -i "$OUT_DIR/perf.data" --stdio --no-children --sort comm,dso,sym --field-separator=$'\t' 2> /dev/null \
   > "$OUT_DIR/perf.txt"

@@ -153,6 +153,10 @@ public final class RowDataVitessDeserializationSchema
      */
     private final class RowWriters {
         private final Map<TableDescriptor, int[]> mappings = new IdentityHashMap<>();
+        // The last table's mapping: rows come in runs of one table, and the map lookup was the
+        // fetcher's hottest frame (docs/benchmarks.md, "Profile: perf and JFR inside the threads").
+        private TableDescriptor lastTable;
+        private int[] lastMapping;
         private final BinaryRowFields fields;
         private final LogicalType[] metadataTypes;
         private final BinaryRowFields.NullWriter[] metadataNulls;
@@ -202,6 +206,9 @@ public final class RowDataVitessDeserializationSchema
         }
 
         private int[] mapping(TableDescriptor table) {
+            if (table == lastTable) {
+                return lastMapping;
+            }
             int[] mapping = mappings.get(table);
             if (mapping == null) {
                 mapping = computeMapping(table);
@@ -210,6 +217,8 @@ public final class RowDataVitessDeserializationSchema
                 }
                 mappings.put(table, mapping);
             }
+            lastTable = table;
+            lastMapping = mapping;
             return mapping;
         }
     }

@@ -204,6 +204,36 @@ class RowDataVitessDeserializationSchemaTest {
     }
 
     @Test
+    void rowsOfTablesInTurnEachReadTheirOwnColumnOrder() {
+        // Two tables (a regex table list) with the declared columns in other positions: each row
+        // must map through its own table's columns, however the rows of both interleave.
+        Col id = new Col("id", 1, "bigint", 20, 0);
+        Col name = new Col("name", 6, "varchar(10)", 10, 0);
+        Batch batch = new NativeBatches()
+                .table(1, "-80", "a", id, name)
+                .table(2, "-80", "b", name, id)
+                .row(1, 0, false, 1L, 1L, "a1")
+                .row(2, 0, false, 1L, "b2", 2L)
+                .row(2, 0, false, 1L, "b3", 3L)
+                .row(1, 0, false, 1L, 4L, "a4")
+                .build();
+        RowType type = (RowType)
+                DataTypes.ROW(DataTypes.FIELD("id", DataTypes.BIGINT()), DataTypes.FIELD("name", DataTypes.STRING()))
+                        .getLogicalType();
+        RowDataVitessDeserializationSchema schema =
+                new RowDataVitessDeserializationSchema(type, List.of(), InternalTypeInfo.of(type), false);
+        List<RowData> out = new ArrayList<>();
+        for (Object entry : batch.entries()) {
+            if (entry instanceof VitessRecord r) {
+                schema.deserialize(r, new FixedRecordContext("{}", 0, 0), collectInto(out));
+            }
+        }
+        assertThat(out)
+                .extracting(r -> r.getLong(0) + ":" + r.getString(1))
+                .containsExactly("1:a1", "2:b2", "3:b3", "4:a4");
+    }
+
+    @Test
     void mistakesNameTheColumnAndTheDeclarationThatWorks() {
         assertThatThrownBy(() -> deserialize(
                         DataTypes.ROW(DataTypes.FIELD("amount", DataTypes.DECIMAL(3, 2))), List.of(), sample(0)))
