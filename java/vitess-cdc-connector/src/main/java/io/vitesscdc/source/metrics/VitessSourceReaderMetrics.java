@@ -192,19 +192,23 @@ public final class VitessSourceReaderMetrics {
         numBytesIn.inc(bytes);
     }
 
-    /** Called on the fetcher thread for every record fetched. */
-    public void recordFetched(String splitId, String table, long commitTimestampMillis, boolean snapshot) {
+    /**
+     * Called on the fetcher thread for a run of {@code records} records of one split, table and
+     * phase; {@code lastCommitTimestampMillis} is the commit time of the run's last record.
+     */
+    public void recordsFetched(
+            String splitId, String table, long lastCommitTimestampMillis, boolean snapshot, long records) {
         ShardMetrics m = shards.get(splitId);
         if (m != null) {
-            m.recordsFetched.incrementAndGet();
+            m.recordsFetched.addAndGet(records);
             if (snapshot) {
-                m.snapshotRecords.incrementAndGet();
-                m.copiedRows.computeIfAbsent(table, t -> new AtomicLong()).incrementAndGet();
+                m.snapshotRecords.addAndGet(records);
+                m.copiedRows.computeIfAbsent(table, t -> new AtomicLong()).addAndGet(records);
                 m.copyingTable = table;
             }
         }
-        if (!snapshot && commitTimestampMillis > 0) {
-            fetchEventTimeLag = Math.max(0, clock.getAsLong() - commitTimestampMillis);
+        if (!snapshot && lastCommitTimestampMillis > 0) {
+            fetchEventTimeLag = Math.max(0, clock.getAsLong() - lastCommitTimestampMillis);
         }
     }
 

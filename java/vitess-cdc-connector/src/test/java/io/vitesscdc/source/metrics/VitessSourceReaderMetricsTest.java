@@ -53,16 +53,16 @@ class VitessSourceReaderMetricsTest {
         assertThat(gauge(MetricNames.CURRENT_FETCH_EVENT_TIME_LAG))
                 .as("before any record")
                 .isEqualTo(-1);
-        metrics.recordFetched(SPLIT, "t", now.get() - 250, false);
+        metrics.recordsFetched(SPLIT, "t", now.get() - 250, false, 1);
         assertThat(gauge(MetricNames.CURRENT_FETCH_EVENT_TIME_LAG)).isEqualTo(250);
         now.addAndGet(1_000);
-        metrics.recordFetched(SPLIT, "t", 0, true);
+        metrics.recordsFetched(SPLIT, "t", 0, true, 1);
         assertThat(gauge(MetricNames.CURRENT_FETCH_EVENT_TIME_LAG))
                 .as("copy records carry no commit time: the lag stays the last streamed record's")
                 .isEqualTo(250);
-        metrics.recordFetched(SPLIT, "t", now.get() - 40, false);
+        metrics.recordsFetched(SPLIT, "t", now.get() - 40, false, 1);
         assertThat(gauge(MetricNames.CURRENT_FETCH_EVENT_TIME_LAG)).isEqualTo(40);
-        metrics.recordFetched(SPLIT, "t", now.get() + 5_000, false);
+        metrics.recordsFetched(SPLIT, "t", now.get() + 5_000, false, 1);
         assertThat(gauge(MetricNames.CURRENT_FETCH_EVENT_TIME_LAG))
                 .as("a commit clock ahead of ours is no negative lag")
                 .isEqualTo(0);
@@ -104,12 +104,8 @@ class VitessSourceReaderMetricsTest {
                 .isEqualTo(110);
 
         // table a copied, b in progress with 30 of its rows fetched
-        for (int i = 0; i < 10; i++) {
-            metrics.recordFetched(SPLIT, "a", 0, true);
-        }
-        for (int i = 0; i < 30; i++) {
-            metrics.recordFetched(SPLIT, "b", 0, true);
-        }
+        metrics.recordsFetched(SPLIT, "a", 0, true, 10);
+        metrics.recordsFetched(SPLIT, "b", 0, true, 30);
         metrics.positionReached(
                 SPLIT,
                 RenderedPositions.of(
@@ -127,9 +123,7 @@ class VitessSourceReaderMetricsTest {
         assertThat(readerGauge(VitessSourceReaderMetrics.SNAPSHOT_RECORDS)).isEqualTo(40);
 
         // more rows than estimated: remaining stays at 0, not negative
-        for (int i = 0; i < 90; i++) {
-            metrics.recordFetched(SPLIT, "b", 0, true);
-        }
+        metrics.recordsFetched(SPLIT, "b", 0, true, 90);
         assertThat(shardGauge(VitessSourceReaderMetrics.ROWS_ESTIMATED_REMAINING))
                 .isEqualTo(0);
 

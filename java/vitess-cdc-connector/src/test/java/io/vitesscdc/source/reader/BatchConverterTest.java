@@ -272,6 +272,52 @@ class BatchConverterTest {
     }
 
     @Test
+    void fetchedRecordsAreCountedPerSplitAndPhaseAlsoBeforeARecordThatFails() throws Exception {
+        MetricListener listener = new MetricListener();
+        VitessSourceReaderMetrics counted =
+                new VitessSourceReaderMetrics(InternalSourceReaderMetricGroup.mock(listener.getMetricGroup()));
+        BatchConverter<String> c = new BatchConverter<>(new FailsOnTwo(), false, 100, counted);
+        c.addSplit(split("-80", "g0", 0));
+        c.addSplit(split("80-", "g0", 0));
+        // Runs of one split and phase, cut by the other split and by the copy's end.
+        c.convert(new NativeBatches()
+                .table(1, "-80")
+                .table(2, "80-")
+                .record(1, INSERT, true, 0, 10)
+                .record(1, INSERT, true, 0, 11)
+                .record(2, INSERT, false, 1000, 12)
+                .record(1, INSERT, false, 1000, 13)
+                .record(2, INSERT, false, 1000, 14)
+                .record(2, INSERT, false, 1000, 15)
+                .build());
+        assertThat(shardGauge(listener, "ks/-80", VitessSourceReaderMetrics.RECORDS_FETCHED))
+                .isEqualTo(3);
+        assertThat(shardGauge(listener, "ks/-80", VitessSourceReaderMetrics.SNAPSHOT_RECORDS))
+                .isEqualTo(2);
+        assertThat(shardGauge(listener, "ks/80-", VitessSourceReaderMetrics.RECORDS_FETCHED))
+                .isEqualTo(3);
+        assertThat(shardGauge(listener, "ks/80-", VitessSourceReaderMetrics.SNAPSHOT_RECORDS))
+                .isEqualTo(0);
+
+        NativeBatches failing = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1001, 16)
+                .record(1, INSERT, false, 1001, 17)
+                .record(1, INSERT, false, 1001, 2);
+        assertThatThrownBy(() -> c.convert(failing.build())).hasMessage("cannot convert id 2");
+        assertThat(shardGauge(listener, "ks/-80", VitessSourceReaderMetrics.RECORDS_FETCHED))
+                .as("the two records before the failed one")
+                .isEqualTo(5);
+    }
+
+    private static long shardGauge(MetricListener listener, String splitId, String name) {
+        return listener.<Long>getGauge(
+                        VitessSourceReaderMetrics.GROUP, VitessSourceReaderMetrics.SHARD_GROUP, splitId, name)
+                .orElseThrow(() -> new AssertionError("no gauge " + name + " of " + splitId))
+                .getValue();
+    }
+
+    @Test
     void transactionsKeepOrderAndMarksResetTheCount() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
