@@ -5,25 +5,33 @@
 
 package io.vitesscdc.source.deserializer;
 
+import io.vitesscdc.nativeio.BatchEntry;
+import io.vitesscdc.nativeio.BatchWriter;
 import io.vitesscdc.nativeio.ChangeKind;
 import io.vitesscdc.nativeio.ColumnDescriptor;
+import io.vitesscdc.nativeio.ColumnType;
 import io.vitesscdc.nativeio.TableDescriptor;
 import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.reader.ReaderWarmUp;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.util.Collector;
 
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.JsonNodeFactory;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonGenerator;
 
+import java.io.IOException;
+import java.io.Writer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
+import java.util.ArrayList;
 import java.util.Base64;
+import java.util.List;
 
 /**
  * Change records as Debezium-style JSON strings:
@@ -37,103 +45,248 @@ import java.util.Base64;
  * DECIMAL as an exact number, FLOAT/DOUBLE as numbers (NaN/Infinity as strings), text/ENUM/SET/
  * JSON as strings, binary as base64, DATE/DATETIME/TIMESTAMP as ISO-8601 strings (TIMESTAMP in
  * UTC), TIME as {@code [-]HH:MM:SS.ffffff}, zero dates as null.
+ *
+ * <p>The text is written straight from the record by one streaming generator per reader (no
+ * tree of JSON nodes per record): this is the fetcher's per-record work on the DataStream path.
  */
 @PublicEvolving
-public final class JsonDebeziumDeserializationSchema implements VitessDeserializationSchema<String> {
+public final class JsonDebeziumDeserializationSchema
+        implements VitessDeserializationSchema<String>, ReaderWarmUp.WarmsUp {
 
     private static final long serialVersionUID = 1L;
 
-    private static final JsonNodeFactory NODES = JsonNodeFactory.instance;
+    private static final JsonFactory FACTORY = new JsonFactory();
 
-    private transient ObjectMapper mapper;
-    private transient ObjectNode pendingBefore;
+    /** The reader's generator and the text it writes, reused for every record. */
+    private transient TextBuffer text;
+
+    private transient JsonGenerator json;
+    /** An update's before image, as JSON text, until its after image arrives. */
+    private transient String pendingBefore;
 
     @Override
     public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) throws Exception {
-        if (mapper == null) {
-            mapper = new ObjectMapper();
+        if (json == null) {
+            text = new TextBuffer();
+            json = FACTORY.createGenerator(text);
+            // Each record is a document of its own: no separator between them.
+            json.setRootValueSeparator(null);
         }
+        try {
+            convert(record, context, out);
+        } catch (Exception e) {
+            // A record that fails half-written leaves no state behind for the next one.
+            json = null;
+            pendingBefore = null;
+            throw e;
+        }
+    }
+
+    private void convert(VitessRecord record, RecordContext context, Collector<String> out) throws IOException {
         ChangeKind kind = record.kind();
         if (kind == ChangeKind.UPDATE_BEFORE) {
-            pendingBefore = row(record);
+            writeRow(record);
+            pendingBefore = take();
             return;
         }
-        ObjectNode event = NODES.objectNode();
-        JsonNode before = NODES.nullNode();
-        JsonNode after = NODES.nullNode();
+        String before = null;
+        boolean hasAfter;
         String op;
         switch (kind) {
             case INSERT:
-                after = row(record);
+                hasAfter = true;
                 op = record.isSnapshot() ? "r" : "c";
                 break;
             case UPDATE_AFTER:
-                before = pendingBefore == null ? NODES.nullNode() : pendingBefore;
-                after = row(record);
+                before = pendingBefore;
+                hasAfter = true;
                 op = "u";
                 break;
             case DELETE:
-                before = row(record);
+                hasAfter = false;
                 op = "d";
                 break;
             case SNAPSHOT_READ:
                 // A chunked snapshot's row: Debezium's read, applied as an upsert.
-                after = row(record);
+                hasAfter = true;
                 op = "r";
                 break;
             default:
                 throw new IllegalStateException("unexpected change kind " + kind);
         }
         pendingBefore = null;
-        event.set("before", before);
-        event.set("after", after);
-        event.put("op", op);
-        event.put("ts_ms", System.currentTimeMillis());
+        json.writeStartObject();
+        json.writeFieldName("before");
+        if (kind == ChangeKind.DELETE) {
+            writeRow(record);
+        } else if (before != null) {
+            json.writeRawValue(before);
+        } else {
+            json.writeNull();
+        }
+        json.writeFieldName("after");
+        if (hasAfter) {
+            writeRow(record);
+        } else {
+            json.writeNull();
+        }
+        json.writeStringField("op", op);
+        json.writeNumberField("ts_ms", System.currentTimeMillis());
         TableDescriptor table = record.table();
-        ObjectNode source = event.putObject("source");
-        source.put("connector", "vitess");
-        source.put("keyspace", table.keyspace());
-        source.put("shard", table.shard());
-        source.put("table", table.table());
-        source.put("ts_ms", record.commitTimestampMillis());
-        source.put("snapshot", record.isSnapshot());
-        source.put("position", context.position());
-        source.put("epoch", context.epoch());
-        source.put("rank", context.rank());
-        out.collect(mapper.writeValueAsString(event));
+        json.writeObjectFieldStart("source");
+        json.writeStringField("connector", "vitess");
+        json.writeStringField("keyspace", table.keyspace());
+        json.writeStringField("shard", table.shard());
+        json.writeStringField("table", table.table());
+        json.writeNumberField("ts_ms", record.commitTimestampMillis());
+        json.writeBooleanField("snapshot", record.isSnapshot());
+        json.writeStringField("position", context.position());
+        json.writeNumberField("epoch", context.epoch());
+        json.writeNumberField("rank", context.rank());
+        json.writeEndObject();
+        json.writeEndObject();
+        out.collect(take());
     }
 
-    private static ObjectNode row(VitessRecord record) {
-        ObjectNode row = NODES.objectNode();
+    /** The record's columns as one JSON object (absent columns left out). */
+    private void writeRow(VitessRecord record) throws IOException {
+        json.writeStartObject();
         TableDescriptor table = record.table();
         for (int i = 0; i < record.arity(); i++) {
-            ColumnDescriptor column = table.columns().get(i);
             if (record.isAbsent(i)) {
                 continue;
             }
-            row.set(column.name(), value(record.getObject(i)));
+            ColumnDescriptor column = table.columns().get(i);
+            json.writeFieldName(column.name());
+            writeValue(record.getObject(i));
         }
-        return row;
+        json.writeEndObject();
     }
 
-    private static JsonNode value(Object v) {
+    private void writeValue(Object v) throws IOException {
         if (v == null) {
-            return NODES.nullNode();
+            json.writeNull();
         } else if (v instanceof Long) {
-            return NODES.numberNode((Long) v);
+            json.writeNumber((Long) v);
         } else if (v instanceof BigInteger) {
-            return NODES.numberNode((BigInteger) v);
+            json.writeNumber((BigInteger) v);
         } else if (v instanceof BigDecimal) {
-            return NODES.numberNode((BigDecimal) v);
+            json.writeNumber((BigDecimal) v);
         } else if (v instanceof Double) {
             double d = (Double) v;
-            return Double.isFinite(d) ? NODES.numberNode(d) : NODES.textNode(Double.toString(d));
+            if (Double.isFinite(d)) {
+                json.writeNumber(d);
+            } else {
+                json.writeString(Double.toString(d));
+            }
         } else if (v instanceof byte[]) {
-            return NODES.textNode(Base64.getEncoder().encodeToString((byte[]) v));
+            json.writeString(Base64.getEncoder().encodeToString((byte[]) v));
         } else if (v instanceof Duration) {
-            return NODES.textNode(formatTime((Duration) v));
+            json.writeString(formatTime((Duration) v));
+        } else {
+            json.writeString(v.toString());
         }
-        return NODES.textNode(v.toString());
+    }
+
+    /**
+     * Converts synthetic rows of one column of every value family with a converter of its own
+     * (the reader's is untouched), so the JVM compiles this path before the first real batch
+     * ({@link ReaderWarmUp}).
+     */
+    @Override
+    public int warmUp(int maxRecords, long deadlineNanos) throws Exception {
+        JsonDebeziumDeserializationSchema own = new JsonDebeziumDeserializationSchema();
+        List<VitessRecord> records = warmUpRecords();
+        RecordContext context = new WarmUpContext();
+        Collector<String> discard = new Collector<>() {
+            @Override
+            public void collect(String record) {}
+
+            @Override
+            public void close() {}
+        };
+        int done = 0;
+        while (done < maxRecords && System.nanoTime() < deadlineNanos) {
+            for (VitessRecord record : records) {
+                own.deserialize(record, context, discard);
+            }
+            done += records.size();
+        }
+        return done;
+    }
+
+    /**
+     * Synthetic rows of a table with a column of each value family the JSON text distinguishes,
+     * values varying in length and sign, some NULLs, every change kind (no Flink table types
+     * here: a DataStream job may run without them).
+     */
+    private static List<VitessRecord> warmUpRecords() {
+        BatchWriter writer = new BatchWriter()
+                .table(
+                        1,
+                        "warm_up",
+                        "-",
+                        "warm_up",
+                        new BatchWriter.Column("id", ColumnType.INT, "bigint", 20, 0),
+                        new BatchWriter.Column("big", ColumnType.UINT, "bigint unsigned", 20, 0),
+                        new BatchWriter.Column("amount", ColumnType.DECIMAL, "decimal(12,2)", 12, 2),
+                        new BatchWriter.Column("ratio", ColumnType.DOUBLE, "double", 22, 31),
+                        new BatchWriter.Column("name", ColumnType.STRING, "varchar(255)", 255, 0),
+                        new BatchWriter.Column("created", ColumnType.DATETIME, "datetime(6)", 26, 6),
+                        new BatchWriter.Column("day", ColumnType.DATE, "date", 10, 0),
+                        new BatchWriter.Column("at", ColumnType.TIME, "time", 10, 0),
+                        new BatchWriter.Column("raw", ColumnType.BYTES, "varbinary(255)", 255, 0));
+        ChangeKind[] kinds = {ChangeKind.INSERT, ChangeKind.UPDATE_BEFORE, ChangeKind.UPDATE_AFTER, ChangeKind.DELETE};
+        for (int i = 0; i < WARM_UP_BATCH; i++) {
+            boolean nulls = i % 5 == 4;
+            writer.record(
+                    1,
+                    kinds[i % kinds.length],
+                    i % 8 == 0,
+                    1_700_000_000_000L + i,
+                    (long) i * 7_919 - 1_000_000,
+                    nulls ? null : BigInteger.valueOf(i).shiftLeft(40),
+                    nulls ? null : BigDecimal.valueOf(i * 7_919L - 500_000, 2),
+                    nulls ? null : i * 0.25 - 10,
+                    nulls ? null : ("warm-up row " + i + " of the JSON conversion").substring(0, 10 + i % 20),
+                    nulls ? null : LocalDateTime.of(2020, 1 + i % 12, 1 + i % 28, i % 24, i % 60, i % 60, i * 1_000),
+                    nulls ? null : LocalDate.of(1990 + i % 40, 1 + i % 12, 1 + i % 28),
+                    nulls ? null : Duration.ofSeconds(i % 86_400 - 40_000),
+                    nulls ? null : new byte[i % 17 + 1]);
+        }
+        List<VitessRecord> records = new ArrayList<>(WARM_UP_BATCH);
+        for (BatchEntry entry : writer.build(0).entries()) {
+            if (entry instanceof VitessRecord record) {
+                records.add(record);
+            }
+        }
+        return records;
+    }
+
+    private static final int WARM_UP_BATCH = 256;
+
+    /** The context of a synthetic record: no position, epoch 0, rank 0. */
+    private static final class WarmUpContext implements RecordContext {
+        @Override
+        public String position() {
+            return null;
+        }
+
+        @Override
+        public long epoch() {
+            return 0;
+        }
+
+        @Override
+        public long rank() {
+            return 0;
+        }
+    }
+
+    /** The text written since the last call. */
+    private String take() throws IOException {
+        json.flush();
+        return text.take();
     }
 
     /** MySQL TIME form with microseconds; may exceed 24 hours and be negative. */
@@ -149,5 +302,37 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
     @Override
     public TypeInformation<String> getProducedType() {
         return Types.STRING;
+    }
+
+    /** A writer into one reused, unsynchronized buffer (StringWriter's is synchronized). */
+    private static final class TextBuffer extends Writer {
+        private final StringBuilder chars = new StringBuilder(512);
+
+        @Override
+        public void write(char[] buf, int off, int len) {
+            chars.append(buf, off, len);
+        }
+
+        @Override
+        public void write(String str, int off, int len) {
+            chars.append(str, off, off + len);
+        }
+
+        @Override
+        public void write(int c) {
+            chars.append((char) c);
+        }
+
+        String take() {
+            String taken = chars.toString();
+            chars.setLength(0);
+            return taken;
+        }
+
+        @Override
+        public void flush() {}
+
+        @Override
+        public void close() {}
     }
 }
