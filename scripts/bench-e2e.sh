@@ -177,7 +177,10 @@ run_one() {
 
 for scenario in "${SCENARIOS[@]}"; do
   if [ "$scenario" = latency ]; then
-    bench --e2e write --table bench_latency --e2e-shape narrow --e2e-rate "$RATE" --writer-batch 10 \
+    # The binary itself in the background (not the `bench` function, whose subshell would die
+    # on the kill below and leave the writer writing until the cluster stops).
+    "$BENCH_BIN" --address "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" --keyspace "$KEYSPACE" \
+      --e2e write --table bench_latency --e2e-shape narrow --e2e-rate "$RATE" --writer-batch 10 \
       --e2e-seconds 100000 &
     writer_pid=$!
     sleep 2
