@@ -26,7 +26,6 @@ import org.apache.flink.table.types.logical.RowType;
 import org.apache.flink.types.RowKind;
 import org.apache.flink.util.Collector;
 
-import java.io.IOException;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -108,44 +107,20 @@ public final class RowDataVitessDeserializationSchema
      * JVM compiles this path before the first real batch ({@link ReaderWarmUp}).
      */
     @Override
-    public int warmUp(int maxRecords, long deadlineNanos) throws IOException {
+    public int warmUp(int maxRecords, long deadlineNanos) throws Exception {
         RowWriters own = new RowWriters();
         TypeSerializer<RowData> serializer = producedType.createSerializer(new SerializerConfigImpl());
         DataOutputSerializer output = new DataOutputSerializer(256);
-        RecordContext context = new WarmUpContext();
         List<VitessRecord> records = WarmUpRecords.of(physicalType, WARM_UP_BATCH);
-        int done = 0;
-        while (done < maxRecords && System.nanoTime() < deadlineNanos) {
-            for (VitessRecord record : records) {
-                RowData row = serializer.copy(own.write(record, context));
-                output.clear();
-                serializer.serialize(row, output);
-            }
-            done += records.size();
-        }
-        return done;
+        return ReaderWarmUp.repeat(records, maxRecords, deadlineNanos, record -> {
+            RowData row = serializer.copy(own.write(record, ReaderWarmUp.SYNTHETIC_CONTEXT));
+            output.clear();
+            serializer.serialize(row, output);
+        });
     }
 
     /** Records per synthetic batch of the warm-up (the batch is converted again and again). */
     private static final int WARM_UP_BATCH = 256;
-
-    /** The context of a synthetic record: no position, epoch 0, rank 0. */
-    private static final class WarmUpContext implements RecordContext {
-        @Override
-        public String position() {
-            return null;
-        }
-
-        @Override
-        public long epoch() {
-            return 0;
-        }
-
-        @Override
-        public long rank() {
-            return 0;
-        }
-    }
 
     /**
      * The writers of one reader's rows: one per reader, in its thread (they are not

@@ -196,8 +196,6 @@ public final class JsonDebeziumDeserializationSchema
     @Override
     public int warmUp(int maxRecords, long deadlineNanos) throws Exception {
         JsonDebeziumDeserializationSchema own = new JsonDebeziumDeserializationSchema();
-        List<VitessRecord> records = warmUpRecords();
-        RecordContext context = new WarmUpContext();
         Collector<String> discard = new Collector<>() {
             @Override
             public void collect(String record) {}
@@ -205,14 +203,11 @@ public final class JsonDebeziumDeserializationSchema
             @Override
             public void close() {}
         };
-        int done = 0;
-        while (done < maxRecords && System.nanoTime() < deadlineNanos) {
-            for (VitessRecord record : records) {
-                own.deserialize(record, context, discard);
-            }
-            done += records.size();
-        }
-        return done;
+        return ReaderWarmUp.repeat(
+                warmUpRecords(),
+                maxRecords,
+                deadlineNanos,
+                record -> own.deserialize(record, ReaderWarmUp.SYNTHETIC_CONTEXT, discard));
     }
 
     /**
@@ -264,24 +259,6 @@ public final class JsonDebeziumDeserializationSchema
     }
 
     private static final int WARM_UP_BATCH = 256;
-
-    /** The context of a synthetic record: no position, epoch 0, rank 0. */
-    private static final class WarmUpContext implements RecordContext {
-        @Override
-        public String position() {
-            return null;
-        }
-
-        @Override
-        public long epoch() {
-            return 0;
-        }
-
-        @Override
-        public long rank() {
-            return 0;
-        }
-    }
 
     /** The text written since the last call. */
     private String take() throws IOException {

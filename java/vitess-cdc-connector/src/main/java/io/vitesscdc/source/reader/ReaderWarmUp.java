@@ -5,12 +5,16 @@
 
 package io.vitesscdc.source.reader;
 
+import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.deserializer.VitessDeserializationSchema.RecordContext;
+
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.annotation.VisibleForTesting;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
@@ -52,6 +56,47 @@ public final class ReaderWarmUp {
          * @return the records converted
          */
         int warmUp(int maxRecords, long deadlineNanos) throws Exception;
+    }
+
+    /** The context of a synthetic record: no position, epoch 0, rank 0. */
+    public static final RecordContext SYNTHETIC_CONTEXT = new RecordContext() {
+        @Override
+        public String position() {
+            return null;
+        }
+
+        @Override
+        public long epoch() {
+            return 0;
+        }
+
+        @Override
+        public long rank() {
+            return 0;
+        }
+    };
+
+    /** What a warm-up does with one synthetic record. */
+    @Internal
+    @FunctionalInterface
+    public interface Conversion {
+        void convert(VitessRecord record) throws Exception;
+    }
+
+    /**
+     * Runs {@code conversion} over {@code records} again and again, in whole passes, until
+     * {@code maxRecords} or {@code deadlineNanos}; the records converted.
+     */
+    public static int repeat(List<VitessRecord> records, int maxRecords, long deadlineNanos, Conversion conversion)
+            throws Exception {
+        int done = 0;
+        while (done < maxRecords && System.nanoTime() < deadlineNanos) {
+            for (VitessRecord record : records) {
+                conversion.convert(record);
+            }
+            done += records.size();
+        }
+        return done;
     }
 
     private ReaderWarmUp() {}

@@ -11,6 +11,7 @@ import io.vitesscdc.source.testutils.FixedRecordContext;
 import io.vitesscdc.source.testutils.NativeBatches;
 import io.vitesscdc.source.testutils.NativeBatches.Col;
 
+import org.apache.flink.api.common.functions.util.ListCollector;
 import org.apache.flink.util.Collector;
 
 import org.junit.jupiter.api.Test;
@@ -49,20 +50,13 @@ class JsonDebeziumDeserializationSchemaTest {
         Batch batch = batches.build();
         JsonDebeziumDeserializationSchema schema = new JsonDebeziumDeserializationSchema();
         List<String> out = new ArrayList<>();
-        Collector<String> collector = new Collector<>() {
-            @Override
-            public void collect(String record) {
-                out.add(record.replaceFirst("\"op\":\"(.)\",\"ts_ms\":\\d+,", "\"op\":\"$1\",\"ts_ms\":0,"));
-            }
-
-            @Override
-            public void close() {}
-        };
+        Collector<String> collector = new ListCollector<>(out);
         for (Object entry : batch.entries()) {
             if (entry instanceof VitessRecord r) {
                 schema.deserialize(r, new FixedRecordContext("{\"gtid\":\"g\"}", 3, 42), collector);
             }
         }
+        out.replaceAll(record -> record.replaceFirst("\"op\":\"(.)\",\"ts_ms\":\\d+,", "\"op\":\"$1\",\"ts_ms\":0,"));
         return out;
     }
 
@@ -110,15 +104,7 @@ class JsonDebeziumDeserializationSchemaTest {
         List<String> out = new ArrayList<>();
         for (Object entry : batch.entries()) {
             if (entry instanceof VitessRecord r) {
-                schema.deserialize(r, new FixedRecordContext(null, 0, 0), new Collector<>() {
-                    @Override
-                    public void collect(String record) {
-                        out.add(record);
-                    }
-
-                    @Override
-                    public void close() {}
-                });
+                schema.deserialize(r, new FixedRecordContext(null, 0, 0), new ListCollector<>(out));
             }
         }
         assertThat(out).hasSize(1);
@@ -143,15 +129,7 @@ class JsonDebeziumDeserializationSchemaTest {
         }
         JsonDebeziumDeserializationSchema schema = new JsonDebeziumDeserializationSchema();
         List<String> out = new ArrayList<>();
-        Collector<String> collector = new Collector<>() {
-            @Override
-            public void collect(String record) {
-                out.add(record);
-            }
-
-            @Override
-            public void close() {}
-        };
+        Collector<String> collector = new ListCollector<>(out);
         schema.deserialize(records.get(0), new FixedRecordContext("p", 0, 0), collector);
         assertThat(schema.warmUp(1_000, System.nanoTime() + 60_000_000_000L))
                 .as("whole synthetic batches up to the bound")
