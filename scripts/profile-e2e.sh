@@ -10,6 +10,8 @@
 #
 # One command from a clean clone, like scripts/bench-e2e.sh (its cluster and build variables,
 # scripts/bench-common.sh). Needs `perf` (Debian: linux-perf) and perf_event_paranoid <= 2.
+# PROFILE_CALL_GRAPH=dwarf records call stacks too (larger perf.data): then
+# `perf report -i <dir>/perf.data --comms vitess-cdc-worker --children` shows who calls what.
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench-common.sh
@@ -50,7 +52,7 @@ java -Xmx1g "-Dvitesscdc.native.library=$native_lib" -XX:+UnlockDiagnosticVMOpti
   --vtgate "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --table bench_copy --events "$ROWS" \
   > "$OUT_DIR/run.json" 2> "$OUT_DIR/run.err" &
 java_pid=$!
-perf record -q -F 499 -p "$java_pid" -o "$OUT_DIR/perf.data" 2> "$OUT_DIR/perf.err" &
+perf record -q -F 499 ${PROFILE_CALL_GRAPH:+--call-graph "$PROFILE_CALL_GRAPH"} -p "$java_pid" -o "$OUT_DIR/perf.data" 2> "$OUT_DIR/perf.err" &
 perf_pid=$!
 wait "$java_pid" || { say "the run failed:"; tail -20 "$OUT_DIR/run.err" >&2; exit 1; }
 kill -INT "$perf_pid" 2> /dev/null || true

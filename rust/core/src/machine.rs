@@ -38,6 +38,23 @@ use std::sync::Arc;
 type ShardKey = (String, String);
 type TableKey = (String, String, String);
 
+/// The table a run of ROW events belongs to, resolved once for the run. In the copy phase VTGate
+/// sends one ROW event per row, each naming its keyspace, shard and table: building owned keys
+/// and looking the decoder up for every event cost more than the machine's own work per row.
+/// The names map to the keys the same way always, so only a new FIELD (a new decoder) drops it.
+#[derive(Debug)]
+struct RowTarget {
+    shard: ShardKey,
+    key: TableKey,
+    decoder: Arc<RowDecoder>,
+}
+
+impl RowTarget {
+    fn names(&self, keyspace: &str, shard: &str, table: &str) -> bool {
+        self.key.2 == table && self.shard.1 == shard && self.shard.0 == keyspace
+    }
+}
+
 #[derive(Debug, Clone)]
 struct ShardTrack {
     /// Last committed position (what the consumer last saw in a Mark, or the start position).
@@ -112,7 +129,15 @@ pub struct Machine {
     shards: BTreeMap<ShardKey, ShardTrack>,
     txn: Option<Txn>,
     pending_vgtid: Option<VGtid>,
-    decoders: HashMap<TableKey, RowDecoder>,
+    decoders: HashMap<TableKey, Arc<RowDecoder>>,
+    /// The last ROW event's table ([`RowTarget`]).
+    row_target: Option<Arc<RowTarget>>,
+    /// Rows copied since the metrics were last told, with their table: counted per run of ROW
+    /// events and added at the next commit or change of table (a lock per event otherwise).
+    copied_unreported: Option<(ShardKey, String, u64)>,
+    /// Events of the last transaction: the next one's buffer starts this large, so that a copy
+    /// batch of thousands of rows does not grow it step by step.
+    last_txn_events: usize,
     /// Shapes including those still buffered in an open transaction.
     latest: HashMap<TableKey, Arc<TableSchema>>,
     /// Shapes the consumer has actually received.
@@ -151,6 +176,9 @@ impl Machine {
             txn: None,
             pending_vgtid: None,
             decoders: HashMap::new(),
+            row_target: None,
+            copied_unreported: None,
+            last_txn_events: 0,
             latest: HashMap::new(),
             announced: HashMap::new(),
             journaled: BTreeSet::new(),
@@ -199,6 +227,7 @@ impl Machine {
     /// [`Machine::positions`]. A partially emitted (chunked) transaction will be replayed by the
     /// server; its already-emitted changes are skipped.
     pub fn on_reconnect(&mut self) {
+        self.report_copied_rows();
         self.txn = None;
         self.pending_vgtid = None;
         self.latest = self.announced.clone();
@@ -215,10 +244,17 @@ impl Machine {
             return Ok(());
         }
         if !self.config.follow_reshard {
-            if let Some(key) = any_event_shard(&ev) {
-                if !self.shards.contains_key(&key) {
+            if let Some((keyspace, shard)) = any_event_shard(&ev) {
+                // The shard of the last ROW event is read (checked when it became the target).
+                let known = self
+                    .row_target
+                    .as_ref()
+                    .is_some_and(|t| t.shard.0 == keyspace && t.shard.1 == shard);
+                let key = (!known).then(|| (keyspace.to_string(), shard.to_string()));
+                if key.as_ref().is_some_and(|k| !self.shards.contains_key(k)) {
                     // A shard this stream does not read: one that ended at its journal, or a new
                     // shard of VTGate's own reshard transition (read by another stream, later).
+                    let key = key.expect("checked");
                     if !self.ended.contains(&key) {
                         tracing::debug!(keyspace = %key.0, shard = %key.1, "dropping an event of a shard this stream does not read");
                     }
@@ -232,10 +268,7 @@ impl Machine {
             // A second BEGIN before COMMIT happens for empty tables in the copy phase: keep the
             // open transaction (and whatever it buffered), i.e. only open one if none is open.
             VEventType::Begin if self.txn.is_none() => {
-                self.txn = Some(Txn {
-                    shard: event_shard(&ev),
-                    ..Default::default()
-                });
+                self.txn = Some(self.new_txn(event_shard(&ev)));
             }
             VEventType::Field => self.on_field(&ev, out)?,
             VEventType::Row => self.on_row(&ev, out)?,
@@ -288,6 +321,7 @@ impl Machine {
             return Ok(());
         }
         let (keyspace, shard) = first_non_empty(&fe.keyspace, &fe.shard, ev);
+        let (keyspace, shard) = (keyspace.to_string(), shard.to_string());
         let table = bare_table_name(&keyspace, &fe.table_name).to_string();
         let key = (keyspace.clone(), shard.clone(), table.clone());
         let previous = self.latest.get(&key).cloned();
@@ -317,15 +351,18 @@ impl Machine {
         if let Some(track) = self.shards.get(&shard_key) {
             if copyfilter::table_copy(&track.pos, &table) == TableCopy::Pending {
                 // The copy of a pending table begins with its FIELD (BEGIN, FIELD, VGTID, …).
-                let txn = self.txn.get_or_insert_with(|| Txn {
-                    shard: Some(shard_key.clone()),
-                    ..Default::default()
-                });
+                if self.txn.is_none() {
+                    self.txn = Some(self.new_txn(Some(shard_key.clone())));
+                }
+                let txn = self.txn.as_mut().expect("opened above");
                 txn.copy_started.insert(table.clone());
             }
         }
-        self.decoders
-            .insert(key, RowDecoder::new(schema, fe.enum_set_string_values));
+        self.decoders.insert(
+            key,
+            Arc::new(RowDecoder::new(schema, fe.enum_set_string_values)),
+        );
+        self.row_target = None;
         Ok(())
     }
 
@@ -336,37 +373,30 @@ impl Machine {
         if re.is_internal_table {
             return Ok(());
         }
-        let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
-        let table = bare_table_name(&keyspace, &re.table_name).to_string();
-        let key = (keyspace.clone(), shard.clone(), table.clone());
-        let Some(decoder) = self.decoders.get(&key) else {
-            return Err(Error::fatal(format!(
-                "ROW event for {keyspace}.{table} (shard {shard}) without a preceding FIELD event: \
-                 VTGate sent the events out of order and the row cannot be decoded; the stream stops \
-                 before this transaction's position — restart from the last checkpoint, and report \
-                 it with the Vitess version if it repeats"
-            )));
-        };
+        let target = self.row_target(ev, re)?;
+        let (shard_key, key) = (&target.shard, &target.key);
+        let (keyspace, table) = (&key.0, key.2.as_str());
+        let decoder = &*target.decoder;
         let schema = decoder.schema.clone();
         let is_snapshot = ev.timestamp == 0;
-        let shard_key = (keyspace.clone(), shard.clone());
         // Which of this table's rows the copy has delivered so far (None: all of them count).
         let bounded = if is_snapshot {
-            self.check_copy_rows(&shard_key, &table)?;
+            self.check_copy_rows(shard_key, table)?;
             false
         } else {
-            self.prepare_copied_range(&shard_key, &table, &schema)?
+            self.prepare_copied_range(shard_key, table, &schema)?
         };
         // Borrowed, not cloned: this runs for every change while a shard copies.
-        let copied = bounded.then(|| &self.ranges[&key].range);
+        let copied = bounded.then(|| &self.ranges[key].range);
         let delivered = |values: &Vec<Value>| copied.as_ref().is_none_or(|r| r.contains(values));
-        let decoder = &self.decoders[&key];
         let commit_ts_millis = ev.timestamp * 1000;
         // One allocation per ROW event, shared by its changes (the chunked snapshot's merge
         // tests each change's transaction against a chunk's snapshot GTID set).
         let gtid: Option<Arc<str>> =
             (!ev.event_gtid.is_empty()).then(|| Arc::from(ev.event_gtid.as_str()));
-        let mut changes = Vec::with_capacity(re.row_changes.len());
+        // Inline for the copy's one row per event; an update makes two.
+        let mut changes: smallvec::SmallVec<[ChangeEvent; 2]> =
+            smallvec::SmallVec::with_capacity(re.row_changes.len());
         for rc in &re.row_changes {
             if rc.json_partial_values.as_ref().is_some_and(bitmap_any) {
                 return Err(Error::fatal(format!(
@@ -420,29 +450,87 @@ impl Machine {
             }
         }
         if is_snapshot {
-            self.metrics
-                .record_rows_copied(&keyspace, &table, re.row_changes.len() as u64);
+            self.count_copied_rows(shard_key, table, re.row_changes.len() as u64);
         }
-        if self.txn.is_none() {
-            self.txn = Some(Txn {
-                shard: Some(shard_key.clone()),
-                ..Default::default()
-            });
+        match self.txn.as_mut() {
+            Some(txn) => {
+                txn.shard.get_or_insert_with(|| shard_key.clone());
+            }
+            None => self.txn = Some(self.new_txn(Some(shard_key.clone()))),
         }
-        if let Some(txn) = self.txn.as_mut() {
-            txn.shard.get_or_insert_with(|| shard_key.clone());
-        }
+        let mut skip = self.shards.get(shard_key).map_or(0, |track| track.skip);
         for change in changes {
-            if let Some(track) = self.shards.get_mut(&shard_key) {
-                if track.skip > 0 {
-                    // Already emitted before the reconnect (chunked transaction replay).
-                    track.skip -= 1;
-                    continue;
-                }
+            if skip > 0 {
+                // Already emitted before the reconnect (chunked transaction replay).
+                skip -= 1;
+                continue;
             }
             self.push(Event::Change(change), out);
         }
+        if let Some(track) = self.shards.get_mut(shard_key) {
+            track.skip = skip;
+        }
         Ok(())
+    }
+
+    /// The [`RowTarget`] of a ROW event: the last one when the event names the same table.
+    fn row_target(
+        &mut self,
+        ev: &VEvent,
+        re: &crate::proto::binlogdata::RowEvent,
+    ) -> Result<Arc<RowTarget>> {
+        let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
+        let table = bare_table_name(keyspace, &re.table_name);
+        if let Some(target) = &self.row_target {
+            if target.names(keyspace, shard, table) {
+                return Ok(target.clone());
+            }
+        }
+        let key = (keyspace.to_string(), shard.to_string(), table.to_string());
+        let Some(decoder) = self.decoders.get(&key) else {
+            return Err(Error::fatal(format!(
+                "ROW event for {keyspace}.{table} (shard {shard}) without a preceding FIELD event: \
+                 VTGate sent the events out of order and the row cannot be decoded; the stream stops \
+                 before this transaction's position — restart from the last checkpoint, and report \
+                 it with the Vitess version if it repeats"
+            )));
+        };
+        let target = Arc::new(RowTarget {
+            shard: (key.0.clone(), key.1.clone()),
+            decoder: decoder.clone(),
+            key,
+        });
+        self.row_target = Some(target.clone());
+        Ok(target)
+    }
+
+    /// An open transaction whose buffer starts as large as the last one's ([`Self::last_txn_events`]).
+    fn new_txn(&self, shard: Option<ShardKey>) -> Txn {
+        /// A bound on the head start, so that one huge transaction does not make every later
+        /// one reserve as much (the buffer still grows as needed).
+        const MOST_EVENTS_RESERVED: usize = 1 << 16;
+        Txn {
+            shard,
+            events: Vec::with_capacity(self.last_txn_events.min(MOST_EVENTS_RESERVED)),
+            ..Default::default()
+        }
+    }
+
+    /// Counts copied rows of a table, told to the metrics at the next commit or change of table.
+    fn count_copied_rows(&mut self, shard: &ShardKey, table: &str, rows: u64) {
+        match &mut self.copied_unreported {
+            Some((s, t, n)) if s == shard && t == table => *n += rows,
+            _ => {
+                self.report_copied_rows();
+                self.copied_unreported = Some((shard.clone(), table.to_string(), rows));
+            }
+        }
+    }
+
+    fn report_copied_rows(&mut self) {
+        if let Some(((keyspace, _), table, rows)) = self.copied_unreported.take() {
+            self.metrics.record_rows_copied(&keyspace, &table, rows);
+        }
     }
 
     /// Copy rows for a table whose copy this shard already finished: VTGate re-copies it. That
@@ -569,11 +657,18 @@ impl Machine {
             track.emitted_since_mark += changes;
         }
         self.metrics.record_changes(changes);
-        out.extend(events);
+        if out.is_empty() {
+            // A whole copy batch is thousands of events: hand the buffer over, don't copy it.
+            *out = events;
+        } else {
+            out.extend(events);
+        }
     }
 
     fn on_commit(&mut self, commit_shard: Option<ShardKey>, out: &mut Vec<Event>) {
+        self.report_copied_rows();
         let txn = self.txn.take().unwrap_or_default();
+        self.last_txn_events = txn.events.len();
         let shard = txn.shard.clone().or(commit_shard);
         self.emit(txn.events, shard.as_ref(), out);
         self.metrics.record_transaction();
@@ -681,6 +776,7 @@ impl Machine {
             self.journaled.remove(&k);
             self.shards.remove(&k);
         }
+        self.row_target = None;
     }
 
     /// Which of a VGTID's shards did not move: a tracked shard, not `own_shard`, past its copy,
@@ -829,6 +925,8 @@ impl Machine {
             self.emit(txn.events, Some(&shard), out);
         }
         self.pending_vgtid = None;
+        // The last ROW event's shard may be this one: it must be looked up again.
+        self.row_target = None;
         let Some(track) = self.shards.remove(&shard) else {
             return;
         };
@@ -856,25 +954,26 @@ fn event_shard(ev: &VEvent) -> Option<ShardKey> {
 
 /// The shard an event belongs to: the event's own, or its ROW/FIELD event's. None when the event
 /// names no complete shard (VTGate heartbeats, the final COPY_COMPLETED).
-fn any_event_shard(ev: &VEvent) -> Option<ShardKey> {
+fn any_event_shard(ev: &VEvent) -> Option<(&str, &str)> {
     let (keyspace, shard) = if let Some(re) = &ev.row_event {
         first_non_empty(&re.keyspace, &re.shard, ev)
     } else if let Some(fe) = &ev.field_event {
         first_non_empty(&fe.keyspace, &fe.shard, ev)
     } else {
-        (ev.keyspace.clone(), ev.shard.clone())
+        (ev.keyspace.as_str(), ev.shard.as_str())
     };
     (!keyspace.is_empty() && !shard.is_empty()).then_some((keyspace, shard))
 }
 
-fn first_non_empty(keyspace: &str, shard: &str, ev: &VEvent) -> ShardKey {
+/// The keyspace and shard a ROW or FIELD event names, else those of the VEvent around it.
+fn first_non_empty<'a>(keyspace: &'a str, shard: &'a str, ev: &'a VEvent) -> (&'a str, &'a str) {
     let ks = if keyspace.is_empty() {
         &ev.keyspace
     } else {
         keyspace
     };
     let sh = if shard.is_empty() { &ev.shard } else { shard };
-    (ks.to_string(), sh.to_string())
+    (ks, sh)
 }
 
 #[cfg(test)]

@@ -51,6 +51,10 @@ struct Args {
     /// a VGTID listing them all, as VTGate sends to a stream of that many shards
     #[arg(long, default_value_t = 1)]
     offline_shards: usize,
+    /// Rows per copy batch of the offline copy path (one ROW event each, then the batch's
+    /// VGTID): the tablet sends a batch per packet of its copy query's rows
+    #[arg(long, default_value_t = 1000)]
+    copy_batch_rows: usize,
     /// VTGate gRPC address
     #[arg(long, env = "VTGATE_GRPC_ADDR", default_value = "127.0.0.1:15991")]
     address: String,

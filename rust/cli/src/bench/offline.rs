@@ -320,8 +320,6 @@ pub(crate) fn offline_shape(
 /// own CPU from the server's, which shares the machine in the live runs.
 pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> Vec<Measurement> {
     use prost::Message;
-    use vitess_cdc_core::machine::{Machine, MachineConfig};
-    use vitess_cdc_core::metrics::Metrics;
     use vitess_cdc_core::proto::binlogdata::{RowChange, RowEvent, VEvent};
     use vitess_cdc_core::proto::vtgate::VStreamResponse;
 
@@ -398,13 +396,138 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
         })
         .collect();
     let n_txns = n.div_ceil(rows_per_txn);
-    let rows_total = (n_txns * rows_per_txn) as u64;
-    let wire_bytes: u64 = (0..n_txns).map(|i| responses[i % txns].len() as u64).sum();
+    let start = ShardPosition {
+        keyspace: "customer".into(),
+        shard: "-80".into(),
+        gtid: "MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-999".into(),
+        table_p_ks: vec![],
+        tables_to_copy: vec![],
+        copy_completed: true,
+        snapshots: Vec::new(),
+    };
+    let starts = std::iter::once(start)
+        .chain(others.iter().map(|o| ShardPosition {
+            keyspace: o.keyspace.clone(),
+            shard: o.shard.clone(),
+            gtid: o.gtid.clone(),
+            table_p_ks: vec![],
+            tables_to_copy: vec![],
+            copy_completed: true,
+            snapshots: Vec::new(),
+        }))
+        .collect();
+    measure_pipeline(&responses, n_txns, rows_per_txn, starts)
+}
+
+/// The copy phase's shape, which differs from the binlog's: VTGate sends one ROW event per
+/// copied row (each with its keyspace, shard and table names), `rows_per_batch` of them between
+/// a BEGIN and a VGTID carrying the batch's last primary key. So per-event work of the core is
+/// per-row work here.
+pub(crate) fn offline_copy_pipeline(n: usize, rows_per_batch: usize) -> Vec<Measurement> {
+    use prost::Message;
+    use vitess_cdc_core::proto::binlogdata::{RowChange, RowEvent, TableLastPk, VEvent};
+    use vitess_cdc_core::proto::query::QueryResult;
+    use vitess_cdc_core::proto::vtgate::VStreamResponse;
+
+    let ev = |ty: VEventType| VEvent {
+        r#type: ty as i32,
+        keyspace: "customer".into(),
+        shard: "-80".into(),
+        ..Default::default()
+    };
+    let batches = 64usize;
+    let responses: Vec<prost::bytes::Bytes> = (0..batches)
+        .map(|b| {
+            let mut events = vec![ev(VEventType::Begin)];
+            if b == 0 {
+                events.push(VEvent {
+                    field_event: Some(FieldEvent {
+                        table_name: "customer.customer".into(),
+                        fields: customer_fields(),
+                        keyspace: "customer".into(),
+                        shard: "-80".into(),
+                        enum_set_string_values: true,
+                        ..Default::default()
+                    }),
+                    ..ev(VEventType::Field)
+                });
+            }
+            let first = b * rows_per_batch;
+            events.extend((first..first + rows_per_batch).map(|i| VEvent {
+                row_event: Some(RowEvent {
+                    table_name: "customer.customer".into(),
+                    keyspace: "customer".into(),
+                    shard: "-80".into(),
+                    row_changes: vec![RowChange {
+                        after: Some(make_row(&customer_cells(i))),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }),
+                ..ev(VEventType::Row)
+            }));
+            let last_id = (1_000_000 + first + rows_per_batch - 1).to_string();
+            events.push(VEvent {
+                vgtid: Some(VGtid {
+                    shard_gtids: vec![ShardGtid {
+                        keyspace: "customer".into(),
+                        shard: "-80".into(),
+                        gtid: "MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-999".into(),
+                        table_p_ks: vec![TableLastPk {
+                            table_name: "customer".into(),
+                            lastpk: Some(QueryResult {
+                                fields: vec![customer_fields().swap_remove(0)],
+                                rows: vec![make_row(&[Some(last_id.into_bytes())])],
+                                ..Default::default()
+                            }),
+                        }],
+                    }],
+                }),
+                ..ev(VEventType::Vgtid)
+            });
+            events.push(ev(VEventType::Commit));
+            VStreamResponse { events }.encode_to_vec().into()
+        })
+        .collect();
+    let start = ShardPosition {
+        keyspace: "customer".into(),
+        shard: "-80".into(),
+        gtid: String::new(),
+        table_p_ks: vec![],
+        tables_to_copy: vec!["customer".into()],
+        copy_completed: false,
+        snapshots: Vec::new(),
+    };
+    measure_pipeline(
+        &responses,
+        n.div_ceil(rows_per_batch),
+        rows_per_batch,
+        vec![start],
+    )
+}
+
+/// Decodes `count` of `responses` (cycling) twice: counting rows (the baseline) and through a
+/// [`Machine`] started at `starts` and the batch encoder (the core).
+fn measure_pipeline(
+    responses: &[prost::bytes::Bytes],
+    count: usize,
+    rows_per_response: usize,
+    starts: Vec<ShardPosition>,
+) -> Vec<Measurement> {
+    use prost::Message;
+    use vitess_cdc_core::machine::{Machine, MachineConfig};
+    use vitess_cdc_core::metrics::Metrics;
+    use vitess_cdc_core::proto::vtgate::VStreamResponse;
+
+    let rows_total = (count * rows_per_response) as u64;
+    let wire_bytes: u64 = (0..count)
+        .map(|i| responses[i % responses.len()].len() as u64)
+        .sum();
 
     let meter = Meter::start();
     let mut counted = 0u64;
-    for i in 0..n_txns {
-        let r = VStreamResponse::decode(responses[i % txns].clone()).expect("decodes");
+    for i in 0..count {
+        let r = VStreamResponse::decode(responses[i % responses.len()].clone()).expect("decodes");
         for e in &r.events {
             if let Some(re) = &e.row_event {
                 counted += re.row_changes.len() as u64;
@@ -421,15 +544,6 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
         cpu_s: cpu,
     };
 
-    let start = ShardPosition {
-        keyspace: "customer".into(),
-        shard: "-80".into(),
-        gtid: "MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-999".into(),
-        table_p_ks: vec![],
-        tables_to_copy: vec![],
-        copy_completed: true,
-        snapshots: Vec::new(),
-    };
     let mut machine = Machine::new(
         MachineConfig {
             allow_tables_without_primary_key: false,
@@ -437,17 +551,7 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
             snapshot_only: false,
             follow_reshard: false,
         },
-        std::iter::once(start)
-            .chain(others.iter().map(|o| ShardPosition {
-                keyspace: o.keyspace.clone(),
-                shard: o.shard.clone(),
-                gtid: o.gtid.clone(),
-                table_p_ks: vec![],
-                tables_to_copy: vec![],
-                copy_completed: true,
-                snapshots: Vec::new(),
-            }))
-            .collect(),
+        starts,
         Arc::new(Metrics::default()),
     );
     let mut encoder = BatchEncoder::new();
@@ -456,8 +560,8 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
     let mut out = Vec::new();
     let mut changes = 0u64;
     let meter = Meter::start();
-    for i in 0..n_txns {
-        let r = VStreamResponse::decode(responses[i % txns].clone()).expect("decodes");
+    for i in 0..count {
+        let r = VStreamResponse::decode(responses[i % responses.len()].clone()).expect("decodes");
         for e in r.events {
             machine.handle(e, &mut out).expect("valid grammar");
         }
@@ -524,5 +628,23 @@ pub(crate) fn run(args: &Args) -> Vec<Measurement> {
         pipeline[1].cpu_per_million() / pipeline[0].cpu_per_million().max(1e-12)
     );
     offline.extend(pipeline);
+    let copy = offline_copy_pipeline(args.offline_rows, args.copy_batch_rows);
+    print_table(
+        &format!(
+            "Offline copy path (single thread, customer rows, one ROW event per row, {} rows per copy batch; MB/s = VStream protobuf bytes in)",
+            args.copy_batch_rows
+        ),
+        &copy,
+        "MB/s",
+    );
+    println!(
+        "{:<44} core/baseline: CPU per event ×{:.2}",
+        "",
+        copy[1].cpu_per_million() / copy[0].cpu_per_million().max(1e-12)
+    );
+    offline.extend(copy.into_iter().map(|mut m| {
+        m.name = format!("copy path: {}", m.name);
+        m
+    }));
     offline
 }

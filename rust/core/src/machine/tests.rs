@@ -759,3 +759,121 @@ fn unmoved_shards_of_a_vgtid_are_skipped_in_any_order_with_the_same_events() {
     reversed.swap(5, 6);
     assert_eq!(outputs[1], reversed, "reversed VGTIDs");
 }
+
+/// The machine keeps the last ROW event's table resolved (the copy sends one ROW event per row):
+/// rows of tables and shards taking turns must each still be decoded by their own table's
+/// decoder, a new FIELD must take effect at once, and copied rows must all be counted.
+#[test]
+fn rows_of_tables_and_shards_taking_turns_decode_with_their_own_shape() {
+    let shards = ["-80", "80-"];
+    let starts = shards
+        .iter()
+        .map(|s| ShardPosition {
+            shard: s.to_string(),
+            ..start("", &["a", "b"])
+        })
+        .collect();
+    let metrics = Arc::new(Metrics::default());
+    let mut m = Machine::new(
+        MachineConfig {
+            allow_tables_without_primary_key: false,
+            transaction_buffer_bytes: 1 << 20,
+            snapshot_only: false,
+            follow_reshard: false,
+        },
+        starts,
+        metrics.clone(),
+    );
+    // b has a third column on shard 80- only.
+    let mut wide_b = field("b");
+    let mut extra = wide_b.field_event.as_ref().unwrap().fields[1].clone();
+    extra.name = "w".into();
+    wide_b.field_event.as_mut().unwrap().fields.push(extra);
+    let three = |id: i64| Row {
+        lengths: vec![id.to_string().len() as i64, 1, 1],
+        values: format!("{id}xy").into_bytes().into(),
+    };
+    let mut events = vec![on_shard("-80", ev(VEventType::Begin))];
+    for (shard, f) in [
+        ("-80", field("a")),
+        ("-80", field("b")),
+        ("80-", field("a")),
+    ] {
+        events.push(on_shard(shard, f));
+    }
+    events.push(on_shard("80-", wide_b));
+    for id in 0..4 {
+        events.push(on_shard("-80", insert_at("a", id, 0)));
+        events.push(on_shard("-80", insert_at("b", 100 + id, 0)));
+        events.push(on_shard("80-", insert_at("a", 200 + id, 0)));
+        events.push(on_shard(
+            "80-",
+            rows("b", 0, vec![(None, Some(three(300 + id)))]),
+        ));
+    }
+    events.push(on_shard("-80", ev(VEventType::Commit)));
+    let out = run(&mut m, events);
+    let changes: Vec<(String, String, usize, i64)> = out
+        .iter()
+        .filter_map(|e| match e {
+            Event::Change(c) => Some((
+                c.schema.shard.clone(),
+                c.schema.table.clone(),
+                c.values.len(),
+                match c.values[0] {
+                    Value::Int(id) => id,
+                    _ => -1,
+                },
+            )),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(changes.len(), 16);
+    for (shard, table, columns, id) in &changes {
+        let expected = match (shard.as_str(), table.as_str()) {
+            ("-80", "a") => (2, 0..4),
+            ("-80", "b") => (2, 100..104),
+            ("80-", "a") => (2, 200..204),
+            ("80-", "b") => (3, 300..304),
+            other => panic!("a change of {other:?}"),
+        };
+        assert_eq!(*columns, expected.0, "{shard} {table}");
+        assert!(expected.1.contains(id), "{shard} {table} {id}");
+    }
+    let copied = metrics.snapshot().rows_copied;
+    assert_eq!(copied.get("ks.a"), Some(&8));
+    assert_eq!(copied.get("ks.b"), Some(&8));
+
+    // A new shape of a on -80 between two of its rows: the row after it is read with it.
+    let mut narrow_a = field("a");
+    narrow_a.field_event.as_mut().unwrap().fields.truncate(1);
+    let one = Row {
+        lengths: vec![1],
+        values: b"9".to_vec().into(),
+    };
+    let out = run(
+        &mut m,
+        vec![
+            on_shard("-80", ev(VEventType::Begin)),
+            on_shard("-80", insert_at("a", 8, 0)),
+            on_shard("-80", narrow_a),
+            on_shard("-80", rows("a", 0, vec![(None, Some(one))])),
+            on_shard("-80", ev(VEventType::Commit)),
+        ],
+    );
+    let values: Vec<&Vec<Value>> = out
+        .iter()
+        .filter_map(|e| match e {
+            Event::Change(c) => Some(&c.values),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        values,
+        vec![
+            &vec![Value::Int(8), Value::String("v".into())],
+            &vec![Value::Int(9)]
+        ]
+    );
+    assert_eq!(metrics.snapshot().rows_copied.get("ks.a"), Some(&10));
+}
