@@ -62,7 +62,39 @@ fn within(whole: &[u8], part: &[u8]) -> bool {
 
 /// Splits a row into its cells: `None` = SQL NULL (length -1).
 pub fn split_row(row: &Row) -> Result<Cells<'_>> {
-    let mut cells = Cells::with_capacity(row.lengths.len());
+    Ok(row_cells(row)?.collect())
+}
+
+/// A row's cells, in order, from a row whose lengths were checked against its values.
+pub struct RowCells<'a> {
+    lengths: std::slice::Iter<'a, i64>,
+    values: &'a [u8],
+}
+
+impl<'a> Iterator for RowCells<'a> {
+    type Item = Option<&'a [u8]>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let &len = self.lengths.next()?;
+        if len < 0 {
+            return Some(None);
+        }
+        // Checked by `row_cells`: every length fits in what is left.
+        let (cell, rest) = self.values.split_at(len as usize);
+        self.values = rest;
+        Some(Some(cell))
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        self.lengths.size_hint()
+    }
+}
+
+impl ExactSizeIterator for RowCells<'_> {}
+
+/// Checks a row's lengths against its values and returns its cells: `None` = SQL NULL (length
+/// -1). The cells are produced as they are read, not collected: a row's decoding walks them once.
+pub fn row_cells(row: &Row) -> Result<RowCells<'_>> {
     let mut offset = 0usize;
     for (i, &len) in row.lengths.iter().enumerate() {
         if len < 0 {
@@ -71,10 +103,9 @@ pub fn split_row(row: &Row) -> Result<Cells<'_>> {
                     "malformed row: column {i} has length {len} (only -1 means NULL)"
                 )));
             }
-            cells.push(None);
             continue;
         }
-        let end = usize::try_from(len)
+        offset = usize::try_from(len)
             .ok()
             .and_then(|l| offset.checked_add(l))
             .filter(|&end| end <= row.values.len())
@@ -84,8 +115,6 @@ pub fn split_row(row: &Row) -> Result<Cells<'_>> {
                     row.values.len()
                 ))
             })?;
-        cells.push(Some(&row.values[offset..end]));
-        offset = end;
     }
     if offset != row.values.len() {
         return Err(Error::fatal(format!(
@@ -93,7 +122,10 @@ pub fn split_row(row: &Row) -> Result<Cells<'_>> {
             row.values.len()
         )));
     }
-    Ok(cells)
+    Ok(RowCells {
+        lengths: row.lengths.iter(),
+        values: &row.values,
+    })
 }
 
 fn has_flag(field: &Field, flag: MySqlFlag) -> bool {
@@ -223,7 +255,7 @@ impl RowDecoder {
     /// Decodes a full row image. `present` (the after image's `data_columns`) marks columns that
     /// were sent; unset bits become [`Value::Absent`].
     pub fn decode(&self, row: &Row, present: Option<&Bitmap>) -> Result<Vec<Value>> {
-        let cells = split_row(row).map_err(|e| self.context_error(None, e))?;
+        let cells = row_cells(row).map_err(|e| self.context_error(None, e))?;
         if cells.len() != self.schema.columns.len() {
             return Err(Error::fatal(format!(
                 "table {}.{} (shard {}): row has {} values but the FIELD event announced {} columns",
@@ -235,7 +267,7 @@ impl RowDecoder {
             )));
         }
         let mut values = Vec::with_capacity(cells.len());
-        for (i, cell) in cells.into_iter().enumerate() {
+        for (i, cell) in cells.enumerate() {
             if let Some(bitmap) = present {
                 if !bitmap_bit(bitmap, i) {
                     values.push(Value::Absent);
@@ -355,6 +387,29 @@ fn enum_set_from_number(ty: ColumnType, members: &[String], bytes: &[u8]) -> Res
     Ok(Value::String(names.join(",").into()))
 }
 
+/// An integer as MySQL writes one, an optional `-` and 1 to 19 digits, as its sign and
+/// magnitude; `None` for anything else, which the general path (UTF-8 check, trimming, the full
+/// range and the error) then reads. Most integers of a row take this path.
+fn plain_integer(bytes: &[u8]) -> Option<(bool, u64)> {
+    let (negative, digits) = match bytes.split_first() {
+        Some((b'-', rest)) => (true, rest),
+        _ => (false, bytes),
+    };
+    // 19 digits always fit a u64 (its largest has 20).
+    if digits.is_empty() || digits.len() > 19 {
+        return None;
+    }
+    let mut n = 0u64;
+    for &b in digits {
+        let digit = b.wrapping_sub(b'0');
+        if digit > 9 {
+            return None;
+        }
+        n = n * 10 + u64::from(digit);
+    }
+    Some((negative, n))
+}
+
 fn ascii(bytes: &[u8]) -> Result<&str> {
     std::str::from_utf8(bytes)
         .map_err(|_| Error::fatal(format!("expected ASCII text, got bytes {}", preview(bytes))))
@@ -383,14 +438,22 @@ pub fn decode_value(column: &Column, bytes: &[u8]) -> Result<Value> {
 /// `source` (shared with the received message, or copied).
 pub fn decode_value_from(column: &Column, bytes: &[u8], source: ValueBytes<'_>) -> Result<Value> {
     Ok(match column.column_type {
-        ColumnType::Int | ColumnType::Year => {
-            let t = ascii(bytes)?;
-            Value::Int(t.trim().parse().map_err(|_| bad("integer", t))?)
-        }
-        ColumnType::UInt => {
-            let t = ascii(bytes)?;
-            Value::UInt(t.trim().parse().map_err(|_| bad("unsigned integer", t))?)
-        }
+        ColumnType::Int | ColumnType::Year => match plain_integer(bytes) {
+            Some((negative, n)) if n <= i64::MAX as u64 => {
+                Value::Int(if negative { -(n as i64) } else { n as i64 })
+            }
+            _ => {
+                let t = ascii(bytes)?;
+                Value::Int(t.trim().parse().map_err(|_| bad("integer", t))?)
+            }
+        },
+        ColumnType::UInt => match plain_integer(bytes) {
+            Some((false, n)) => Value::UInt(n),
+            _ => {
+                let t = ascii(bytes)?;
+                Value::UInt(t.trim().parse().map_err(|_| bad("unsigned integer", t))?)
+            }
+        },
         ColumnType::Float => {
             let t = ascii(bytes)?;
             // Parse as f32 so FLOAT is the same single-precision value in both `1.5` (copy)

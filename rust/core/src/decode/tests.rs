@@ -522,6 +522,18 @@ fn split_reference(t: &str) -> Option<Value> {
 
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig::with_cases(20_000))]
+    /// Integers (and near misses: signs, spaces, too many digits, a stray letter) decode to
+    /// what the general path, Rust's parser after trimming, makes of them, or fail as it does.
+    #[test]
+    fn integers_decode_as_the_general_parser_reads_them(
+        t in "[ ]?[-+]?[0-9]{0,21}[x ]?"
+    ) {
+        let signed = dv(Type::Int64, "bigint", t.as_bytes()).ok();
+        proptest::prop_assert_eq!(signed, t.trim().parse::<i64>().ok().map(Value::Int), "{}", t);
+        let unsigned = dv(Type::Uint64, "bigint unsigned", t.as_bytes()).ok();
+        proptest::prop_assert_eq!(unsigned, t.trim().parse::<u64>().ok().map(Value::UInt), "{}", t);
+    }
+
     /// Over strings shaped like date-times (and near misses: wrong separators, lengths, digits,
     /// non-ASCII), the fixed-position parser accepts exactly what the split one did, with the
     /// same value.
