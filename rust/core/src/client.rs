@@ -11,7 +11,7 @@ use crate::error::{Error, ErrorCode, Result};
 use crate::options::{StreamOptions, TabletType, TlsOptions};
 use crate::proto::query::{BoundQuery, QueryResult};
 use crate::proto::topodata;
-use crate::proto::vtgate::{ExecuteRequest, Session, VStreamRequest, VStreamResponse};
+use crate::proto::vtgate::{ExecuteRequest, Session, VStreamRequest};
 use crate::proto::vtgateservice::vitess_client::VitessClient;
 use std::time::Duration;
 use tonic::metadata::AsciiMetadataValue;
@@ -19,8 +19,10 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, Channel, ClientTlsConfig, Endpoint, Identity};
 
 mod classify;
+mod codec;
 use classify::{refusal_error, tls_status_error, transport_error};
 pub use classify::{status_error, TlsMode};
+pub use codec::ReceivedResponse;
 
 /// Attempts of a read ([`VtgateClient::execute`]) that VTGate refused for a passing reason.
 const READ_ATTEMPTS: u32 = 3;
@@ -77,12 +79,15 @@ impl tonic::service::Interceptor for StaticAuth {
     }
 }
 
-type Inner = VitessClient<InterceptedService<Channel, StaticAuth>>;
+type Service = InterceptedService<Channel, StaticAuth>;
+type Inner = VitessClient<Service>;
 
 /// A connected VTGate client. Cheap to clone (one HTTP/2 connection underneath).
 #[derive(Clone)]
 pub struct VtgateClient {
     inner: Inner,
+    /// The same connection for the VStream call, with its own codec ([`codec::VStreamCodec`]).
+    vstream_grpc: tonic::client::Grpc<Service>,
     address: String,
     rpc_timeout: Duration,
     tls: TlsMode,
@@ -145,11 +150,16 @@ impl VtgateClient {
             }
         };
         tracing::debug!("connected");
+        let vstream_grpc =
+            tonic::client::Grpc::new(InterceptedService::new(channel.clone(), auth.clone()))
+                .max_decoding_message_size(options.max_message_bytes)
+                .max_encoding_message_size(options.max_message_bytes);
         let inner = VitessClient::with_interceptor(channel, auth)
             .max_decoding_message_size(options.max_message_bytes)
             .max_encoding_message_size(options.max_message_bytes);
         Ok(VtgateClient {
             inner,
+            vstream_grpc,
             address: options.address.clone(),
             rpc_timeout: options.connect_timeout,
             tls: TlsMode::of(options),
@@ -176,9 +186,24 @@ impl VtgateClient {
         &self,
         request: VStreamRequest,
         wait: Duration,
-    ) -> Result<tonic::Streaming<VStreamResponse>> {
-        let mut client = self.inner.clone();
-        match tokio::time::timeout(wait, client.v_stream(request)).await {
+    ) -> Result<tonic::Streaming<ReceivedResponse>> {
+        let mut grpc = self.vstream_grpc.clone();
+        let call = async move {
+            // As the generated client words it, which the error classification reads.
+            grpc.ready()
+                .await
+                .map_err(|e| tonic::Status::unknown(format!("Service was not ready: {e}")))?;
+            let mut request = tonic::IntoRequest::into_request(request);
+            request
+                .extensions_mut()
+                .insert(tonic::GrpcMethod::new("vtgateservice.Vitess", "VStream"));
+            let path = tonic::codegen::http::uri::PathAndQuery::from_static(
+                "/vtgateservice.Vitess/VStream",
+            );
+            grpc.server_streaming(request, path, codec::VStreamCodec)
+                .await
+        };
+        match tokio::time::timeout(wait, call).await {
             Ok(Ok(response)) => Ok(response.into_inner()),
             // Starting the VStream is still part of opening: a plaintext connection broken off
             // before any answer gets the TLS hint here too (retryable unless certainly TLS).

@@ -10,7 +10,7 @@
 //! mid-stream, idle timeout) reconnect with exponential backoff and full jitter, resuming every
 //! shard from its last mark: the consumer sees no gap and no repeat.
 
-use crate::client::{KeyspaceInfo, ServerVersion, VtgateClient};
+use crate::client::{KeyspaceInfo, ReceivedResponse, ServerVersion, VtgateClient};
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
 use crate::keyorder::{Inexact, TableKeyOrders};
@@ -19,9 +19,7 @@ use crate::metrics::Metrics;
 use crate::options::{StartMode, StreamOptions};
 use crate::position::{parse_specific_offsets, ShardPosition, StreamPosition};
 use crate::proto::binlogdata::VEventType;
-use crate::proto::vtgate::VStreamResponse;
 use crate::request::{build_request, plan, start_positions, Plan};
-use prost::Message;
 use rand::Rng;
 use std::sync::Arc;
 use std::time::Duration;
@@ -35,7 +33,7 @@ pub struct EventStream {
     client: VtgateClient,
     plan: Plan,
     machine: Machine,
-    grpc: Option<tonic::Streaming<VStreamResponse>>,
+    grpc: Option<tonic::Streaming<ReceivedResponse>>,
     metrics: Arc<Metrics>,
     /// Consecutive failed attempts since the last good response.
     failures: u32,
@@ -304,8 +302,12 @@ impl EventStream {
             }
         };
         self.answered_in_rpc = true;
+        let ReceivedResponse {
+            response,
+            encoded_len,
+        } = response;
         self.metrics
-            .record_response(response.events.len(), response.encoded_len());
+            .record_response(response.events.len(), encoded_len);
         // VTGate sends heartbeats while it cannot reach a shard's tablet (after a reparent or a
         // reshard), between the failed attempts: only a response with something else in it is
         // progress that ends a run of failures and resets the backoff.

@@ -550,3 +550,41 @@ fn interrupted_discovery_queries_are_retried_and_a_real_refusal_is_not() {
     );
     assert_eq!(h.fake.executes(), 4, "a real refusal is not retried");
 }
+
+/// The bytes metric counts each response's protobuf size, taken as the response is decoded.
+#[test]
+fn received_bytes_are_the_responses_encoded_sizes() {
+    use prost::Message;
+    use vitess_cdc_core::proto::vtgate::VStreamResponse;
+    let responses = vec![
+        vec![vgtid("p0"), other()],
+        vec![begin(), field("t"), insert("t", 1), vgtid("p1"), commit()],
+        vec![
+            begin(),
+            rows("t", 1, vec![(None, Some(row(2, &"y".repeat(5000))))]),
+            vgtid("p2"),
+            commit(),
+        ],
+    ];
+    let expected_bytes: usize = responses
+        .iter()
+        .map(|events| {
+            VStreamResponse {
+                events: events.clone(),
+            }
+            .encoded_len()
+        })
+        .sum();
+    let expected_events: usize = responses.iter().map(Vec::len).sum();
+    let session = responses
+        .into_iter()
+        .fold(Session::new(), |session, events| session.send(events));
+    let h = fake(vec![session.hold()]);
+    let stream = BlockingStream::open(options(&h, StartMode::Latest)).unwrap();
+    let events = collect(&stream, |e| ids(e).contains(&2));
+    assert_eq!(ids(&events), vec![1, 2]);
+    let metrics = stream.metrics();
+    assert_eq!(metrics.bytes as usize, expected_bytes);
+    assert_eq!(metrics.events as usize, expected_events);
+    stream.close();
+}

@@ -300,6 +300,7 @@ async fn consume(args: &Args, end: &End, rec: &mut Recorder) -> Result<(), Strin
             .message()
             .await
             .map_err(|s| format!("floor VStream: {s}"))?
+            .map(|received| received.response)
         else {
             return Err("the VStream ended early".into());
         };

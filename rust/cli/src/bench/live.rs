@@ -223,14 +223,15 @@ fn baseline(
         let mut rows = 0u64;
         let mut bytes = 0u64;
         'outer: loop {
-            let Some(response) = stream
+            let Some(received) = stream
                 .message()
                 .await
                 .map_err(|s| format!("baseline VStream: {s}"))?
             else {
                 return Err("baseline VStream ended early".into());
             };
-            bytes += prost::Message::encoded_len(&response) as u64;
+            bytes += received.encoded_len as u64;
+            let response = received.response;
             for e in &response.events {
                 match VEventType::try_from(e.r#type) {
                     Ok(VEventType::Row) => {
