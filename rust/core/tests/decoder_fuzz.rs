@@ -70,14 +70,14 @@ fn fields() -> Vec<Field> {
 
 fn field_event(enum_set_strings: bool) -> VEvent {
     VEvent {
-        field_event: Some(FieldEvent {
+        field_event: Some(Box::new(FieldEvent {
             table_name: format!("{KS}.t"),
             fields: fields(),
             keyspace: KS.into(),
             shard: SHARD.into(),
             enum_set_string_values: enum_set_strings,
             ..Default::default()
-        }),
+        })),
         ..ev(VEventType::Field)
     }
 }

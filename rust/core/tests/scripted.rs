@@ -474,7 +474,7 @@ fn stop_on_reshard_ends_with_the_new_shards_as_positions() {
         r#type: VEventType::Journal as i32,
         keyspace: KS.into(),
         shard: SHARD.into(),
-        journal: Some(Journal {
+        journal: Some(Box::new(Journal {
             migration_type: MigrationType::Shards as i32,
             participants: vec![KeyspaceShard {
                 keyspace: KS.into(),
@@ -482,7 +482,7 @@ fn stop_on_reshard_ends_with_the_new_shards_as_positions() {
             }],
             shard_gtids: vec![new_shard("-80"), new_shard("80-")],
             ..Default::default()
-        }),
+        })),
         ..Default::default()
     };
     let h = fake(vec![Session::new()

@@ -60,7 +60,7 @@ pub fn copy_completed() -> VEvent {
 pub fn field(table: &str) -> VEvent {
     let pk = MySqlFlag::PriKeyFlag as u32 | MySqlFlag::NotNullFlag as u32;
     VEvent {
-        field_event: Some(FieldEvent {
+        field_event: Some(Box::new(FieldEvent {
             table_name: format!("{KS}.{table}"),
             keyspace: KS.into(),
             shard: SHARD.into(),
@@ -83,7 +83,7 @@ pub fn field(table: &str) -> VEvent {
                 },
             ],
             ..Default::default()
-        }),
+        })),
         ..ev(VEventType::Field)
     }
 }
@@ -210,7 +210,7 @@ pub fn vgtid_shards(entries: &[(&str, &str)]) -> VEvent {
 pub fn journal(id: i64, participants: &[&str], started: &[(&str, &str)]) -> VEvent {
     use vitess_cdc_protos::binlogdata::{Journal, KeyspaceShard, MigrationType};
     VEvent {
-        journal: Some(Journal {
+        journal: Some(Box::new(Journal {
             id,
             migration_type: MigrationType::Shards as i32,
             participants: participants
@@ -230,7 +230,7 @@ pub fn journal(id: i64, participants: &[&str], started: &[(&str, &str)]) -> VEve
                 })
                 .collect(),
             ..Default::default()
-        }),
+        })),
         ..ev(VEventType::Journal)
     }
 }

@@ -218,7 +218,7 @@ impl Scenario {
     fn journal_txn(&self, at: &mut BTreeMap<String, i64>) -> Vec<VEvent> {
         let journal = VEvent {
             r#type: VEventType::Journal as i32,
-            journal: Some(Journal {
+            journal: Some(Box::new(Journal {
                 id: JOURNAL_ID,
                 migration_type: MigrationType::Shards as i32,
                 participants: vec![KeyspaceShard {
@@ -235,7 +235,7 @@ impl Scenario {
                     })
                     .collect(),
                 ..Default::default()
-            }),
+            })),
             ..Default::default()
         };
         // VTGate's VGTID after the transition lists the new shards instead of the old one.

@@ -330,14 +330,14 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
         ..Default::default()
     };
     let field = VEvent {
-        field_event: Some(FieldEvent {
+        field_event: Some(Box::new(FieldEvent {
             table_name: "customer.customer".into(),
             fields: customer_fields(),
             keyspace: "customer".into(),
             shard: "-80".into(),
             enum_set_string_values: true,
             ..Default::default()
-        }),
+        })),
         ..ev(VEventType::Field)
     };
     let txns = 64usize;
@@ -441,14 +441,14 @@ pub(crate) fn offline_copy_pipeline(n: usize, rows_per_batch: usize) -> Vec<Meas
             let mut events = vec![ev(VEventType::Begin)];
             if b == 0 {
                 events.push(VEvent {
-                    field_event: Some(FieldEvent {
+                    field_event: Some(Box::new(FieldEvent {
                         table_name: "customer.customer".into(),
                         fields: customer_fields(),
                         keyspace: "customer".into(),
                         shard: "-80".into(),
                         enum_set_string_values: true,
                         ..Default::default()
-                    }),
+                    })),
                     ..ev(VEventType::Field)
                 });
             }
