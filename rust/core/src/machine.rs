@@ -134,7 +134,7 @@ pub struct Machine {
     row_target: Option<Arc<RowTarget>>,
     /// Rows copied since the metrics were last told, with their table: counted per run of ROW
     /// events and added at the next commit or change of table (a lock per event otherwise).
-    copied_unreported: Option<(ShardKey, String, u64)>,
+    copied_unreported: Option<(Arc<RowTarget>, u64)>,
     /// Events of the last transaction: the next one's buffer starts this large, so that a copy
     /// batch of thousands of rows does not grow it step by step.
     last_txn_events: usize,
@@ -243,13 +243,20 @@ impl Machine {
         if self.finished {
             return Ok(());
         }
+        // A ROW event of the last ROW event's table (every row of a copy batch): its target, found
+        // once here for both the shard check and the row's decoding.
+        let cached_target = ev
+            .row_event
+            .as_ref()
+            .and_then(|re| self.cached_row_target(&ev, re));
         if !self.config.follow_reshard {
             if let Some((keyspace, shard)) = any_event_shard(&ev) {
                 // The shard of the last ROW event is read (checked when it became the target).
-                let known = self
-                    .row_target
-                    .as_ref()
-                    .is_some_and(|t| t.shard.0 == keyspace && t.shard.1 == shard);
+                let known = cached_target.is_some()
+                    || self
+                        .row_target
+                        .as_ref()
+                        .is_some_and(|t| t.shard.0 == keyspace && t.shard.1 == shard);
                 let key = (!known).then(|| (keyspace.to_string(), shard.to_string()));
                 if key.as_ref().is_some_and(|k| !self.shards.contains_key(k)) {
                     // A shard this stream does not read: one that ended at its journal, or a new
@@ -271,7 +278,7 @@ impl Machine {
                 self.txn = Some(self.new_txn(event_shard(&ev)));
             }
             VEventType::Field => self.on_field(&ev, out)?,
-            VEventType::Row => self.on_row(&ev, out)?,
+            VEventType::Row => self.on_row(&ev, cached_target, out)?,
             VEventType::Vgtid => {
                 // Two VGTIDs in one copy transaction (snapshot position, then lastpk): keep the latest.
                 self.pending_vgtid = ev.vgtid;
@@ -366,22 +373,35 @@ impl Machine {
         Ok(())
     }
 
-    fn on_row(&mut self, ev: &VEvent, out: &mut Vec<Event>) -> Result<()> {
+    fn on_row(
+        &mut self,
+        ev: &VEvent,
+        cached_target: Option<Arc<RowTarget>>,
+        out: &mut Vec<Event>,
+    ) -> Result<()> {
         let Some(re) = &ev.row_event else {
             return Err(Error::fatal("malformed ROW event: no row_event"));
         };
         if re.is_internal_table {
             return Ok(());
         }
-        let target = self.row_target(ev, re)?;
+        let target = match cached_target {
+            Some(target) => target,
+            None => self.row_target(ev, re)?,
+        };
         let (shard_key, key) = (&target.shard, &target.key);
         let (keyspace, table) = (&key.0, key.2.as_str());
         let decoder = &*target.decoder;
         let schema = decoder.schema.clone();
         let is_snapshot = ev.timestamp == 0;
         // Which of this table's rows the copy has delivered so far (None: all of them count).
+        // One lookup of the shard's track for a row (a copy sends a ROW event per row).
+        let track = self.shards.get(shard_key);
+        let skip_before = track.map_or(0, |t| t.skip);
         let bounded = if is_snapshot {
-            self.check_copy_rows(shard_key, table)?;
+            if let Some(track) = track {
+                check_copy_rows(track, shard_key, table)?;
+            }
             false
         } else {
             self.prepare_copied_range(shard_key, table, &schema)?
@@ -450,7 +470,7 @@ impl Machine {
             }
         }
         if is_snapshot {
-            self.count_copied_rows(shard_key, table, re.row_changes.len() as u64);
+            self.count_copied_rows(&target, re.row_changes.len() as u64);
         }
         match self.txn.as_mut() {
             Some(txn) => {
@@ -458,7 +478,7 @@ impl Machine {
             }
             None => self.txn = Some(self.new_txn(Some(shard_key.clone()))),
         }
-        let mut skip = self.shards.get(shard_key).map_or(0, |track| track.skip);
+        let mut skip = skip_before;
         for change in changes {
             if skip > 0 {
                 // Already emitted before the reconnect (chunked transaction replay).
@@ -467,10 +487,24 @@ impl Machine {
             }
             self.push(Event::Change(change), out);
         }
-        if let Some(track) = self.shards.get_mut(shard_key) {
-            track.skip = skip;
+        if skip != skip_before {
+            if let Some(track) = self.shards.get_mut(shard_key) {
+                track.skip = skip;
+            }
         }
         Ok(())
+    }
+
+    /// The last ROW event's [`RowTarget`] when this ROW event names the same table.
+    fn cached_row_target(
+        &self,
+        ev: &VEvent,
+        re: &crate::proto::binlogdata::RowEvent,
+    ) -> Option<Arc<RowTarget>> {
+        let target = self.row_target.as_ref()?;
+        let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
+        let table = bare_table_name(keyspace, &re.table_name);
+        target.names(keyspace, shard, table).then(|| target.clone())
     }
 
     /// The [`RowTarget`] of a ROW event: the last one when the event names the same table.
@@ -479,13 +513,11 @@ impl Machine {
         ev: &VEvent,
         re: &crate::proto::binlogdata::RowEvent,
     ) -> Result<Arc<RowTarget>> {
+        if let Some(target) = self.cached_row_target(ev, re) {
+            return Ok(target);
+        }
         let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
         let table = bare_table_name(keyspace, &re.table_name);
-        if let Some(target) = &self.row_target {
-            if target.names(keyspace, shard, table) {
-                return Ok(target.clone());
-            }
-        }
         let key = (keyspace.to_string(), shard.to_string(), table.to_string());
         let Some(decoder) = self.decoders.get(&key) else {
             return Err(Error::fatal(format!(
@@ -517,40 +549,21 @@ impl Machine {
     }
 
     /// Counts copied rows of a table, told to the metrics at the next commit or change of table.
-    fn count_copied_rows(&mut self, shard: &ShardKey, table: &str, rows: u64) {
+    fn count_copied_rows(&mut self, target: &Arc<RowTarget>, rows: u64) {
         match &mut self.copied_unreported {
-            Some((s, t, n)) if s == shard && t == table => *n += rows,
+            Some((t, n)) if Arc::ptr_eq(t, target) => *n += rows,
             _ => {
                 self.report_copied_rows();
-                self.copied_unreported = Some((shard.clone(), table.to_string(), rows));
+                self.copied_unreported = Some((target.clone(), rows));
             }
         }
     }
 
     fn report_copied_rows(&mut self) {
-        if let Some(((keyspace, _), table, rows)) = self.copied_unreported.take() {
-            self.metrics.record_rows_copied(&keyspace, &table, rows);
+        if let Some((target, rows)) = self.copied_unreported.take() {
+            self.metrics
+                .record_rows_copied(&target.key.0, &target.key.2, rows);
         }
-    }
-
-    /// Copy rows for a table whose copy this shard already finished: VTGate re-copies it. That
-    /// happens when VTGate retries a tablet stream by itself (its retry forgets finished
-    /// tables), and the tablet then also dropped the table's changes since the retry, so the
-    /// stream can no longer be made exact from here; it must go back to an earlier position.
-    fn check_copy_rows(&self, shard: &ShardKey, table: &str) -> Result<()> {
-        let Some(track) = self.shards.get(shard) else {
-            return Ok(());
-        };
-        if !track.pos.copy_completed && track.done_tables.contains(table) {
-            return Err(Error::fatal(format!(
-                "VTGate is copying table {}.{table} again on shard {}, whose copy had finished: it retried the \
-                 shard's tablet stream by itself and forgot the finished tables, so changes of the table since \
-                 then were not sent — restart from the last checkpoint (a Flink job does this on its own with a \
-                 restart strategy; with the CLI, resume from the last saved position)",
-                shard.0, shard.1
-            )).with_code(ErrorCode::CopyRepeated));
-        }
-        Ok(())
     }
 
     /// For a change (not a copy row) of `table` on `shard`: whether only the rows the copy has
@@ -935,6 +948,23 @@ impl Machine {
         out.push(journal);
         out.push(Event::Mark(track.pos));
     }
+}
+
+/// Copy rows for a table whose copy this shard already finished: VTGate re-copies it. That
+/// happens when VTGate retries a tablet stream by itself (its retry forgets finished tables),
+/// and the tablet then also dropped the table's changes since the retry, so the stream can no
+/// longer be made exact from here; it must go back to an earlier position.
+fn check_copy_rows(track: &ShardTrack, shard: &ShardKey, table: &str) -> Result<()> {
+    if !track.pos.copy_completed && track.done_tables.contains(table) {
+        return Err(Error::fatal(format!(
+            "VTGate is copying table {}.{table} again on shard {}, whose copy had finished: it retried the \
+             shard's tablet stream by itself and forgot the finished tables, so changes of the table since \
+             then were not sent — restart from the last checkpoint (a Flink job does this on its own with a \
+             restart strategy; with the CLI, resume from the last saved position)",
+            shard.0, shard.1
+        )).with_code(ErrorCode::CopyRepeated));
+    }
+    Ok(())
 }
 
 /// Whether two images of a row have the same primary key. A key column absent from an image
