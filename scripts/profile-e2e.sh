@@ -11,7 +11,8 @@
 # One command from a clean clone, like scripts/bench-e2e.sh (its cluster and build variables,
 # scripts/bench-common.sh). Needs `perf` (Debian: linux-perf) and perf_event_paranoid <= 2.
 # PROFILE_CALL_GRAPH=dwarf records call stacks too (larger perf.data): then
-# `perf report -i <dir>/perf.data --comms vitess-cdc-worker --children` shows who calls what.
+# `perf report -i <dir>/perf.data --comm vitess-cdc-work --children` shows who calls what (the
+# kernel keeps 15 characters of a thread name).
 set -euo pipefail
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 # shellcheck source=bench-common.sh

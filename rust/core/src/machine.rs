@@ -257,15 +257,17 @@ impl Machine {
                         .row_target
                         .as_ref()
                         .is_some_and(|t| t.shard.0 == keyspace && t.shard.1 == shard);
-                let key = (!known).then(|| (keyspace.to_string(), shard.to_string()));
-                if key.as_ref().is_some_and(|k| !self.shards.contains_key(k)) {
-                    // A shard this stream does not read: one that ended at its journal, or a new
-                    // shard of VTGate's own reshard transition (read by another stream, later).
-                    let key = key.expect("checked");
-                    if !self.ended.contains(&key) {
-                        tracing::debug!(keyspace = %key.0, shard = %key.1, "dropping an event of a shard this stream does not read");
+                if !known {
+                    let key = (keyspace.to_string(), shard.to_string());
+                    if !self.shards.contains_key(&key) {
+                        // A shard this stream does not read: one that ended at its journal, or a
+                        // new shard of VTGate's own reshard transition (read by another stream,
+                        // later).
+                        if !self.ended.contains(&key) {
+                            tracing::debug!(keyspace = %key.0, shard = %key.1, "dropping an event of a shard this stream does not read");
+                        }
+                        return Ok(());
                     }
-                    return Ok(());
                 }
             }
         }
@@ -502,8 +504,7 @@ impl Machine {
         re: &crate::proto::binlogdata::RowEvent,
     ) -> Option<Arc<RowTarget>> {
         let target = self.row_target.as_ref()?;
-        let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
-        let table = bare_table_name(keyspace, &re.table_name);
+        let (keyspace, shard, table) = row_names(ev, re);
         target.names(keyspace, shard, table).then(|| target.clone())
     }
 
@@ -513,11 +514,12 @@ impl Machine {
         ev: &VEvent,
         re: &crate::proto::binlogdata::RowEvent,
     ) -> Result<Arc<RowTarget>> {
-        if let Some(target) = self.cached_row_target(ev, re) {
-            return Ok(target);
+        let (keyspace, shard, table) = row_names(ev, re);
+        if let Some(target) = &self.row_target {
+            if target.names(keyspace, shard, table) {
+                return Ok(target.clone());
+            }
         }
-        let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
-        let table = bare_table_name(keyspace, &re.table_name);
         let key = (keyspace.to_string(), shard.to_string(), table.to_string());
         let Some(decoder) = self.decoders.get(&key) else {
             return Err(Error::fatal(format!(
@@ -993,6 +995,15 @@ fn any_event_shard(ev: &VEvent) -> Option<(&str, &str)> {
         (ev.keyspace.as_str(), ev.shard.as_str())
     };
     (!keyspace.is_empty() && !shard.is_empty()).then_some((keyspace, shard))
+}
+
+/// The keyspace, shard and (bare) table a ROW event names.
+fn row_names<'a>(
+    ev: &'a VEvent,
+    re: &'a crate::proto::binlogdata::RowEvent,
+) -> (&'a str, &'a str, &'a str) {
+    let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
+    (keyspace, shard, bare_table_name(keyspace, &re.table_name))
 }
 
 /// The keyspace and shard a ROW or FIELD event names, else those of the VEvent around it.

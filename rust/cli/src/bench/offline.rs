@@ -314,22 +314,19 @@ pub(crate) fn offline_shape(
     vec![decode, encode]
 }
 
-/// The streaming path without a server: encoded `VStreamResponse`s (one 50-row transaction of
-/// `customer` rows each) → protobuf decode → count (baseline) or → protobuf decode →
-/// `Machine` (grammar, typed decoding, positions) → batch encoding (core). Separates the core's
-/// own CPU from the server's, which shares the machine in the live runs.
-pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> Vec<Measurement> {
-    use prost::Message;
-    use vitess_cdc_core::proto::binlogdata::{RowChange, RowEvent, VEvent};
-    use vitess_cdc_core::proto::vtgate::VStreamResponse;
-
-    let ev = |ty: VEventType| VEvent {
+/// A VEvent of shard `customer/-80`, as VTGate stamps every event of a shard's stream.
+fn ev(ty: VEventType) -> vitess_cdc_core::proto::binlogdata::VEvent {
+    vitess_cdc_core::proto::binlogdata::VEvent {
         r#type: ty as i32,
         keyspace: "customer".into(),
         shard: "-80".into(),
         ..Default::default()
-    };
-    let field = VEvent {
+    }
+}
+
+/// The FIELD event of `customer.customer` on `-80`.
+fn customer_field_event() -> vitess_cdc_core::proto::binlogdata::VEvent {
+    vitess_cdc_core::proto::binlogdata::VEvent {
         field_event: Some(Box::new(FieldEvent {
             table_name: "customer.customer".into(),
             fields: customer_fields(),
@@ -339,7 +336,18 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
             ..Default::default()
         })),
         ..ev(VEventType::Field)
-    };
+    }
+}
+
+/// The streaming path without a server: encoded `VStreamResponse`s (one 50-row transaction of
+/// `customer` rows each) → protobuf decode → count (baseline) or → protobuf decode →
+/// `Machine` (grammar, typed decoding, positions) → batch encoding (core). Separates the core's
+/// own CPU from the server's, which shares the machine in the live runs.
+pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> Vec<Measurement> {
+    use prost::Message;
+    use vitess_cdc_core::proto::binlogdata::{RowChange, RowEvent, VEvent};
+    use vitess_cdc_core::proto::vtgate::VStreamResponse;
+
     let txns = 64usize;
     // The stream's other shards (named after `-80` in key order, as VTGate keeps the request's
     // order): listed in every VGTID with a GTID that does not move.
@@ -357,7 +365,7 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
         .map(|t| {
             let mut events = vec![ev(VEventType::Begin)];
             if t == 0 {
-                events.push(field.clone());
+                events.push(customer_field_event());
             }
             events.push(VEvent {
                 timestamp: 1_795_996_391,
@@ -429,28 +437,12 @@ pub(crate) fn offline_copy_pipeline(n: usize, rows_per_batch: usize) -> Vec<Meas
     use vitess_cdc_core::proto::query::QueryResult;
     use vitess_cdc_core::proto::vtgate::VStreamResponse;
 
-    let ev = |ty: VEventType| VEvent {
-        r#type: ty as i32,
-        keyspace: "customer".into(),
-        shard: "-80".into(),
-        ..Default::default()
-    };
     let batches = 64usize;
     let responses: Vec<prost::bytes::Bytes> = (0..batches)
         .map(|b| {
             let mut events = vec![ev(VEventType::Begin)];
             if b == 0 {
-                events.push(VEvent {
-                    field_event: Some(Box::new(FieldEvent {
-                        table_name: "customer.customer".into(),
-                        fields: customer_fields(),
-                        keyspace: "customer".into(),
-                        shard: "-80".into(),
-                        enum_set_string_values: true,
-                        ..Default::default()
-                    })),
-                    ..ev(VEventType::Field)
-                });
+                events.push(customer_field_event());
             }
             let first = b * rows_per_batch;
             events.extend((first..first + rows_per_batch).map(|i| VEvent {
