@@ -13,7 +13,8 @@
 #
 # Scenarios: copy (BENCH_COPY_ROWS rows, narrow 8-column table), wide (BENCH_WIDE_ROWS rows of a
 # table with every type family), catchup (BENCH_CATCHUP_ROWS inserts replayed from a position
-# saved before them), latency (a writer at BENCH_RATE rows/s stamps each row; each consumer
+# saved before them), oltp (BENCH_OLTP_ROWS single-row transactions, each its own INSERT, replayed
+# from a position saved before them: what an application's writes look like), latency (a writer at BENCH_RATE rows/s stamps each row; each consumer
 # starts from now, warms up BENCH_WARMUP s, then samples commit -> emit for BENCH_WINDOW s),
 # tables (the copy of BENCH_TABLES narrow tables, BENCH_TABLES_ROWS rows in all, read by one
 # pattern; not in the default list).
@@ -23,7 +24,7 @@
 # report can tell the connector's share of it.
 #
 # Env: BENCH_QUICK=1 (tiny sizes, one run: a smoke), BENCH_RUNS, BENCH_CONSUMERS (default
-# "floor sql sql-datagen datastream debezium"), BENCH_SCENARIOS (default "copy wide catchup latency"),
+# "floor sql sql-datagen datastream debezium"), BENCH_SCENARIOS (default "copy wide catchup oltp latency"),
 # BENCH_PROFILE (cargo profile, default release; dev reuses a test build), BENCH_JVM_OPTS (default
 # -Xmx1g; e.g. add -XX:StartFlightRecording=...), BENCH_USE_RUNNING=1 (use the cluster that
 # tests/vitess/env.sh describes instead of starting one), BENCH_TARGET=cluster (use the running
@@ -41,13 +42,14 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$REPO/scripts/bench-common.sh"
 
 if [ "${BENCH_QUICK:-0}" = 1 ]; then
-  : "${BENCH_RUNS:=1}" "${BENCH_COPY_ROWS:=3000}" "${BENCH_WIDE_ROWS:=1000}" "${BENCH_CATCHUP_ROWS:=3000}"
+  : "${BENCH_RUNS:=1}" "${BENCH_COPY_ROWS:=3000}" "${BENCH_WIDE_ROWS:=1000}" "${BENCH_CATCHUP_ROWS:=3000}" "${BENCH_OLTP_ROWS:=1000}"
   : "${BENCH_WINDOW:=2}" "${BENCH_WARMUP:=1}" "${BENCH_RATE:=500}" "${BENCH_TABLES:=5}" "${BENCH_TABLES_ROWS:=1000}"
 fi
 RUNS=${BENCH_RUNS:-3}
 COPY_ROWS=${BENCH_COPY_ROWS:-500000}
 WIDE_ROWS=${BENCH_WIDE_ROWS:-100000}
 CATCHUP_ROWS=${BENCH_CATCHUP_ROWS:-200000}
+OLTP_ROWS=${BENCH_OLTP_ROWS:-50000}
 RATE=${BENCH_RATE:-2000}
 WARMUP=${BENCH_WARMUP:-30}
 WINDOW=${BENCH_WINDOW:-15}
@@ -76,7 +78,7 @@ if [ -n "$BENCH_AB" ]; then
   done
   CONSUMERS=("${ab[@]}")
 fi
-SCENARIOS=(${BENCH_SCENARIOS:-copy wide catchup latency})
+SCENARIOS=(${BENCH_SCENARIOS:-copy wide catchup oltp latency})
 JVM_OPTS=(${BENCH_JVM_OPTS:--Xmx1g})
 OUT=${BENCH_OUT:-$REPO/docs/benchmarks/e2e.json}
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-e2e.XXXXXX")
@@ -116,6 +118,7 @@ if has_scenario wide; then
   bench --e2e load --table bench_wide --e2e-shape wide --e2e-rows "$WIDE_ROWS"
 fi
 bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows 0
+has_scenario oltp && bench --e2e load --table bench_oltp --e2e-shape narrow --e2e-rows 0
 has_scenario latency && bench --e2e load --table bench_latency --e2e-shape narrow --e2e-rows 0
 if has_scenario tables; then
   say "loading: $TABLES tables of $((TABLES_ROWS / TABLES)) rows"
@@ -128,6 +131,12 @@ fi
 "$VSTREAM_BIN" positions --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --tables bench_catchup > "$WORK/catchup-start.json"
 say "catch-up: $CATCHUP_ROWS inserts after the saved position $(tr -d '\n' < "$WORK/catchup-start.json" | cut -c1-160)"
 has_scenario catchup && bench --e2e load --table bench_catchup --e2e-shape narrow --e2e-rows "$CATCHUP_ROWS" --e2e-append
+# Saved after the catch-up's inserts, so that scenario's consumers reach their count before these.
+if has_scenario oltp; then
+  "$VSTREAM_BIN" positions --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --tables bench_oltp > "$WORK/oltp-start.json"
+  say "oltp: $OLTP_ROWS single-row transactions after the saved position"
+  bench --e2e load --table bench_oltp --e2e-shape narrow --e2e-rows "$OLTP_ROWS" --e2e-txn-rows 1 --e2e-append
+fi
 
 # One run of CONSUMER in SCENARIO; appends its JSON line (with the load average) to $RESULTS.
 run_one() {
@@ -148,6 +157,7 @@ run_one() {
     copy) table=bench_copy events=$COPY_ROWS ;;
     wide) table=bench_wide events=$WIDE_ROWS shape=wide ;;
     catchup) table=bench_catchup events=$CATCHUP_ROWS start=@$WORK/catchup-start.json ;;
+    oltp) table=bench_oltp events=$OLTP_ROWS start=@$WORK/oltp-start.json ;;
     latency) table=bench_latency events=0 start=latest ;;
     tables) table='/bench_t[0-9]+/' events=$(((TABLES_ROWS / TABLES) * TABLES)) ;;
   esac
@@ -197,7 +207,7 @@ done
 
 mkdir -p "$(dirname "$OUT")"
 python3 "$REPO/scripts/bench_e2e_report.py" "$RESULTS" "$OUT" \
-  --meta "runs=$RUNS" "copy_rows=$COPY_ROWS" "wide_rows=$WIDE_ROWS" "catchup_rows=$CATCHUP_ROWS" \
+  --meta "runs=$RUNS" "copy_rows=$COPY_ROWS" "wide_rows=$WIDE_ROWS" "catchup_rows=$CATCHUP_ROWS" "oltp_rows=$OLTP_ROWS" \
   "latency_rate=$RATE" "latency_window_s=$WINDOW" "tables=$TABLES" "tables_rows=$TABLES_ROWS" \
   "target=${BENCH_TARGET:-vttestserver}" "shards=$(bench_shards | xargs)" "cargo_profile=$PROFILE" "jvm_opts=${JVM_OPTS[*]}" \
   "vitess=$VITESS_VERSION" "java=$(java -version 2>&1 | head -1)" "rustc=$(rustc --version)" \

@@ -125,7 +125,8 @@ fn insert(shape: &str, table: &str, ids: std::ops::Range<i64>) -> String {
 }
 
 /// `load`: (re)creates the table unless `--e2e-append`, then inserts `--e2e-rows` rows from
-/// `--e2e-first-id`, 500 rows per statement, 4 statements in flight.
+/// `--e2e-first-id`, `--e2e-txn-rows` rows per statement (500 narrow, 200 wide by default), 4
+/// statements in flight.
 fn load(args: &Args) -> Result<(), String> {
     let rt = runtime()?;
     let shape = args.e2e_shape.as_str();
@@ -155,7 +156,13 @@ fn load(args: &Args) -> Result<(), String> {
             }
         }
         let t0 = Instant::now();
-        let per = if shape == "wide" { 200 } else { 500 };
+        let per = match args.e2e_txn_rows {
+            0 if shape == "wide" => 200,
+            0 => 500,
+            n => n as i64,
+        };
+        // One connection per this many statements: ≈ 10 000 rows, however they are cut.
+        let statements_per_connection = (10_000 / per).max(20) as usize;
         let first = args.e2e_first_id;
         let end = first + args.e2e_rows as i64;
         let lanes: i64 = 4;
@@ -168,7 +175,7 @@ fn load(args: &Args) -> Result<(), String> {
                 let mut id = first + lane * per;
                 while id < end {
                     statements.push(insert(&shape, &args.table, id..(id + per).min(end)));
-                    if statements.len() == 20 {
+                    if statements.len() == statements_per_connection {
                         sql(&args, &statements).await?;
                         statements.clear();
                     }

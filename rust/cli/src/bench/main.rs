@@ -120,6 +120,10 @@ struct Args {
     /// `load` into the existing table (no drop/create)
     #[arg(long)]
     e2e_append: bool,
+    /// Rows per INSERT of `load`, each its own transaction (0: 500 narrow, 200 wide); 1 gives
+    /// the single-row transactions of an OLTP application
+    #[arg(long, default_value_t = 0)]
+    e2e_txn_rows: usize,
     /// Where the floor starts: initial (copy), latest, positions JSON, or @file
     #[arg(long, default_value = "initial")]
     e2e_start: String,
