@@ -15,6 +15,7 @@ FIGURES = [
     "events_per_s", "process_to_first_s", "open_to_first_s", "first_to_last_s", "cpu_s",
     "cpu_s_first_to_last", "cpu_s_per_m", "cpu_s_per_m_streaming", "peak_rss_mb",
     "latency_p50_ms", "latency_p99_ms", "threads", "rss_mb", "heap_used_mb", "source_setup_to_first_s",
+    "rest_cpu_s_per_m_streaming", "machine_cores_busy",
 ]
 
 
@@ -40,6 +41,13 @@ def derived(run):
     m = max(run["events"], 1) / 1e6
     run["cpu_s_per_m"] = run["cpu_s"] / m
     run["cpu_s_per_m_streaming"] = run["cpu_s_first_to_last"] / m
+    # The rest of the machine over the same span (VTGate, tablets, MySQL: the server's cost of
+    # the same events, plus whatever else ran), and how many cores were busy in all.
+    machine_cpu = run.get("machine_cpu_s_first_to_last")
+    if machine_cpu is not None:
+        run["rest_cpu_s_per_m_streaming"] = max(machine_cpu - run["cpu_s_first_to_last"], 0) / m
+        span = run.get("first_to_last_s") or 0
+        run["machine_cores_busy"] = machine_cpu / span if span > 0 else None
     return run
 
 
@@ -91,8 +99,9 @@ def ratio(a, b):
 
 def table(summary, scenarios, consumers):
     lines = ["| scenario | consumer | events/s | vs floor | vs Debezium | CPU s/M ev (process) | "
-             "CPU s/M ev (first→last) | peak RSS MiB | start → first record s | latency p50 / p99 ms |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+             "CPU s/M ev (first→last) | rest of machine s/M ev (first→last) | cores busy | peak RSS MiB | "
+             "start → first record s | latency p50 / p99 ms |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for s in scenarios:
         floor = summary.get(s, {}).get("floor", {})
         dbz = summary.get(s, {}).get("debezium", {})
@@ -107,6 +116,8 @@ def table(summary, scenarios, consumers):
                 f"| {s} | {c} | {fmt(rate)} | {ratio(rate, floor.get('events_per_s')) if s != 'latency' else '–'} | "
                 f"{ratio(rate, dbz.get('events_per_s')) if s != 'latency' else '–'} | "
                 f"{fmt(m['cpu_s_per_m'], 2)} | {fmt(m['cpu_s_per_m_streaming'], 2)} | "
+                f"{fmt(m.get('rest_cpu_s_per_m_streaming'), 2) if s != 'latency' else '–'} | "
+                f"{fmt(m.get('machine_cores_busy'), 2)} | "
                 f"{fmt(m['peak_rss_mb'])} | {fmt(m['process_to_first_s'], 2)} | {lat} |")
     return "\n".join(lines)
 

@@ -244,7 +244,7 @@ enum End {
 /// The first/last record times, the count and the latency samples of one consumer run.
 struct Recorder {
     opened: Instant,
-    first: Option<(Instant, f64, f64)>, // (when, process age s, CPU s)
+    first: Option<(Instant, f64, f64, f64)>, // (when, process age s, CPU s, machine CPU s)
     last: Option<Instant>,
     events: u64,
     latencies_us: Vec<i64>,
@@ -257,6 +257,7 @@ impl Recorder {
                 Instant::now(),
                 process_age_s(),
                 crate::report::cpu_seconds(),
+                crate::report::machine_busy_cpu_seconds(),
             ));
         }
         self.events += n;
@@ -285,7 +286,11 @@ fn floor(args: &Args) -> Result<(), String> {
     rt.block_on(consume(args, &end, &mut rec))?;
     let threads = thread_cpu();
     let cpu_end = crate::report::cpu_seconds();
-    println!("{}", result_json(args, &rec, cpu_end, threads));
+    let machine_cpu_end = crate::report::machine_busy_cpu_seconds();
+    println!(
+        "{}",
+        result_json(args, &rec, (cpu_end, machine_cpu_end), threads)
+    );
     Ok(())
 }
 
@@ -320,7 +325,7 @@ async fn consume(args: &Args, end: &End, rec: &mut Recorder) -> Result<(), Strin
             };
             rec.record(row_event.row_changes.len() as u64);
             if let End::Window { warmup, .. } = end {
-                let (first, _, _) = rec.first.expect("recorded");
+                let (first, ..) = rec.first.expect("recorded");
                 if first.elapsed() >= *warmup {
                     let now = now_us();
                     for change in &row_event.row_changes {
@@ -335,7 +340,7 @@ async fn consume(args: &Args, end: &End, rec: &mut Recorder) -> Result<(), Strin
             End::Events(n) => rec.events >= *n,
             End::Window { warmup, window } => rec
                 .first
-                .is_some_and(|(first, _, _)| first.elapsed() >= *warmup + *window),
+                .is_some_and(|(first, ..)| first.elapsed() >= *warmup + *window),
         };
         if done {
             return Ok(());
@@ -460,8 +465,11 @@ pub(crate) fn percentile_ms(sorted_us: &[i64], p: f64) -> Option<f64> {
     Some(sorted_us[i] as f64 / 1000.0)
 }
 
-fn result_json(args: &Args, rec: &Recorder, cpu_end: f64, threads: Json) -> Json {
-    let (first, age_at_first, cpu_at_first) = rec.first.expect("a finished run saw a record");
+/// `cpu_end`: this process's and the machine's CPU seconds now.
+fn result_json(args: &Args, rec: &Recorder, cpu_end: (f64, f64), threads: Json) -> Json {
+    let (first, age_at_first, cpu_at_first, machine_cpu_at_first) =
+        rec.first.expect("a finished run saw a record");
+    let (cpu_end, machine_cpu_end) = cpu_end;
     let last = rec.last.unwrap_or(first);
     let span = last.duration_since(first).as_secs_f64();
     let mut lat = rec.latencies_us.clone();
@@ -477,6 +485,7 @@ fn result_json(args: &Args, rec: &Recorder, cpu_end: f64, threads: Json) -> Json
         "events_per_s": if span > 0.0 { rec.events as f64 / span } else { 0.0 },
         "cpu_s": cpu_end,
         "cpu_s_first_to_last": cpu_end - cpu_at_first,
+        "machine_cpu_s_first_to_last": machine_cpu_end - machine_cpu_at_first,
         "peak_rss_mb": peak_rss_mb(),
         "latency_samples": lat.len(),
         "latency_p50_ms": percentile_ms(&lat, 0.50),

@@ -21,6 +21,40 @@ pub(crate) fn cpu_seconds() -> f64 {
     tv(usage.ru_utime) + tv(usage.ru_stime)
 }
 
+/// Busy CPU seconds of the whole machine so far, every core and process (`/proc/stat`: user,
+/// nice, system, irq, softirq and steal time): beside a consumer's own CPU over the same span it
+/// tells what the rest of the machine (VTGate, the tablets, MySQL) spent on the same events.
+pub(crate) fn machine_busy_cpu_seconds() -> f64 {
+    std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|stat| stat.lines().next().map(busy_seconds_of_cpu_line))
+        .unwrap_or(0.0)
+}
+
+/// The busy seconds of `/proc/stat`'s `cpu` line (USER_HZ ticks: 100 per second on Linux).
+fn busy_seconds_of_cpu_line(line: &str) -> f64 {
+    let ticks: Vec<u64> = line
+        .split_whitespace()
+        .skip(1)
+        .map(|t| t.parse().unwrap_or(0))
+        .collect();
+    // user nice system idle iowait irq softirq steal: everything but idle and iowait.
+    let busy: u64 = [0, 1, 2, 5, 6, 7]
+        .iter()
+        .filter_map(|&i| ticks.get(i))
+        .sum();
+    busy as f64 / 100.0
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn busy_seconds_leave_idle_and_iowait_out() {
+        let line = "cpu  1000 20 300 90000 400 5 6 7 0 0";
+        assert_eq!(super::busy_seconds_of_cpu_line(line), 13.38);
+    }
+}
+
 pub(crate) struct Meter {
     pub(crate) wall: Instant,
     cpu: f64,

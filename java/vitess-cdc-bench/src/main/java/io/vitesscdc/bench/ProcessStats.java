@@ -6,6 +6,7 @@
 package io.vitesscdc.bench;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
@@ -28,6 +29,32 @@ final class ProcessStats {
     static double cpuSeconds() {
         var os = (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
         return os.getProcessCpuTime() / 1e9;
+    }
+
+    /**
+     * Busy CPU seconds of the whole machine so far, every core and process ({@code /proc/stat}):
+     * beside this process's own CPU over the same span it tells what the rest of the machine
+     * (VTGate, the tablets, MySQL) spent on the same events. 0 where it cannot be read.
+     */
+    static double machineBusyCpuSeconds() {
+        try (var lines = Files.lines(Path.of("/proc/stat"))) {
+            return lines.findFirst().map(ProcessStats::busySecondsOfCpuLine).orElse(0.0);
+        } catch (IOException | UncheckedIOException e) {
+            return 0;
+        }
+    }
+
+    /** The busy seconds of {@code /proc/stat}'s {@code cpu} line: all but idle and iowait. */
+    static double busySecondsOfCpuLine(String line) {
+        String[] f = line.trim().split("\\s+");
+        long busy = 0;
+        // cpu user nice system idle iowait irq softirq steal ...
+        for (int i : new int[] {1, 2, 3, 6, 7, 8}) {
+            if (i < f.length) {
+                busy += Long.parseLong(f[i]);
+            }
+        }
+        return busy / TICKS_PER_SECOND;
     }
 
     /** Seconds since the JVM started. */

@@ -26,6 +26,7 @@ final class Recorder {
     private long firstNanos;
     private double ageAtFirst;
     private double cpuAtFirst;
+    private double machineCpuAtFirst;
     private long lastNanos;
     private long events;
     private long[] latenciesMicros = new long[1024];
@@ -50,6 +51,7 @@ final class Recorder {
             firstNanos = now;
             ageAtFirst = ProcessStats.processAgeSeconds();
             cpuAtFirst = ProcessStats.cpuSeconds();
+            machineCpuAtFirst = ProcessStats.machineBusyCpuSeconds();
         }
         events += n;
         lastNanos = now;
@@ -95,6 +97,7 @@ final class Recorder {
     synchronized String json() {
         double span = (lastNanos - firstNanos) / 1e9;
         double cpu = ProcessStats.cpuSeconds();
+        double machineCpu = ProcessStats.machineBusyCpuSeconds();
         Map<String, Double> threads = ProcessStats.threadCpuSeconds();
         String threadJson = threads.entrySet().stream()
                 .map(e -> quote(e.getKey()) + ":" + number(e.getValue()))
@@ -107,6 +110,7 @@ final class Recorder {
                 + ",\"events_per_s\":" + number(span > 0 ? events / span : 0)
                 + ",\"cpu_s\":" + number(cpu)
                 + ",\"cpu_s_first_to_last\":" + number(cpu - cpuAtFirst)
+                + ",\"machine_cpu_s_first_to_last\":" + number(machineCpu - machineCpuAtFirst)
                 + ",\"peak_rss_mb\":" + number(ProcessStats.peakRssMb())
                 + ",\"rss_mb\":" + number(ProcessStats.rssMb())
                 + ",\"heap_used_mb\":" + number(ProcessStats.heapUsedMb())

@@ -28,6 +28,13 @@ class BenchFiguresTest {
     }
 
     @Test
+    void machineBusySecondsLeaveIdleAndIowaitOut() {
+        // cpu user nice system idle iowait irq softirq steal guest guest_nice
+        assertThat(ProcessStats.busySecondsOfCpuLine("cpu  1000 20 300 90000 400 5 6 7 0 0"))
+                .isEqualTo(13.38);
+    }
+
+    @Test
     void recorderCountsAndReportsLatencyPercentiles() throws Exception {
         Recorder rec = new Recorder("sql", "copy", "t");
         assertThat(rec.secondsSinceFirst()).isEqualTo(-1);
