@@ -29,6 +29,13 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // A row change's column bitmaps likewise: every row change of a v24 ROW event carries
         // them, and as `Vec<u8>` each was an allocation and a copy per row.
         .bytes(".binlogdata.RowChange.Bitmap.cols")
+        // The names every ROW event (RowEvent) and every event (VEvent) carries, `bytes` in
+        // ../../proto for this: slices of the message, not a String each.
+        .bytes(".binlogdata.RowEvent.table_name")
+        .bytes(".binlogdata.RowEvent.keyspace")
+        .bytes(".binlogdata.RowEvent.shard")
+        .bytes(".binlogdata.VEvent.keyspace")
+        .bytes(".binlogdata.VEvent.shard")
         // A VEvent holds every kind of event inline; these three rare ones made it 728 bytes,
         // and the copy sends one VEvent per row, built, pushed and moved by value several times
         // each. Boxed, a VEvent is half as large; a ROW event's own part stays inline.

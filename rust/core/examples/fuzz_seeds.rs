@@ -32,7 +32,7 @@ fn typed_rows(timestamp: i64, changes: Vec<(Option<Row>, Option<Row>)>) -> VEven
     VEvent {
         timestamp,
         row_event: Some(RowEvent {
-            table_name: format!("{KS}.t"),
+            table_name: format!("{KS}.t").into(),
             keyspace: KS.into(),
             shard: SHARD.into(),
             row_changes: changes

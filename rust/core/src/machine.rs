@@ -50,8 +50,11 @@ struct RowTarget {
 }
 
 impl RowTarget {
-    fn names(&self, keyspace: &str, shard: &str, table: &str) -> bool {
-        self.key.2 == table && self.shard.1 == shard && self.shard.0 == keyspace
+    /// Whether a ROW event naming these (as [`row_name_bytes`] reads them) is of this target.
+    fn names(&self, keyspace: &[u8], shard: &[u8], table: &[u8]) -> bool {
+        self.key.2.as_bytes() == table
+            && self.shard.1.as_bytes() == shard
+            && self.shard.0.as_bytes() == keyspace
     }
 }
 
@@ -244,19 +247,22 @@ impl Machine {
             return Ok(());
         }
         // A ROW event of the last ROW event's table (every row of a copy batch): its target, found
-        // once here for both the shard check and the row's decoding.
+        // once here for both the shard check and the row's decoding. Its names equal the
+        // target's, so they are text; any other event's names are checked.
         let cached_target = ev
             .row_event
             .as_ref()
             .and_then(|re| self.cached_row_target(&ev, re));
-        if !self.config.follow_reshard {
+        if cached_target.is_none() {
+            check_names_are_text(&ev)?;
+        }
+        // The shard of the last ROW event is read (checked when it became the target).
+        if !self.config.follow_reshard && cached_target.is_none() {
             if let Some((keyspace, shard)) = any_event_shard(&ev) {
-                // The shard of the last ROW event is read (checked when it became the target).
-                let known = cached_target.is_some()
-                    || self
-                        .row_target
-                        .as_ref()
-                        .is_some_and(|t| t.shard.0 == keyspace && t.shard.1 == shard);
+                let known = self
+                    .row_target
+                    .as_ref()
+                    .is_some_and(|t| t.shard.0 == keyspace && t.shard.1 == shard);
                 if !known {
                     let key = (keyspace.to_string(), shard.to_string());
                     if !self.shards.contains_key(&key) {
@@ -504,7 +510,7 @@ impl Machine {
         re: &crate::proto::binlogdata::RowEvent,
     ) -> Option<Arc<RowTarget>> {
         let target = self.row_target.as_ref()?;
-        let (keyspace, shard, table) = row_names(ev, re);
+        let (keyspace, shard, table) = row_name_bytes(ev, re);
         target.names(keyspace, shard, table).then(|| target.clone())
     }
 
@@ -516,7 +522,7 @@ impl Machine {
     ) -> Result<Arc<RowTarget>> {
         let (keyspace, shard, table) = row_names(ev, re);
         if let Some(target) = &self.row_target {
-            if target.names(keyspace, shard, table) {
+            if target.names(keyspace.as_bytes(), shard.as_bytes(), table.as_bytes()) {
                 return Ok(target.clone());
             }
         }
@@ -850,14 +856,15 @@ impl Machine {
             }
             return;
         }
-        tracing::info!(keyspace = %ev.keyspace, shard = %ev.shard, "copy phase completed on shard");
+        let (keyspace, shard) = (text(&ev.keyspace), text(&ev.shard));
+        tracing::info!(keyspace, shard, "copy phase completed on shard");
         out.push(Event::ShardCopyCompleted {
-            keyspace: ev.keyspace.clone(),
-            shard: ev.shard.clone(),
+            keyspace: keyspace.to_string(),
+            shard: shard.to_string(),
         });
         if let Some(track) = self
             .shards
-            .get_mut(&(ev.keyspace.clone(), ev.shard.clone()))
+            .get_mut(&(keyspace.to_string(), shard.to_string()))
         {
             track.pos.copy_completed = true;
             track.pos.tables_to_copy.clear();
@@ -981,20 +988,77 @@ fn same_key(schema: &TableSchema, before: &[Value], after: &[Value]) -> bool {
 
 fn event_shard(ev: &VEvent) -> Option<ShardKey> {
     (!ev.keyspace.is_empty() || !ev.shard.is_empty())
-        .then(|| (ev.keyspace.clone(), ev.shard.clone()))
+        .then(|| (text(&ev.keyspace).to_string(), text(&ev.shard).to_string()))
+}
+
+/// The names an event carries are `bytes` in ../../proto (`string` in Vitess's own file), so
+/// that prost hands them over as slices of the received message instead of a String each; they
+/// must still be text, checked here once per event, which stops the stream as prost's own check
+/// of a `string` field would.
+fn check_names_are_text(ev: &VEvent) -> Result<()> {
+    let row = ev.row_event.as_ref();
+    let names = [
+        Some(&ev.keyspace),
+        Some(&ev.shard),
+        row.map(|re| &re.keyspace),
+        row.map(|re| &re.shard),
+        row.map(|re| &re.table_name),
+    ];
+    for name in names.into_iter().flatten() {
+        if std::str::from_utf8(name).is_err() {
+            return Err(Error::fatal(format!(
+                "VTGate sent an event whose keyspace, shard or table name is not UTF-8 ({:?}): \
+                 Vitess's names are text, so the stream was corrupted on its way; check what runs \
+                 between the connector and VTGate (a proxy, a load balancer) and restart from the \
+                 last checkpoint",
+                String::from_utf8_lossy(name)
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A name of an event as text: [`check_names_are_text`] has checked it, so a name is never
+/// read as "" here unless it is empty.
+fn text(name: &[u8]) -> &str {
+    std::str::from_utf8(name).unwrap_or_default()
 }
 
 /// The shard an event belongs to: the event's own, or its ROW/FIELD event's. None when the event
 /// names no complete shard (VTGate heartbeats, the final COPY_COMPLETED).
 fn any_event_shard(ev: &VEvent) -> Option<(&str, &str)> {
     let (keyspace, shard) = if let Some(re) = &ev.row_event {
-        first_non_empty(&re.keyspace, &re.shard, ev)
+        first_non_empty(text(&re.keyspace), text(&re.shard), ev)
     } else if let Some(fe) = &ev.field_event {
         first_non_empty(&fe.keyspace, &fe.shard, ev)
     } else {
-        (ev.keyspace.as_str(), ev.shard.as_str())
+        (text(&ev.keyspace), text(&ev.shard))
     };
     (!keyspace.is_empty() && !shard.is_empty()).then_some((keyspace, shard))
+}
+
+/// The keyspace, shard and (bare) table a ROW event names, as the bytes it carries: what the
+/// cached [`RowTarget`] is compared with, without reading them as text first.
+fn row_name_bytes<'a>(
+    ev: &'a VEvent,
+    re: &'a crate::proto::binlogdata::RowEvent,
+) -> (&'a [u8], &'a [u8], &'a [u8]) {
+    let keyspace = if re.keyspace.is_empty() {
+        &ev.keyspace
+    } else {
+        &re.keyspace
+    };
+    let shard = if re.shard.is_empty() {
+        &ev.shard
+    } else {
+        &re.shard
+    };
+    let table = re
+        .table_name
+        .strip_prefix(&keyspace[..])
+        .and_then(|rest| rest.strip_prefix(b"."))
+        .unwrap_or(&re.table_name);
+    (keyspace, shard, table)
 }
 
 /// The keyspace, shard and (bare) table a ROW event names.
@@ -1002,18 +1066,26 @@ fn row_names<'a>(
     ev: &'a VEvent,
     re: &'a crate::proto::binlogdata::RowEvent,
 ) -> (&'a str, &'a str, &'a str) {
-    let (keyspace, shard) = first_non_empty(&re.keyspace, &re.shard, ev);
-    (keyspace, shard, bare_table_name(keyspace, &re.table_name))
+    let (keyspace, shard) = first_non_empty(text(&re.keyspace), text(&re.shard), ev);
+    (
+        keyspace,
+        shard,
+        bare_table_name(keyspace, text(&re.table_name)),
+    )
 }
 
 /// The keyspace and shard a ROW or FIELD event names, else those of the VEvent around it.
 fn first_non_empty<'a>(keyspace: &'a str, shard: &'a str, ev: &'a VEvent) -> (&'a str, &'a str) {
     let ks = if keyspace.is_empty() {
-        &ev.keyspace
+        text(&ev.keyspace)
     } else {
         keyspace
     };
-    let sh = if shard.is_empty() { &ev.shard } else { shard };
+    let sh = if shard.is_empty() {
+        text(&ev.shard)
+    } else {
+        shard
+    };
     (ks, sh)
 }
 

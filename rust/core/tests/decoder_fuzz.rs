@@ -86,7 +86,7 @@ fn row_event(changes: Vec<RowChange>) -> VEvent {
     VEvent {
         timestamp: 1_700_000_000,
         row_event: Some(RowEvent {
-            table_name: format!("{KS}.t"),
+            table_name: format!("{KS}.t").into(),
             row_changes: changes,
             keyspace: KS.into(),
             shard: SHARD.into(),

@@ -101,7 +101,7 @@ pub fn rows(table: &str, timestamp: i64, changes: Vec<(Option<Row>, Option<Row>)
     VEvent {
         timestamp,
         row_event: Some(RowEvent {
-            table_name: format!("{KS}.{table}"),
+            table_name: format!("{KS}.{table}").into(),
             keyspace: KS.into(),
             shard: SHARD.into(),
             row_changes: changes
@@ -176,9 +176,9 @@ pub fn on_shard(shard: &str, mut event: VEvent) -> VEvent {
     if event.keyspace.is_empty() {
         event.keyspace = KS.into();
     }
-    event.shard = shard.into();
+    event.shard = shard.to_string().into();
     if let Some(r) = event.row_event.as_mut() {
-        r.shard = shard.into();
+        r.shard = shard.to_string().into();
     }
     if let Some(f) = event.field_event.as_mut() {
         f.shard = shard.into();

@@ -486,6 +486,28 @@ fn malformed_events_are_clear_errors() {
     assert_eq!(err.kind, crate::ErrorKind::Config);
 }
 
+#[test]
+fn names_that_are_not_text_stop_the_stream_with_a_clear_error() {
+    // The names are `bytes` to the decoder (no String per event): the machine checks them.
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    let mut out = Vec::new();
+    m.handle(field("t"), &mut out).unwrap();
+    let mut bad_table = insert_at("t", 1, 1);
+    bad_table.row_event.as_mut().unwrap().table_name = vec![b'k', b's', b'.', 0xff].into();
+    let mut bad_shard = insert_at("t", 1, 1);
+    bad_shard.shard = vec![0xc3, 0x28].into();
+    for bad in [bad_table, bad_shard] {
+        let err = m.handle(bad, &mut out).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::Fatal);
+        assert!(err.message.contains("not UTF-8"), "{}", err.message);
+    }
+    // The same events with text names are rows of `t`.
+    let before = out.len();
+    m.handle(insert_at("t", 1, 1), &mut out).unwrap();
+    m.handle(ev(VEventType::Commit), &mut out).unwrap();
+    assert_eq!(change_ids(&out[before..]), vec![(RowKind::Insert, 1)]);
+}
+
 fn follow_machine(start_pos: ShardPosition) -> Machine {
     let config = MachineConfig {
         allow_tables_without_primary_key: false,
