@@ -36,6 +36,11 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         .bytes(".binlogdata.RowEvent.shard")
         .bytes(".binlogdata.VEvent.keyspace")
         .bytes(".binlogdata.VEvent.shard")
+        // A VGTID's shard entries likewise: one VGTID per transaction lists every shard of the
+        // stream, three strings each.
+        .bytes(".binlogdata.ShardGtid.keyspace")
+        .bytes(".binlogdata.ShardGtid.shard")
+        .bytes(".binlogdata.ShardGtid.gtid")
         // A VEvent holds every kind of event inline; these three rare ones made it 728 bytes,
         // and the copy sends one VEvent per row, built, pushed and moved by value several times
         // each. Boxed, a VEvent is half as large; a ROW event's own part stays inline.

@@ -291,7 +291,7 @@ impl Machine {
                 // Two VGTIDs in one copy transaction (snapshot position, then lastpk): keep the latest.
                 self.pending_vgtid = ev.vgtid;
             }
-            VEventType::Commit => self.on_commit(event_shard(&ev), out),
+            VEventType::Commit => self.on_commit(event_shard(&ev), out)?,
             VEventType::Rollback => {
                 self.txn = None;
                 self.pending_vgtid = None;
@@ -305,11 +305,11 @@ impl Machine {
                     statement: ev.statement,
                     commit_ts_millis: ev.timestamp * 1000,
                 });
-                self.apply_vgtid(key.as_ref(), None, out);
+                self.apply_vgtid(key.as_ref(), None, out)?;
             }
             VEventType::Other => {
                 let key = event_shard(&ev);
-                self.apply_vgtid(key.as_ref(), None, out);
+                self.apply_vgtid(key.as_ref(), None, out)?;
             }
             // Inside a (chunked) transaction a heartbeat is not a boundary: it falls through to
             // the ignored events below.
@@ -319,7 +319,7 @@ impl Machine {
                 });
             }
             VEventType::CopyCompleted => self.on_copy_completed(&ev, out),
-            VEventType::Journal => self.on_journal(&ev, out),
+            VEventType::Journal => self.on_journal(&ev, out)?,
             // GTID and LASTPK are folded into VGTIDs by VTGate; VERSION, SAVEPOINT,
             // PREVIOUS_GTIDS, ROWS_QUERY carry nothing for a consumer; statement-based
             // INSERT/UPDATE/… only come from external non-RBR sources.
@@ -686,7 +686,7 @@ impl Machine {
         }
     }
 
-    fn on_commit(&mut self, commit_shard: Option<ShardKey>, out: &mut Vec<Event>) {
+    fn on_commit(&mut self, commit_shard: Option<ShardKey>, out: &mut Vec<Event>) -> Result<()> {
         self.report_copied_rows();
         let txn = self.txn.take().unwrap_or_default();
         self.last_txn_events = txn.events.len();
@@ -705,7 +705,7 @@ impl Machine {
         let progress = shard
             .as_ref()
             .map(|k| (k, &txn.copy_started, &txn.copy_finished));
-        self.apply_vgtid(shard.as_ref(), progress, out);
+        self.apply_vgtid(shard.as_ref(), progress, out)
     }
 
     /// Applies the pending VGTID: every shard whose position moved (and the event's own shard)
@@ -715,25 +715,29 @@ impl Machine {
         own_shard: Option<&ShardKey>,
         progress: Option<(&ShardKey, &BTreeSet<String>, &BTreeSet<String>)>,
         out: &mut Vec<Event>,
-    ) {
+    ) -> Result<()> {
         let Some(vgtid) = self.pending_vgtid.take() else {
-            return;
+            return Ok(());
         };
         let none = BTreeSet::new();
         // Only needed to retire journaled shards, which are rare: not built per VGTID otherwise.
-        let listed: Option<BTreeSet<ShardKey>> = (!self.journaled.is_empty()).then(|| {
-            vgtid
-                .shard_gtids
-                .iter()
-                .map(|s| (s.keyspace.clone(), s.shard.clone()))
-                .collect()
-        });
+        let listed: Option<BTreeSet<ShardKey>> = if self.journaled.is_empty() {
+            None
+        } else {
+            Some(
+                vgtid
+                    .shard_gtids
+                    .iter()
+                    .map(shard_gtid_key)
+                    .collect::<Result<_>>()?,
+            )
+        };
         let unmoved = self.unmoved_shards(&vgtid.shard_gtids, own_shard);
-        for (sg, unmoved) in vgtid.shard_gtids.into_iter().zip(unmoved) {
+        for (sg, unmoved) in vgtid.shard_gtids.iter().zip(unmoved) {
             if unmoved {
                 continue;
             }
-            let key = (sg.keyspace.clone(), sg.shard.clone());
+            let key = shard_gtid_key(sg)?;
             if !self.config.follow_reshard && !self.shards.contains_key(&key) {
                 // VGTIDs list every shard of VTGate's stream, including shards that ended here
                 // and new shards of a reshard: only this stream's shards move.
@@ -742,8 +746,8 @@ impl Machine {
             let track = self.shards.entry(key.clone()).or_insert_with(|| {
                 // A shard we did not start: a reshard target, which starts without copy.
                 ShardTrack::new(ShardPosition {
-                    keyspace: sg.keyspace.clone(),
-                    shard: sg.shard.clone(),
+                    keyspace: key.0.clone(),
+                    shard: key.1.clone(),
                     gtid: String::new(),
                     table_p_ks: Vec::new(),
                     tables_to_copy: Vec::new(),
@@ -769,9 +773,9 @@ impl Machine {
                 })
             };
             let new = ShardPosition {
-                keyspace: sg.keyspace,
-                shard: sg.shard,
-                gtid: sg.gtid,
+                keyspace: key.0.clone(),
+                shard: key.1.clone(),
+                gtid: vgtid_text(&sg.gtid)?.to_string(),
                 table_p_ks,
                 tables_to_copy,
                 copy_completed: old.copy_completed,
@@ -785,7 +789,7 @@ impl Machine {
             }
         }
         let Some(listed) = listed else {
-            return;
+            return Ok(());
         };
         let gone: Vec<ShardKey> = self
             .journaled
@@ -798,13 +802,15 @@ impl Machine {
             self.shards.remove(&k);
         }
         self.row_target = None;
+        Ok(())
     }
 
     /// Which of a VGTID's shards did not move: a tracked shard, not `own_shard`, past its copy,
     /// whose position already has exactly this GTID and nothing else — the general path of
     /// [`Self::apply_vgtid`] would build its new position only to find it equal and emit
     /// nothing. A stream of N shards gets a VGTID listing all N after every transaction of one
-    /// of them; this finds the N − 1 others with string comparisons, without allocating.
+    /// of them; this finds the N − 1 others by comparing bytes, without allocating (and without
+    /// reading them as text: bytes equal to a position's text are text).
     ///
     /// Walks the VGTID and the (sorted) shard map side by side, so it needs the VGTID in key
     /// order, as VTGate keeps the order of the request built from that map; in any other order
@@ -815,29 +821,29 @@ impl Machine {
         own_shard: Option<&ShardKey>,
     ) -> smallvec::SmallVec<[bool; 64]> {
         let mut unmoved = smallvec::SmallVec::from_elem(false, listed.len());
-        fn key(sg: &ShardGtid) -> (&str, &str) {
-            (sg.keyspace.as_str(), sg.shard.as_str())
+        fn key(sg: &ShardGtid) -> (&[u8], &[u8]) {
+            (&sg.keyspace, &sg.shard)
         }
         if !listed.windows(2).all(|w| key(&w[0]) < key(&w[1])) {
             return unmoved;
         }
-        let own = own_shard.map(|(k, s)| (k.as_str(), s.as_str()));
+        let own = own_shard.map(|(k, s)| (k.as_bytes(), s.as_bytes()));
         let mut tracks = self.shards.iter().peekable();
         for (i, sg) in listed.iter().enumerate() {
             let wanted = key(sg);
             while tracks
-                .next_if(|((k, s), _)| (k.as_str(), s.as_str()) < wanted)
+                .next_if(|((k, s), _)| (k.as_bytes(), s.as_bytes()) < wanted)
                 .is_some()
             {}
             let Some(((k, s), track)) = tracks.peek() else {
                 break;
             };
-            if (k.as_str(), s.as_str()) != wanted || own == Some(wanted) {
+            if (k.as_bytes(), s.as_bytes()) != wanted || own == Some(wanted) {
                 continue;
             }
             let pos = &track.pos;
             unmoved[i] = pos.copy_completed
-                && pos.gtid == sg.gtid
+                && pos.gtid.as_bytes() == sg.gtid
                 && sg.table_p_ks.is_empty()
                 && pos.table_p_ks.is_empty()
                 && pos.tables_to_copy.is_empty()
@@ -874,11 +880,11 @@ impl Machine {
         }
     }
 
-    fn on_journal(&mut self, ev: &VEvent, out: &mut Vec<Event>) {
-        let Some(j) = &ev.journal else { return };
+    fn on_journal(&mut self, ev: &VEvent, out: &mut Vec<Event>) -> Result<()> {
+        let Some(j) = &ev.journal else { return Ok(()) };
         // MigrationType TABLES (MoveTables) does not change this keyspace's shards.
         if j.migration_type != crate::proto::binlogdata::MigrationType::Shards as i32 {
-            return;
+            return Ok(());
         }
         let ended: Vec<(String, String)> = j
             .participants
@@ -888,16 +894,19 @@ impl Machine {
         let started: Vec<ShardPosition> = j
             .shard_gtids
             .iter()
-            .map(|sg| ShardPosition {
-                keyspace: sg.keyspace.clone(),
-                shard: sg.shard.clone(),
-                gtid: sg.gtid.clone(),
-                table_p_ks: Vec::new(),
-                tables_to_copy: Vec::new(),
-                copy_completed: true,
-                snapshots: Vec::new(),
+            .map(|sg| {
+                let (keyspace, shard) = shard_gtid_key(sg)?;
+                Ok(ShardPosition {
+                    keyspace,
+                    shard,
+                    gtid: vgtid_text(&sg.gtid)?.to_string(),
+                    table_p_ks: Vec::new(),
+                    tables_to_copy: Vec::new(),
+                    copy_completed: true,
+                    snapshots: Vec::new(),
+                })
             })
-            .collect();
+            .collect::<Result<_>>()?;
         // The shard whose stream carries the journal; VTGate names it on the event. Without a
         // name, the one participant this stream reads (and still reads) is the one.
         let named = event_shard(ev).map(|(keyspace, shard)| {
@@ -924,7 +933,7 @@ impl Machine {
                 ?ended,
                 "a reshard journal without a shard this stream reads: ignored"
             );
-            return;
+            return Ok(());
         };
         tracing::info!(id = j.id, keyspace = %shard.0, shard = %shard.1, ?ended, started = ?started.iter().map(|p| &p.shard).collect::<Vec<_>>(), "reshard journal");
         let journal = Event::Journal {
@@ -938,7 +947,7 @@ impl Machine {
                 self.journaled.insert(k.clone());
             }
             self.push(journal, out);
-            return;
+            return Ok(());
         }
         // The shard ends here: whatever its journal transaction buffered (nothing, normally)
         // goes out first, then the journal and the shard's final mark — its last committed
@@ -950,12 +959,13 @@ impl Machine {
         // The last ROW event's shard may be this one: it must be looked up again.
         self.row_target = None;
         let Some(track) = self.shards.remove(&shard) else {
-            return;
+            return Ok(());
         };
         self.ended.insert(shard);
         self.journals_seen += 1;
         out.push(journal);
         out.push(Event::Mark(track.pos));
+        Ok(())
     }
 }
 
@@ -1016,6 +1026,28 @@ fn check_names_are_text(ev: &VEvent) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// A VGTID entry's keyspace and shard as text: `bytes` in ../../proto like an event's names
+/// ([`check_names_are_text`]), read as text only for the entries that moved.
+fn shard_gtid_key(sg: &ShardGtid) -> Result<ShardKey> {
+    Ok((
+        vgtid_text(&sg.keyspace)?.to_string(),
+        vgtid_text(&sg.shard)?.to_string(),
+    ))
+}
+
+/// A part of a VGTID entry as text, or the error that stops the stream.
+fn vgtid_text(part: &[u8]) -> Result<&str> {
+    std::str::from_utf8(part).map_err(|_| {
+        Error::fatal(format!(
+            "VTGate sent a VGTID whose keyspace, shard or GTID set is not UTF-8 ({:?}): Vitess's \
+             positions are text, so the stream was corrupted on its way; check what runs between \
+             the connector and VTGate (a proxy, a load balancer) and restart from the last \
+             checkpoint",
+            String::from_utf8_lossy(part)
+        ))
+    })
 }
 
 /// A name of an event as text: [`check_names_are_text`] has checked it, so a name is never

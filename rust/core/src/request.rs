@@ -320,9 +320,9 @@ pub fn shard_gtid(p: &ShardPosition) -> ShardGtid {
         }
     }
     ShardGtid {
-        keyspace: p.keyspace.clone(),
-        shard: p.shard.clone(),
-        gtid: p.gtid.clone(),
+        keyspace: p.keyspace.clone().into(),
+        shard: p.shard.clone().into(),
+        gtid: p.gtid.clone().into(),
         table_p_ks,
     }
 }

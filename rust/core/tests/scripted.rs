@@ -466,8 +466,8 @@ fn stop_on_reshard_ends_with_the_new_shards_as_positions() {
     };
     let new_shard = |s: &str| ShardGtid {
         keyspace: KS.into(),
-        shard: s.into(),
-        gtid: format!("g{s}"),
+        shard: s.to_string().into(),
+        gtid: format!("g{s}").into(),
         table_p_ks: vec![],
     };
     let journal = VEvent {

@@ -162,7 +162,7 @@ pub fn vgtid_with(gtid: &str, table_p_ks: Vec<TableLastPk>) -> VEvent {
             shard_gtids: vec![ShardGtid {
                 keyspace: KS.into(),
                 shard: SHARD.into(),
-                gtid: gtid.into(),
+                gtid: gtid.to_string().into(),
                 table_p_ks,
             }],
         }),
@@ -195,8 +195,8 @@ pub fn vgtid_shards(entries: &[(&str, &str)]) -> VEvent {
                 .iter()
                 .map(|(shard, gtid)| ShardGtid {
                     keyspace: KS.into(),
-                    shard: shard.to_string(),
-                    gtid: gtid.to_string(),
+                    shard: shard.to_string().into(),
+                    gtid: gtid.to_string().into(),
                     table_p_ks: vec![],
                 })
                 .collect(),
@@ -224,8 +224,8 @@ pub fn journal(id: i64, participants: &[&str], started: &[(&str, &str)]) -> VEve
                 .iter()
                 .map(|(shard, gtid)| ShardGtid {
                     keyspace: KS.into(),
-                    shard: shard.to_string(),
-                    gtid: gtid.to_string(),
+                    shard: shard.to_string().into(),
+                    gtid: gtid.to_string().into(),
                     table_p_ks: vec![],
                 })
                 .collect(),

@@ -124,15 +124,15 @@ impl Scenario {
         let stop_on_reshard = request.flags.as_ref().is_some_and(|f| f.stop_on_reshard);
         let mut at: BTreeMap<String, i64> = BTreeMap::new();
         for sg in request.vgtid.iter().flat_map(|v| v.shard_gtids.iter()) {
-            at.insert(sg.shard.clone(), parse_gtid(&sg.gtid));
+            at.insert(text(&sg.shard).to_string(), parse_gtid(text(&sg.gtid)));
         }
         let mut session = Session::new();
         // "current": the first events are VGTID, OTHER per shard
         for sg in request.vgtid.iter().flat_map(|v| v.shard_gtids.iter()) {
             if sg.gtid == "current" {
                 session = session.send(vec![
-                    on_shard(&sg.shard, vgtid_of(&at)),
-                    on_shard(&sg.shard, other()),
+                    on_shard(text(&sg.shard), vgtid_of(&at)),
+                    on_shard(text(&sg.shard), other()),
                 ]);
             }
         }
@@ -229,8 +229,8 @@ impl Scenario {
                     .iter()
                     .map(|s| ShardGtid {
                         keyspace: KS.into(),
-                        shard: s.to_string(),
-                        gtid: gtid(s, 0),
+                        shard: s.to_string().into(),
+                        gtid: gtid(s, 0).into(),
                         table_p_ks: vec![],
                     })
                     .collect(),
@@ -275,6 +275,11 @@ pub fn gtid(shard: &str, n: i64) -> String {
 }
 
 /// [`gtid`]'s `n`; `current` and anything else → 0.
+/// A VGTID entry's part as text (`bytes` in the generated types; a test's names always are).
+fn text(part: &[u8]) -> &str {
+    std::str::from_utf8(part).expect("a VGTID of the test is text")
+}
+
 fn parse_gtid(gtid: &str) -> i64 {
     gtid.rsplit_once('-')
         .and_then(|(_, n)| n.parse().ok())
@@ -290,8 +295,8 @@ fn vgtid_of(at: &BTreeMap<String, i64>) -> VEvent {
                 .iter()
                 .map(|(s, n)| ShardGtid {
                     keyspace: KS.into(),
-                    shard: s.clone(),
-                    gtid: gtid(s, *n),
+                    shard: s.clone().into(),
+                    gtid: gtid(s, *n).into(),
                     table_p_ks: vec![],
                 })
                 .collect(),

@@ -368,9 +368,9 @@ async fn start_gtids(args: &Args, client: &VtgateClient) -> Result<Vec<ShardGtid
             .shards
             .into_iter()
             .map(|shard| ShardGtid {
-                keyspace: args.keyspace.clone(),
-                shard,
-                gtid: gtid.to_string(),
+                keyspace: args.keyspace.clone().into(),
+                shard: shard.into(),
+                gtid: gtid.to_string().into(),
                 table_p_ks: vec![],
             })
             .collect());
@@ -380,9 +380,9 @@ async fn start_gtids(args: &Args, client: &VtgateClient) -> Result<Vec<ShardGtid
     Ok(positions
         .into_iter()
         .map(|p| ShardGtid {
-            keyspace: p.keyspace,
-            shard: p.shard,
-            gtid: p.gtid,
+            keyspace: p.keyspace.into(),
+            shard: p.shard.into(),
+            gtid: p.gtid.into(),
             table_p_ks: vec![],
         })
         .collect())

@@ -203,9 +203,9 @@ fn baseline(
             positions
                 .iter()
                 .map(|p| ShardGtid {
-                    keyspace: p.keyspace.clone(),
-                    shard: p.shard.clone(),
-                    gtid: p.gtid.clone(),
+                    keyspace: p.keyspace.clone().into(),
+                    shard: p.shard.clone().into(),
+                    gtid: p.gtid.clone().into(),
                     table_p_ks: vec![],
                 })
                 .collect(),

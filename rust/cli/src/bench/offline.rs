@@ -354,8 +354,8 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
     let others: Vec<ShardGtid> = (1..shards.max(1))
         .map(|i| ShardGtid {
             keyspace: "customer".into(),
-            shard: format!("x{i:03}"),
-            gtid: format!("MySQL56/87d2a132-ec4c-11f1-bbd3-{i:012}:1-77"),
+            shard: format!("x{i:03}").into(),
+            gtid: format!("MySQL56/87d2a132-ec4c-11f1-bbd3-{i:012}:1-77").into(),
             table_p_ks: vec![],
         })
         .collect();
@@ -391,7 +391,8 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
                         gtid: format!(
                             "MySQL56/87d2a132-ec4c-11f1-bbd3-02fc00000001:1-{}",
                             1000 + t
-                        ),
+                        )
+                        .into(),
                         table_p_ks: vec![],
                     })
                     .chain(others.iter().cloned())
@@ -415,9 +416,9 @@ pub(crate) fn offline_pipeline(n: usize, rows_per_txn: usize, shards: usize) -> 
     };
     let starts = std::iter::once(start)
         .chain(others.iter().map(|o| ShardPosition {
-            keyspace: o.keyspace.clone(),
-            shard: o.shard.clone(),
-            gtid: o.gtid.clone(),
+            keyspace: String::from_utf8_lossy(&o.keyspace).into_owned(),
+            shard: String::from_utf8_lossy(&o.shard).into_owned(),
+            gtid: String::from_utf8_lossy(&o.gtid).into_owned(),
             table_p_ks: vec![],
             tables_to_copy: vec![],
             copy_completed: true,

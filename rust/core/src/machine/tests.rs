@@ -508,6 +508,31 @@ fn names_that_are_not_text_stop_the_stream_with_a_clear_error() {
     assert_eq!(change_ids(&out[before..]), vec![(RowKind::Insert, 1)]);
 }
 
+#[test]
+fn a_vgtid_that_is_not_text_stops_the_stream_where_its_shard_moved() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    let mut out = Vec::new();
+    let mut bad = vgtid("pos1");
+    bad.vgtid.as_mut().unwrap().shard_gtids[0].gtid = vec![b'p', 0xff].into();
+    m.handle(ev(VEventType::Begin), &mut out).unwrap();
+    m.handle(bad, &mut out).unwrap();
+    let err = m.handle(ev(VEventType::Commit), &mut out).unwrap_err();
+    assert_eq!(err.kind, crate::ErrorKind::Fatal);
+    assert!(
+        err.message.contains("VGTID") && err.message.contains("not UTF-8"),
+        "{}",
+        err.message
+    );
+    assert!(marks(&out).is_empty(), "no position was taken from it");
+    // A VGTID that lists the shard unmoved is compared as bytes and passes.
+    let out = run(
+        &mut m,
+        vec![ev(VEventType::Begin), vgtid("pos0"), ev(VEventType::Commit)],
+    );
+    assert_eq!(marks(&out).len(), 1, "the commit's own shard is marked");
+    assert_eq!(marks(&out)[0].gtid, "pos0");
+}
+
 fn follow_machine(start_pos: ShardPosition) -> Machine {
     let config = MachineConfig {
         allow_tables_without_primary_key: false,
