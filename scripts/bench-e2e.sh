@@ -14,8 +14,9 @@
 # Scenarios: copy (BENCH_COPY_ROWS rows, narrow 8-column table), wide (BENCH_WIDE_ROWS rows of a
 # table with every type family), catchup (BENCH_CATCHUP_ROWS inserts replayed from a position
 # saved before them), oltp (BENCH_OLTP_ROWS single-row transactions, each its own INSERT, replayed
-# from a position saved before them: what an application's writes look like), latency (a writer at BENCH_RATE rows/s stamps each row; each consumer
-# starts from now, warms up BENCH_WARMUP s, then samples commit -> emit for BENCH_WINDOW s),
+# from a position saved before them: what an application's writes look like), latency (a writer
+# at BENCH_RATE rows/s stamps each row; each consumer starts from now, warms up BENCH_WARMUP s,
+# then samples commit -> emit for BENCH_WINDOW s),
 # tables (the copy of BENCH_TABLES narrow tables, BENCH_TABLES_ROWS rows in all, read by one
 # pattern; not in the default list).
 #

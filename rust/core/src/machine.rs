@@ -1003,8 +1003,8 @@ fn event_shard(ev: &VEvent) -> Option<ShardKey> {
 
 /// The names an event carries are `bytes` in ../../proto (`string` in Vitess's own file), so
 /// that prost hands them over as slices of the received message instead of a String each; they
-/// must still be text, checked here once per event, which stops the stream as prost's own check
-/// of a `string` field would.
+/// must still be text, checked here (for every event but a ROW event of the cached target, whose
+/// names equal its text), which stops the stream as prost's own check of a `string` field would.
 fn check_names_are_text(ev: &VEvent) -> Result<()> {
     let row = ev.row_event.as_ref();
     let names = [
@@ -1015,15 +1015,7 @@ fn check_names_are_text(ev: &VEvent) -> Result<()> {
         row.map(|re| &re.table_name),
     ];
     for name in names.into_iter().flatten() {
-        if std::str::from_utf8(name).is_err() {
-            return Err(Error::fatal(format!(
-                "VTGate sent an event whose keyspace, shard or table name is not UTF-8 ({:?}): \
-                 Vitess's names are text, so the stream was corrupted on its way; check what runs \
-                 between the connector and VTGate (a proxy, a load balancer) and restart from the \
-                 last checkpoint",
-                String::from_utf8_lossy(name)
-            )));
-        }
+        utf8(name, "an event whose keyspace, shard or table name")?;
     }
     Ok(())
 }
@@ -1039,15 +1031,25 @@ fn shard_gtid_key(sg: &ShardGtid) -> Result<ShardKey> {
 
 /// A part of a VGTID entry as text, or the error that stops the stream.
 fn vgtid_text(part: &[u8]) -> Result<&str> {
-    std::str::from_utf8(part).map_err(|_| {
-        Error::fatal(format!(
-            "VTGate sent a VGTID whose keyspace, shard or GTID set is not UTF-8 ({:?}): Vitess's \
-             positions are text, so the stream was corrupted on its way; check what runs between \
-             the connector and VTGate (a proxy, a load balancer) and restart from the last \
-             checkpoint",
-            String::from_utf8_lossy(part)
-        ))
-    })
+    utf8(part, "a VGTID whose keyspace, shard or GTID set")
+}
+
+/// `part` as text, or the error naming `what` VTGate sent (names and positions are text in
+/// Vitess, so bytes that are not came from a corrupted stream).
+fn utf8<'a>(part: &'a [u8], what: &str) -> Result<&'a str> {
+    std::str::from_utf8(part).map_err(|_| not_utf8(part, what))
+}
+
+/// The error of [`utf8`], out of line: every event passes through the check.
+#[cold]
+#[inline(never)]
+fn not_utf8(part: &[u8], what: &str) -> Error {
+    Error::fatal(format!(
+        "VTGate sent {what} is not UTF-8 ({:?}): Vitess's names and positions are text, so the \
+         stream was corrupted on its way; check what runs between the connector and VTGate (a \
+         proxy, a load balancer) and restart from the last checkpoint",
+        String::from_utf8_lossy(part)
+    ))
 }
 
 /// A name of an event as text: [`check_names_are_text`] has checked it, so a name is never
@@ -1085,6 +1087,7 @@ fn row_name_bytes<'a>(
     } else {
         &re.shard
     };
+    // The `keyspace.` prefix VTGate puts on table names goes, as `bare_table_name` does.
     let table = re
         .table_name
         .strip_prefix(&keyspace[..])
@@ -1093,17 +1096,13 @@ fn row_name_bytes<'a>(
     (keyspace, shard, table)
 }
 
-/// The keyspace, shard and (bare) table a ROW event names.
+/// The keyspace, shard and (bare) table a ROW event names, as text.
 fn row_names<'a>(
     ev: &'a VEvent,
     re: &'a crate::proto::binlogdata::RowEvent,
 ) -> (&'a str, &'a str, &'a str) {
-    let (keyspace, shard) = first_non_empty(text(&re.keyspace), text(&re.shard), ev);
-    (
-        keyspace,
-        shard,
-        bare_table_name(keyspace, text(&re.table_name)),
-    )
+    let (keyspace, shard, table) = row_name_bytes(ev, re);
+    (text(keyspace), text(shard), text(table))
 }
 
 /// The keyspace and shard a ROW or FIELD event names, else those of the VEvent around it.

@@ -39,7 +39,7 @@ final class ProcessStats {
     static double machineBusyCpuSeconds() {
         try (var lines = Files.lines(Path.of("/proc/stat"))) {
             return lines.findFirst().map(ProcessStats::busySecondsOfCpuLine).orElse(0.0);
-        } catch (IOException | UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException | NumberFormatException e) {
             return 0;
         }
     }
