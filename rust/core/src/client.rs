@@ -99,7 +99,13 @@ pub struct KeyspaceInfo {
     pub shards: Vec<String>,
     /// Base tables of the keyspace, with whether each has a primary key, sorted by name.
     pub tables: Vec<(String, bool)>,
+    /// The primary-key columns of each table that has one, in index order: a narrowed
+    /// selection keeps them (see [`crate::request::filter_rules`]).
+    pub primary_keys: PrimaryKeys,
 }
+
+/// Table name → its primary-key column names, in index order.
+pub type PrimaryKeys = std::collections::BTreeMap<String, Vec<String>>;
 
 /// A Vitess server version as reported by `@@version_comment` (e.g. `Version: 24.0.4 (...)`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -289,7 +295,8 @@ impl VtgateClient {
             "select table_name from information_schema.tables where table_schema = {ks} and table_type = 'BASE TABLE'"
         );
         let pks_sql = format!(
-            "select distinct table_name from information_schema.columns where table_schema = {ks} and column_key = 'PRI'"
+            "select table_name, column_name from information_schema.statistics \
+             where table_schema = {ks} and index_name = 'PRIMARY' order by table_name, seq_in_index"
         );
         // Three round trips through VTGate, side by side on the one connection: a stream waits
         // for them before it starts. The shards' answer is looked at first, so an unknown
@@ -320,18 +327,21 @@ impl VtgateClient {
             .with_code(ErrorCode::UnknownKeyspace));
         }
         let (tables, pks) = (tables?, pks?);
-        let with_pk: std::collections::BTreeSet<String> =
-            text_column(&pks, 0)?.into_iter().collect();
+        let primary_keys = primary_key_columns_of(&pks)?;
         let mut tables: Vec<(String, bool)> = text_column(&tables, 0)?
             .into_iter()
             .map(|t| {
-                let has_pk = with_pk.contains(&t);
+                let has_pk = primary_keys.contains_key(&t);
                 (t, has_pk)
             })
             .collect();
         tables.sort();
         tables.dedup();
-        Ok(KeyspaceInfo { shards, tables })
+        Ok(KeyspaceInfo {
+            shards,
+            tables,
+            primary_keys,
+        })
     }
 
     /// Fails with [`ErrorCode::UnknownColumn`] when a selected column is not in one of `tables`
@@ -431,10 +441,7 @@ impl VtgateClient {
 impl VtgateClient {
     /// The primary-key column names of every table of `keyspace`, in index order (the order
     /// the key compares in, which is not always the order of the table's columns).
-    pub async fn primary_key_columns(
-        &self,
-        keyspace: &str,
-    ) -> Result<std::collections::BTreeMap<String, Vec<String>>> {
+    pub async fn primary_key_columns(&self, keyspace: &str) -> Result<PrimaryKeys> {
         let ks = sql_string(keyspace);
         let result = self
             .execute(&format!(
@@ -442,15 +449,20 @@ impl VtgateClient {
                  where table_schema = {ks} and index_name = 'PRIMARY' order by table_name, seq_in_index"
             ))
             .await?;
-        let mut tables = std::collections::BTreeMap::<String, Vec<String>>::new();
-        for row in &result.rows {
-            let text = text_cells(row)?;
-            if let (Some(table), Some(column)) = (text(0), text(1)) {
-                tables.entry(table).or_default().push(column);
-            }
-        }
-        Ok(tables)
+        primary_key_columns_of(&result)
     }
+}
+
+/// Table → key columns from rows of `(table_name, column_name)` in index order.
+fn primary_key_columns_of(result: &QueryResult) -> Result<PrimaryKeys> {
+    let mut tables = PrimaryKeys::new();
+    for row in &result.rows {
+        let text = text_cells(row)?;
+        if let (Some(table), Some(column)) = (text(0), text(1)) {
+            tables.entry(table).or_default().push(column);
+        }
+    }
+    Ok(tables)
 }
 
 /// Row counts of every table of one shard, as its MySQL's table statistics estimate them

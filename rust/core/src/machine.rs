@@ -125,6 +125,9 @@ pub struct MachineConfig {
     /// Follow VTGate's reshard transition (new shards join this stream) instead of stopping each
     /// shard at its journal ([`crate::StreamOptions::follow_reshard`]).
     pub follow_reshard: bool,
+    /// The selection names its columns (`columns`): a table whose FIELD event shows no key may
+    /// have one that the selection left out, which is what the error then says.
+    pub narrowed_selection: bool,
 }
 
 pub struct Machine {
@@ -344,10 +347,23 @@ impl Machine {
         if candidate.primary_key_indexes().is_empty()
             && !self.config.allow_tables_without_primary_key
         {
-            return Err(Error::config(format!(
-                "table '{keyspace}.{table}' has no primary key: updates and deletes cannot be matched to rows — \
-                 add a primary key, leave the table out of the selection, or set allow_tables_without_primary_key"
-            )).with_code(ErrorCode::NoPrimaryKey));
+            return Err(if self.config.narrowed_selection {
+                // The plan adds every key column to a narrowed selection: a key missing here is
+                // one that changed after the stream was planned (ALTER TABLE … PRIMARY KEY).
+                Error::config(format!(
+                    "the selected columns of table '{keyspace}.{table}' ({}) hold no primary-key column: updates and \
+                     deletes cannot be matched to rows — if the table's primary key changed while the job ran, \
+                     restart the job so that it selects the new key columns; if the table has no key, add one or \
+                     set allow_tables_without_primary_key",
+                    candidate.columns.iter().map(|c| c.name.as_str()).collect::<Vec<_>>().join(", ")
+                ))
+            } else {
+                Error::config(format!(
+                    "table '{keyspace}.{table}' has no primary key: updates and deletes cannot be matched to rows — \
+                     add a primary key, leave the table out of the selection, or set allow_tables_without_primary_key"
+                ))
+            }
+            .with_code(ErrorCode::NoPrimaryKey));
         }
         let schema = match previous {
             Some(prev) if prev.columns == candidate.columns => prev,

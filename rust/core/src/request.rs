@@ -10,7 +10,7 @@
 //! tables not started — so the copy goes on instead of degrading to stream-only. On v24 the
 //! `tables_to_copy` flag narrows the copy to exactly those tables.
 
-use crate::client::{KeyspaceInfo, ServerVersion};
+use crate::client::{KeyspaceInfo, PrimaryKeys, ServerVersion};
 use crate::copyfilter::{self, LastPkKind};
 use crate::error::{Error, ErrorCode, Result};
 use crate::options::{InitialSnapshot, StartMode, StreamOptions};
@@ -45,15 +45,29 @@ fn anchored(pattern: &str) -> String {
 }
 
 /// Filter rules: one exact rule per named table, one `/regex` rule per pattern, or all tables.
-pub fn filter_rules(options: &StreamOptions) -> Filter {
+///
+/// A narrowed selection (`columns`) always carries each table's primary-key columns (`keys`),
+/// whether or not the consumer asked for them: the copy pages by the key, the copy filter and
+/// the strict changelog place every change by it, and a SQL query that projects only non-key
+/// columns (`SELECT status, COUNT(*) … GROUP BY status`) still needs an exact changelog. The
+/// consumer maps the columns it declared by name and never sees the others.
+pub fn filter_rules(options: &StreamOptions, keys: &PrimaryKeys) -> Filter {
     // An exact-name rule needs a SELECT filter: the running-phase plan builder of vstreamer
     // treats an empty filter on a non-regex rule as an (empty) query and fails.
-    let select = if options.columns.is_empty() {
-        "*".to_string()
-    } else {
+    let select = |table: &str| {
+        if options.columns.is_empty() {
+            return "*".to_string();
+        }
+        let key_columns = keys.get(table).map(Vec::as_slice).unwrap_or_default();
+        // MySQL column names are case-insensitive: a key the consumer named in another case is
+        // not selected twice.
+        let missing_keys = key_columns
+            .iter()
+            .filter(|k| !options.columns.iter().any(|c| c.eq_ignore_ascii_case(k)));
         options
             .columns
             .iter()
+            .chain(missing_keys)
             .map(|c| format!("`{}`", c.replace('`', "``")))
             .collect::<Vec<_>>()
             .join(", ")
@@ -71,7 +85,8 @@ pub fn filter_rules(options: &StreamOptions) -> Filter {
         .map(|t| Rule {
             r#match: t.clone(),
             filter: format!(
-                "select {select} from `{}`{filter_where}",
+                "select {} from `{}`{filter_where}",
+                select(t),
                 t.replace('`', "``")
             ),
         })
@@ -202,12 +217,15 @@ pub fn plan(
         Some(v) if v.major < MIN_ROW_FILTER_MAJOR && options.row_filter.is_some() => {
             tracing::warn!(server = %format!("{}.{}", v.major, v.minor), row_filter = ?options.row_filter,
                 "Vitess older than v{MIN_ROW_FILTER_MAJOR} cannot evaluate the row filter: streaming every row");
-            filter_rules(&StreamOptions {
-                row_filter: None,
-                ..options.clone()
-            })
+            filter_rules(
+                &StreamOptions {
+                    row_filter: None,
+                    ..options.clone()
+                },
+                &info.primary_keys,
+            )
         }
-        _ => filter_rules(options),
+        _ => filter_rules(options, &info.primary_keys),
     };
     Ok(Plan {
         filter,
@@ -438,7 +456,15 @@ mod tests {
                 ("b".into(), true),
                 ("nopk".into(), false),
             ],
+            primary_keys: keys(),
         }
+    }
+
+    fn keys() -> PrimaryKeys {
+        [("a", vec!["id"]), ("b", vec!["Tenant", "id"])]
+            .into_iter()
+            .map(|(t, k)| (t.to_string(), k.into_iter().map(String::from).collect()))
+            .collect()
     }
 
     fn opts() -> StreamOptions {
@@ -453,18 +479,21 @@ mod tests {
         o.table_patterns = vec!["^c.*".into()];
         o.columns = vec!["id".into()];
         o.row_filter = Some(" `id` >= 3 and `name` in ('a', 'b') ".into());
-        let rules = filter_rules(&o).rules;
+        let rules = filter_rules(&o, &keys()).rules;
         assert_eq!(
             rules[0].filter,
             "select `id` from `a` where `id` >= 3 and `name` in ('a', 'b')"
         );
         assert_eq!(
             rules[1].filter,
-            "select `id` from `b` where `id` >= 3 and `name` in ('a', 'b')"
+            "select `id`, `Tenant` from `b` where `id` >= 3 and `name` in ('a', 'b')"
         );
         assert_eq!(rules[2].filter, "", "patterns carry no WHERE clause");
         o.row_filter = Some("  ".into());
-        assert_eq!(filter_rules(&o).rules[0].filter, "select `id` from `a`");
+        assert_eq!(
+            filter_rules(&o, &keys()).rules[0].filter,
+            "select `id` from `a`"
+        );
         let mut o = StreamOptions::new("x:1", "ks");
         o.table_patterns = vec!["[ab]".into()];
         o.row_filter = Some("`id` > 1".into());
@@ -494,12 +523,45 @@ mod tests {
     fn columns_narrow_the_select_of_named_tables_only() {
         let mut o = opts();
         o.table_patterns = vec!["^c.*".into()];
-        assert_eq!(filter_rules(&o).rules[0].filter, "select * from `a`");
+        assert_eq!(
+            filter_rules(&o, &keys()).rules[0].filter,
+            "select * from `a`"
+        );
         o.columns = vec!["id".into(), "we`ird".into()];
-        let rules = filter_rules(&o).rules;
+        let rules = filter_rules(&o, &keys()).rules;
         assert_eq!(rules[0].filter, "select `id`, `we``ird` from `a`");
-        assert_eq!(rules[1].filter, "select `id`, `we``ird` from `b`");
+        assert_eq!(
+            rules[1].filter, "select `id`, `we``ird`, `Tenant` from `b`",
+            "b's key is (Tenant, id): the missing key column is added, `id` not twice"
+        );
         assert_eq!(rules[2].filter, "", "regex rules stream every column");
+    }
+
+    #[test]
+    fn a_selection_without_the_key_still_streams_the_key() {
+        // `SELECT status, COUNT(*) FROM orders GROUP BY status` pushes `status` alone into the
+        // source: the rule must still carry the key, or the table looks keyless to the core.
+        let mut o = opts();
+        o.columns = vec!["status".into()];
+        let rules = filter_rules(&o, &keys()).rules;
+        assert_eq!(rules[0].filter, "select `status`, `id` from `a`");
+        assert_eq!(rules[1].filter, "select `status`, `Tenant`, `id` from `b`");
+        o.columns = vec!["TENANT".into(), "ID".into()];
+        assert_eq!(
+            filter_rules(&o, &keys()).rules[1].filter,
+            "select `TENANT`, `ID` from `b`",
+            "column names compare without case, as MySQL's do"
+        );
+        let p = plan(
+            &StreamOptions {
+                columns: vec!["status".into()],
+                ..opts()
+            },
+            &info(),
+            None,
+        )
+        .unwrap();
+        assert_eq!(p.filter.rules[0].filter, "select `status`, `id` from `a`");
     }
 
     #[test]

@@ -98,6 +98,7 @@ impl EventStream {
             transaction_buffer_bytes: (options.buffer_bytes / 2).max(1024 * 1024),
             snapshot_only: matches!(options.start, StartMode::SnapshotOnly),
             follow_reshard: options.follow_reshard,
+            narrowed_selection: !options.columns.is_empty(),
         };
         let machine = Machine::new(config, start, metrics.clone());
         let mut stream = EventStream {

@@ -111,6 +111,7 @@ fn machine(snapshot_only: bool) -> Machine {
         transaction_buffer_bytes: 1 << 16,
         snapshot_only,
         follow_reshard: false,
+        narrowed_selection: false,
     };
     Machine::new(config, vec![start], Arc::new(Metrics::default()))
 }

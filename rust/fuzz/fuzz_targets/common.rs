@@ -139,6 +139,7 @@ pub fn machine(copy: bool) -> Machine {
         transaction_buffer_bytes: 1 << 14,
         snapshot_only: false,
         follow_reshard: false,
+        narrowed_selection: false,
     };
     Machine::new(config, vec![start], Arc::new(Metrics::default()))
 }

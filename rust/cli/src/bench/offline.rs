@@ -543,6 +543,7 @@ fn measure_pipeline(
             transaction_buffer_bytes: 4 << 20,
             snapshot_only: false,
             follow_reshard: false,
+            narrowed_selection: false,
         },
         starts,
         Arc::new(Metrics::default()),

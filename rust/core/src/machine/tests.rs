@@ -26,6 +26,7 @@ fn machine(start_pos: ShardPosition, budget: usize) -> Machine {
         transaction_buffer_bytes: budget,
         snapshot_only: true,
         follow_reshard: false,
+        narrowed_selection: false,
     };
     Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
 }
@@ -482,8 +483,21 @@ fn malformed_events_are_clear_errors() {
     );
     let mut nopk = field("n");
     nopk.field_event.as_mut().unwrap().fields[0].flags = 0;
-    let err = m.handle(nopk, &mut out).unwrap_err();
+    let err = m.handle(nopk.clone(), &mut out).unwrap_err();
     assert_eq!(err.kind, crate::ErrorKind::Config);
+    assert!(err.message.contains("has no primary key"), "{}", err.message);
+    // With a narrowed selection the key may exist and be left out: the error says that instead
+    // of claiming the table has none.
+    let mut narrowed = machine(start("pos0", &[]), 1 << 20);
+    narrowed.config.narrowed_selection = true;
+    let err = narrowed.handle(nopk, &mut out).unwrap_err();
+    assert!(
+        err.message.contains("selected columns of table 'ks.n'")
+            && err.message.contains("hold no primary-key column")
+            && !err.message.contains("has no primary key"),
+        "{}",
+        err.message
+    );
 }
 
 #[test]
@@ -539,6 +553,7 @@ fn follow_machine(start_pos: ShardPosition) -> Machine {
         transaction_buffer_bytes: 1 << 20,
         snapshot_only: false,
         follow_reshard: true,
+        narrowed_selection: false,
     };
     Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
 }
@@ -638,6 +653,7 @@ fn a_merge_ends_each_participant_at_its_own_journal_and_the_others_go_on() {
         transaction_buffer_bytes: 1 << 20,
         snapshot_only: false,
         follow_reshard: false,
+        narrowed_selection: false,
     };
     let pos = |shard: &str| ShardPosition {
         shard: shard.into(),
@@ -756,6 +772,7 @@ fn unmoved_shards_of_a_vgtid_are_skipped_in_any_order_with_the_same_events() {
         transaction_buffer_bytes: 1 << 20,
         snapshot_only: false,
         follow_reshard: false,
+        narrowed_selection: false,
     };
     let positions: Vec<ShardPosition> = shards
         .iter()
@@ -827,6 +844,7 @@ fn rows_of_tables_and_shards_taking_turns_decode_with_their_own_shape() {
             transaction_buffer_bytes: 1 << 20,
             snapshot_only: false,
             follow_reshard: false,
+            narrowed_selection: false,
         },
         starts,
         metrics.clone(),
