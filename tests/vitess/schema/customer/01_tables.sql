@@ -102,3 +102,28 @@ CREATE TABLE flink_snap (
   pad VARCHAR(64) NOT NULL,
   PRIMARY KEY (id)
 ) ENGINE = InnoDB;
+
+-- The query-shape suite (VitessQueryShapesITCase): orders with non-key columns to project, filter
+-- and group by, the customers they join, and an append-only stream of visits for the event-time
+-- temporal join. Each test empties them first; a test owns them while it runs.
+CREATE TABLE shape_orders (
+  id BIGINT NOT NULL,
+  customer_id BIGINT NOT NULL,
+  status VARCHAR(16) NOT NULL,
+  amount BIGINT NOT NULL,
+  ver BIGINT NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
+CREATE TABLE shape_customers (
+  id BIGINT NOT NULL,
+  name VARCHAR(32) NOT NULL,
+  tier VARCHAR(8) NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
+CREATE TABLE shape_visits (
+  id BIGINT NOT NULL,
+  customer_id BIGINT NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;

@@ -15,6 +15,7 @@ import io.vitesscdc.source.enumerator.VitessEnumeratorState;
 import io.vitesscdc.source.enumerator.VitessEnumeratorStateSerializer;
 import io.vitesscdc.source.enumerator.VitessSourceEnumerator;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
+import io.vitesscdc.source.reader.HeartbeatWatermarks;
 import io.vitesscdc.source.reader.ReaderWarmUp;
 import io.vitesscdc.source.reader.VitessRecordEmitter;
 import io.vitesscdc.source.reader.VitessSourceReader;
@@ -71,16 +72,33 @@ public final class VitessSource<T>
 
     private final VitessSourceConfig config;
     private final VitessDeserializationSchema<T> deserializer;
+    private final HeartbeatWatermarks heartbeats;
 
     VitessSource(VitessSourceConfig config, VitessDeserializationSchema<T> deserializer) {
+        this(config, deserializer, HeartbeatWatermarks.AT_HEARTBEAT);
+    }
+
+    private VitessSource(
+            VitessSourceConfig config, VitessDeserializationSchema<T> deserializer, HeartbeatWatermarks heartbeats) {
         this.config = config;
         this.deserializer = deserializer;
+        this.heartbeats = heartbeats;
     }
 
     /** A source for an already validated configuration (used by the SQL connector). */
     @Internal
     public static <T> VitessSource<T> create(VitessSourceConfig config, VitessDeserializationSchema<T> deserializer) {
         return new VitessSource<>(config, deserializer);
+    }
+
+    /**
+     * A source whose heartbeats become watermarks through {@code heartbeats} (the SQL connector's
+     * pushed-down WATERMARK expression) instead of at the heartbeat's own time.
+     */
+    @Internal
+    public static <T> VitessSource<T> create(
+            VitessSourceConfig config, VitessDeserializationSchema<T> deserializer, HeartbeatWatermarks heartbeats) {
+        return new VitessSource<>(config, deserializer, heartbeats);
     }
 
     public static <T> VitessSourceBuilder<T> builder() {
@@ -109,6 +127,7 @@ public final class VitessSource<T>
                 () -> new VitessSplitReader<>(config, deserializer, metrics, opener),
                 new VitessRecordEmitter<>(
                         config.heartbeatWatermarks(),
+                        heartbeats,
                         context.metricGroup().getIOMetricGroup().getNumRecordsInCounter()),
                 new Configuration(),
                 context,

@@ -51,6 +51,8 @@ final class ChangelogModeResolver {
     private final Supplier<KeyOrders> keyOrders;
     /** Whether the table reads chunked snapshots, whose rows are upserts (docs/snapshots.md). */
     private final boolean chunkedSnapshots;
+    /** 'scan.allow-tables-without-primary-key': the selected Vitess tables may have no key at all. */
+    private final boolean keylessTablesAllowed;
 
     private Boolean upsert;
 
@@ -60,7 +62,7 @@ final class ChangelogModeResolver {
      * @param keyOrders reads the key orders of the selected tables from VTGate
      */
     ChangelogModeResolver(String table, VitessChangelogMode option, boolean keyed, Supplier<KeyOrders> keyOrders) {
-        this(table, option, keyed, false, keyOrders);
+        this(table, option, keyed, false, false, keyOrders);
     }
 
     /**
@@ -74,10 +76,26 @@ final class ChangelogModeResolver {
             boolean keyed,
             boolean chunkedSnapshots,
             Supplier<KeyOrders> keyOrders) {
+        this(table, option, keyed, chunkedSnapshots, false, keyOrders);
+    }
+
+    /**
+     * @param keylessTablesAllowed the selected Vitess tables may have no primary key
+     *     ('scan.allow-tables-without-primary-key'): a table declared without a key is then read as
+     *     the changelog it is, without asking VTGate
+     */
+    ChangelogModeResolver(
+            String table,
+            VitessChangelogMode option,
+            boolean keyed,
+            boolean chunkedSnapshots,
+            boolean keylessTablesAllowed,
+            Supplier<KeyOrders> keyOrders) {
         this.table = table;
         this.option = option;
         this.keyed = keyed;
         this.chunkedSnapshots = chunkedSnapshots;
+        this.keylessTablesAllowed = keylessTablesAllowed;
         this.keyOrders = keyOrders;
     }
 
@@ -108,12 +126,26 @@ final class ChangelogModeResolver {
         if (chunkedSnapshots) {
             return chunkedNeedsUpsert();
         }
-        if (!keyed) {
-            // No declared key (scan.allow-tables-without-primary-key): the changelog is not keyed,
-            // so there is no upsert form of it and no key order to keep exact.
+        if (!keyed && keylessTablesAllowed) {
+            // Tables that may have no key (scan.allow-tables-without-primary-key): the changelog
+            // is not keyed, so there is no upsert form of it and no key order to keep exact.
             return false;
         }
         KeyOrders orders = read();
+        if (!keyed && !orders.allExact()) {
+            // A Flink table may leave its key undeclared (Flink needs none for a retract
+            // changelog), but then there is no upsert form to fall back on.
+            KeyOrders.Inexact first = orders.inexact().get(0);
+            throw new ValidationException("vitess-cdc table " + table + " declares no primary key, so it can only be "
+                    + "a retract changelog, but the connector cannot reproduce MySQL's primary-key order of " + first
+                    + ", so a resumed copy could repeat a row or retract one it never sent. Declare the key, PRIMARY "
+                    + "KEY (<the Vitess table's key columns>) NOT ENFORCED, so the table can be read as an upsert "
+                    + "changelog, or " + fix(first)
+                    + (first.column() == null
+                            ? " (or set 'scan.allow-tables-without-primary-key' = 'true' to read it unkeyed)"
+                            : "")
+                    + "." + others(orders));
+        }
         if (orders.allExact()) {
             LOG.info(
                     "vitess-cdc table {} is read as a retract changelog (+I -U +U -D): the connector reproduces "

@@ -14,7 +14,9 @@ import io.vitesscdc.source.StartupMode;
 import io.vitesscdc.source.config.VitessSourceConfig;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.RuntimeExecutionMode;
 import org.apache.flink.configuration.ConfigOption;
+import org.apache.flink.configuration.ExecutionOptions;
 import org.apache.flink.configuration.ReadableConfig;
 import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.ResolvedSchema;
@@ -135,15 +137,11 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         helper.validate();
         ReadableConfig options = helper.getOptions();
         String table = context.getObjectIdentifier().asSummaryString();
+        refuseBatchMode(context.getConfiguration(), table);
         ResolvedSchema schema = context.getCatalogTable().getResolvedSchema();
+        // A Flink table may leave the key undeclared: its changelog is then retract, which the
+        // resolver accepts only where the core keeps it exact (the Vitess table's key order).
         boolean allowNoPk = options.get(ALLOW_TABLES_WITHOUT_PRIMARY_KEY);
-        if (schema.getPrimaryKey().isEmpty() && !allowNoPk) {
-            throw invalid(
-                    table,
-                    "declares no primary key. A vitess-cdc table is a changelog keyed by the Vitess "
-                            + "table's primary key: add PRIMARY KEY (<the table's key columns>) NOT ENFORCED, or set '"
-                            + ALLOW_TABLES_WITHOUT_PRIMARY_KEY.key() + "' = 'true' for tables without one");
-        }
         VitessChangelogMode changelogMode =
                 changelogMode(options, table, schema.getPrimaryKey().isPresent());
         VitessSourceConfig.Builder config =
@@ -213,9 +211,31 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 changelogMode,
                 schema.getPrimaryKey().isPresent(),
                 built.readsChunkedSnapshots(),
+                allowNoPk,
                 () -> KeyOrders.read(built.planningOptionsJson()));
         return VitessDynamicTableSource.of(
                 built, context.getPhysicalRowDataType(), changelog, options.get(FILTER_PUSH_DOWN));
+    }
+
+    /**
+     * Flink's batch mode reads insert-only sources, and no phase of this one is: the copy brings
+     * the changes made while it runs as updates and deletes of rows it sent (VStream's catch-up),
+     * so even a bounded read is a changelog. Refused when the statement is planned, with the way
+     * to a bounded, final answer in streaming mode.
+     */
+    private static void refuseBatchMode(ReadableConfig session, String table) {
+        if (session.get(ExecutionOptions.RUNTIME_MODE) != RuntimeExecutionMode.BATCH) {
+            return;
+        }
+        throw invalid(
+                table,
+                "cannot be read in batch mode ('" + ExecutionOptions.RUNTIME_MODE.key() + "' = 'batch'): Flink's "
+                        + "batch mode reads insert-only sources, and a vitess-cdc table is a changelog in every phase "
+                        + "(even the copy's rows are updated and deleted by the changes made while it runs). Run the "
+                        + "query in streaming mode ('" + ExecutionOptions.RUNTIME_MODE.key() + "' = 'streaming') "
+                        + "with '" + SCAN_STARTUP_MODE.key() + "' = 'snapshot': the job then ends by itself when every "
+                        + "shard's copy completed, and its final result equals the table as of the copy's end "
+                        + "(docs/sql-connector.md, \"Batch mode\")");
     }
 
     private static VitessChangelogMode changelogMode(ReadableConfig options, String table, boolean keyed) {

@@ -9,15 +9,24 @@ import io.vitesscdc.source.VitessSource;
 import io.vitesscdc.source.config.VitessSourceConfig;
 
 import org.apache.flink.annotation.Internal;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.DataStreamSource;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.DataTypes;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.connector.ChangelogMode;
 import org.apache.flink.table.connector.Projection;
+import org.apache.flink.table.connector.ProviderContext;
+import org.apache.flink.table.connector.source.DataStreamScanProvider;
 import org.apache.flink.table.connector.source.DynamicTableSource;
+import org.apache.flink.table.connector.source.LookupTableSource;
 import org.apache.flink.table.connector.source.ScanTableSource;
 import org.apache.flink.table.connector.source.SourceProvider;
 import org.apache.flink.table.connector.source.abilities.SupportsFilterPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsProjectionPushDown;
 import org.apache.flink.table.connector.source.abilities.SupportsReadingMetadata;
+import org.apache.flink.table.connector.source.abilities.SupportsWatermarkPushDown;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.expressions.ResolvedExpression;
 import org.apache.flink.table.types.DataType;
@@ -34,9 +43,22 @@ import java.util.Objects;
  * VitessSource}, with projection and filters pushed into the VStream filter rule (see {@link
  * VitessFilters}) and metadata into the deserializer. Retract (+I, -U, +U, -D) or upsert (+I, +U,
  * -D), as {@link ChangelogModeResolver} decides.
+ *
+ * <p>A declared {@code WATERMARK} is pushed into the source, so that VTGate heartbeats move it
+ * while the table is quiet ({@link WatermarkExpressionHeartbeats}): Flink's own watermark operator
+ * after a scan sees records only, and a window would never close once the writes stop.
+ *
+ * <p>It is a {@link LookupTableSource} only to refuse lookups at planning with the way to do them
+ * (Flink's JDBC connector on VTGate's MySQL port, docs/sql-connector.md): without it Flink's own
+ * message for a processing-time join names neither the cause nor a fix.
  */
 @Internal
-public class VitessDynamicTableSource implements ScanTableSource, SupportsReadingMetadata, SupportsProjectionPushDown {
+public class VitessDynamicTableSource
+        implements ScanTableSource,
+                LookupTableSource,
+                SupportsReadingMetadata,
+                SupportsProjectionPushDown,
+                SupportsWatermarkPushDown {
 
     private final VitessSourceConfig config;
     /** Shared by copies, so the key orders are read from VTGate once per planned table. */
@@ -48,6 +70,9 @@ public class VitessDynamicTableSource implements ScanTableSource, SupportsReadin
 
     /** The WHERE clause of the pushed-down filters, or null. */
     private String rowFilter;
+
+    /** The table's WATERMARK, pushed down by the planner, or null. */
+    private WatermarkStrategy<RowData> watermarkStrategy;
 
     /**
      * The source for a table: with filter push-down unless {@code scan.filter-push-down.enabled}
@@ -120,8 +145,63 @@ public class VitessDynamicTableSource implements ScanTableSource, SupportsReadin
         if (rowFilter != null) {
             streamConfig = streamConfig.withNativeOption("row_filter", rowFilter);
         }
-        VitessSource<RowData> source = VitessSource.create(streamConfig, deserializer);
-        return SourceProvider.of(source);
+        if (watermarkStrategy == null) {
+            return SourceProvider.of(VitessSource.create(streamConfig, deserializer));
+        }
+        int opTs = metadataKeys.indexOf(VitessReadableMetadata.OP_TS.key());
+        VitessSource<RowData> source = opTs < 0
+                ? VitessSource.create(streamConfig, deserializer)
+                : VitessSource.create(
+                        streamConfig,
+                        deserializer,
+                        new WatermarkExpressionHeartbeats(
+                                config.keyspace() + "." + config.tables(),
+                                watermarkStrategy,
+                                names.size(),
+                                names.size() - metadataKeys.size() + opTs));
+        return new WatermarkedScan(source, watermarkStrategy);
+    }
+
+    /**
+     * The source with the table's watermark strategy: Flink's {@code SourceProvider} path would
+     * start it with no watermarks. The operator's uid is the one the planner gives a scan's source.
+     */
+    private static final class WatermarkedScan implements DataStreamScanProvider {
+        private final VitessSource<RowData> source;
+        private final WatermarkStrategy<RowData> watermarks;
+
+        WatermarkedScan(VitessSource<RowData> source, WatermarkStrategy<RowData> watermarks) {
+            this.source = source;
+            this.watermarks = watermarks;
+        }
+
+        @Override
+        public DataStream<RowData> produceDataStream(
+                ProviderContext providerContext, StreamExecutionEnvironment execEnv) {
+            DataStreamSource<RowData> stream = execEnv.fromSource(source, watermarks, "VitessSource");
+            providerContext.generateUid("source").ifPresent(stream::uid);
+            return stream;
+        }
+
+        @Override
+        public boolean isBounded() {
+            return source.getBoundedness() == org.apache.flink.api.connector.source.Boundedness.BOUNDED;
+        }
+    }
+
+    @Override
+    public void applyWatermark(WatermarkStrategy<RowData> watermarkStrategy) {
+        this.watermarkStrategy = watermarkStrategy;
+    }
+
+    @Override
+    public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
+        throw new ValidationException("vitess-cdc table " + config.keyspace() + "." + config.tables()
+                + " is a change stream and does not serve lookups (a JOIN ... FOR SYSTEM_TIME AS OF a processing-time "
+                + "attribute). To enrich a stream with a Vitess table, either look rows up through VTGate's MySQL port "
+                + "with Flink's JDBC connector (the recipe in docs/sql-connector.md, \"Lookups\"), or join with this "
+                + "table as the versioned side of an event-time temporal join (FOR SYSTEM_TIME AS OF the stream's "
+                + "rowtime; this table with PRIMARY KEY and a WATERMARK on op_ts), or use a regular join.");
     }
 
     /** The VStream rule of named tables carries a column list and a WHERE clause; a pattern's none. */
@@ -188,6 +268,7 @@ public class VitessDynamicTableSource implements ScanTableSource, SupportsReadin
         VitessDynamicTableSource copy = emptyCopy();
         copy.metadataKeys = new ArrayList<>(metadataKeys);
         copy.rowFilter = rowFilter;
+        copy.watermarkStrategy = watermarkStrategy;
         return copy;
     }
 
@@ -209,6 +290,7 @@ public class VitessDynamicTableSource implements ScanTableSource, SupportsReadin
                 && physicalDataType.equals(that.physicalDataType)
                 && metadataKeys.equals(that.metadataKeys)
                 && Objects.equals(rowFilter, that.rowFilter)
+                && Objects.equals(watermarkStrategy, that.watermarkStrategy)
                 && changelog.option() == that.changelog.option();
     }
 

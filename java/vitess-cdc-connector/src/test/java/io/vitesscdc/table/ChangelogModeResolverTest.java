@@ -112,11 +112,24 @@ class ChangelogModeResolverTest {
         };
         assertThat(resolver(VitessChangelogMode.UPSERT, true, unreachable).changelogMode())
                 .isEqualTo(ChangelogModeResolver.UPSERT);
-        // Without a declared key there is no upsert form: the changelog stays as it comes.
-        assertThat(resolver(VitessChangelogMode.AUTO, false, unreachable).changelogMode())
+        // Keyless tables allowed and no declared key: no upsert form, the changelog stays as it comes.
+        for (VitessChangelogMode mode : new VitessChangelogMode[] {VitessChangelogMode.AUTO, VitessChangelogMode.ALL}) {
+            assertThat(new ChangelogModeResolver("`c`.`d`.`src`", mode, false, false, true, unreachable)
+                            .changelogMode())
+                    .isEqualTo(ChangelogMode.all());
+        }
+    }
+
+    @Test
+    void anUndeclaredKeyIsRetractWhereTheKeyOrderIsExactAndRefusedWhereNot() {
+        assertThat(resolver(VitessChangelogMode.AUTO, false, answering(EXACT)).changelogMode())
                 .isEqualTo(ChangelogMode.all());
-        assertThat(resolver(VitessChangelogMode.ALL, false, unreachable).changelogMode())
-                .isEqualTo(ChangelogMode.all());
+        assertThatThrownBy(() -> resolver(VitessChangelogMode.AUTO, false, answering(INEXACT))
+                        .changelogMode())
+                .isInstanceOf(ValidationException.class)
+                .hasMessageContaining("declares no primary key, so it can only be a retract changelog")
+                .hasMessageContaining("table 's_varchar', primary-key column 'k'")
+                .hasMessageContaining("PRIMARY KEY (<the Vitess table's key columns>) NOT ENFORCED");
     }
 
     @Test

@@ -14,6 +14,7 @@ import org.apache.flink.table.api.EnvironmentSettings;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.Schema;
 import org.apache.flink.table.api.TableEnvironment;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.catalog.CatalogTable;
 import org.apache.flink.table.catalog.Column;
 import org.apache.flink.table.catalog.ObjectIdentifier;
@@ -54,6 +55,42 @@ class VitessDynamicTableFactoryTest {
                 assertThat(all.toString()).contains(needle);
             }
         });
+    }
+
+    @Test
+    void batchModeIsRefusedAtPlanningWithTheStreamingWayToABoundedRead() {
+        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inBatchMode());
+        tEnv.executeSql("CREATE TABLE src " + COLUMNS + " WITH (" + BASE
+                + ", 'hostname' = 'h', 'changelog-mode' = 'upsert', 'scan.startup.mode' = 'snapshot')");
+        assertThatThrownBy(() -> tEnv.explainSql("SELECT * FROM src"))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(rootMessages(e))
+                        .contains("cannot be read in batch mode")
+                        .contains("'execution.runtime-mode' = 'streaming'")
+                        .contains("'scan.startup.mode' = 'snapshot'"));
+    }
+
+    @Test
+    void aLookupJoinIsRefusedAtPlanningPointingToTheJdbcRecipe() {
+        TableEnvironment tEnv = TableEnvironment.create(EnvironmentSettings.inStreamingMode());
+        tEnv.executeSql("CREATE TABLE src " + COLUMNS + " WITH (" + BASE + ", 'hostname' = 'h', "
+                + "'changelog-mode' = 'upsert')");
+        tEnv.executeSql("CREATE TABLE probe (id BIGINT, pt AS PROCTIME()) WITH ('connector' = 'datagen')");
+        assertThatThrownBy(() -> tEnv.explainSql(
+                        "SELECT p.id, s.name FROM probe p JOIN src FOR SYSTEM_TIME AS OF p.pt AS s ON p.id = s.id"))
+                .satisfies(e -> assertThat(rootMessages(e))
+                        .contains("does not serve lookups")
+                        .contains("JDBC connector")
+                        .contains("docs/sql-connector.md")
+                        .contains("event-time temporal join"));
+    }
+
+    private static String rootMessages(Throwable e) {
+        StringBuilder all = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            all.append(t.getMessage()).append('\n');
+        }
+        return all.toString();
     }
 
     @Test
@@ -137,13 +174,14 @@ class VitessDynamicTableFactoryTest {
     }
 
     @Test
-    void missingPrimaryKeyExplainsTheKeyOrTheOptOut() {
+    void anUndeclaredKeyIsDecidedFromTheVitessTablesKeyOrder() {
+        // Flink needs no declared key for a retract changelog: the planner asks VTGate whether the
+        // core keeps the table's key order exact (the query-shape suite runs it against Vitess).
         assertInvalid(
                 "(id BIGINT)",
-                BASE + ", 'hostname' = 'h'",
-                "no primary key",
-                "PRIMARY KEY",
-                "scan.allow-tables-without-primary-key");
+                BASE + ", 'vtgate.address' = '127.0.0.1:1', 'connect.timeout' = '2 s'",
+                "cannot decide its changelog mode",
+                "127.0.0.1:1");
         assertThat(plan("(id BIGINT)", BASE + ", 'hostname' = 'h', 'scan.allow-tables-without-primary-key' = 'true'"))
                 .as("no declared key: retract as it comes, without asking VTGate")
                 .contains("TableSourceScan")

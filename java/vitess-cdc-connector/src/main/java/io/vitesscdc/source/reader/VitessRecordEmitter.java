@@ -13,7 +13,9 @@ import org.apache.flink.api.connector.source.SourceOutput;
 import org.apache.flink.connector.base.source.reader.RecordEmitter;
 import org.apache.flink.metrics.Counter;
 
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Emits converted values and advances the split state with every element, on the task thread —
@@ -22,8 +24,9 @@ import java.util.List;
  *
  * <p>Event time: a streamed record carries its binlog commit time as timestamp; copy-phase
  * records carry none. A VTGate heartbeat means every shard of the stream had nothing to send, so
- * (when enabled) it emits a watermark at the heartbeat's time for each split that is not inside
- * a transaction, and marks a split idle when no record came since the previous heartbeat.
+ * (when enabled) it emits, for each split that is not inside a transaction, the watermark the
+ * heartbeat proves ({@link HeartbeatWatermarks}: its time, or the SQL table's WATERMARK expression
+ * applied to it), and marks a split idle when no record came since the previous heartbeat.
  *
  * <p>{@code numRecordsIn}: {@code SourceReaderBase} adds one for every element it hands to this
  * emitter, but an element is not one record: a copy batch holds many, an update's before and
@@ -36,11 +39,19 @@ import java.util.List;
 public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<T>, T, VitessSplitState> {
 
     private final boolean heartbeatWatermarks;
+    private final HeartbeatWatermarks heartbeats;
+    /** Per split id, made at its first heartbeat (splits come and go with reshards). */
+    private final Map<String, HeartbeatWatermarks.PerSplit> splitHeartbeats = new HashMap<>();
     /** The reader's {@code numRecordsIn}, the counter {@code SourceReaderBase} increments per element. */
     private final Counter numRecordsIn;
 
     public VitessRecordEmitter(boolean heartbeatWatermarks, Counter numRecordsIn) {
+        this(heartbeatWatermarks, HeartbeatWatermarks.AT_HEARTBEAT, numRecordsIn);
+    }
+
+    public VitessRecordEmitter(boolean heartbeatWatermarks, HeartbeatWatermarks heartbeats, Counter numRecordsIn) {
         this.heartbeatWatermarks = heartbeatWatermarks;
+        this.heartbeats = heartbeats;
         this.numRecordsIn = numRecordsIn;
     }
 
@@ -109,7 +120,12 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
         if (!heartbeatWatermarks || state.recordsSinceMark() > 0) {
             return;
         }
-        output.emitWatermark(new Watermark(timestampMillis));
+        long watermark = splitHeartbeats
+                .computeIfAbsent(state.splitId(), heartbeats::forSplit)
+                .at(timestampMillis);
+        if (watermark != HeartbeatWatermarks.NONE) {
+            output.emitWatermark(new Watermark(watermark));
+        }
         if (state.idleSinceLastHeartbeat()) {
             output.markIdle();
         }
