@@ -5,10 +5,17 @@
 
 package io.vitesscdc.nativeio;
 
+import org.apache.flink.runtime.throwable.ThrowableAnnotation;
+import org.apache.flink.runtime.throwable.ThrowableType;
+
 /**
  * Anything that is neither a configuration mistake nor transient: protocol violations, corrupt
- * state, server refusals, and bugs in the native core (a Rust panic surfaces as this). Not retried.
+ * state, server refusals, values the core cannot decode, and bugs in the native core (a Rust panic
+ * surfaces as this). Not retried by the core, and marked non-recoverable for Flink: a restart would
+ * resume at the same position and meet the same event again, so the job stops once with the cause
+ * instead of cycling through restarts (docs/reliability.md, "Failure classes").
  */
+@ThrowableAnnotation(ThrowableType.NonRecoverableError)
 public class FatalException extends VitessCdcException {
 
     private static final long serialVersionUID = 1L;

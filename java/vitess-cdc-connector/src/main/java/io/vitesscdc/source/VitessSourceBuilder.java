@@ -219,6 +219,16 @@ public final class VitessSourceBuilder<T> {
         return this;
     }
 
+    /**
+     * What to do with a record that cannot be converted (the deserializer throws): stop the job
+     * without restarts, or skip it with a log line, counted in {@code numRecordsInErrors} (default
+     * {@link VitessDefaults#BAD_RECORD_HANDLING}; docs/reliability.md, "Failure classes").
+     */
+    public VitessSourceBuilder<T> badRecordHandling(BadRecordHandling handling) {
+        config.badRecordHandling(handling);
+        return this;
+    }
+
     /** Whether heartbeats advance watermarks and mark quiet splits idle (default {@link VitessDefaults#HEARTBEAT_WATERMARKS}). */
     public VitessSourceBuilder<T> heartbeatWatermarks(boolean enabled) {
         config.heartbeatWatermarks(enabled);

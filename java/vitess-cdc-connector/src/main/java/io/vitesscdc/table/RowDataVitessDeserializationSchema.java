@@ -161,7 +161,7 @@ public final class RowDataVitessDeserializationSchema
                             : "; declare it as "
                                     + FlinkTypes.suggest(
                                             record.table().columns().get(mapping[f]));
-                    throw new UnreadableColumnException(
+                    throw UnreadableColumnException.badValue(
                             "cannot read column '"
                                     + physicalType.getFieldNames().get(f) + "' declared as "
                                     + FlinkTypes.declared(physicalType.getTypeAt(f)) + ": " + e.getMessage() + fix,

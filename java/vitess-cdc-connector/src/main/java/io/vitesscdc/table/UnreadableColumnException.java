@@ -5,6 +5,8 @@
 
 package io.vitesscdc.table;
 
+import io.vitesscdc.source.deserializer.ShapeFailure;
+
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.runtime.throwable.ThrowableAnnotation;
 import org.apache.flink.runtime.throwable.ThrowableType;
@@ -21,15 +23,41 @@ import org.apache.flink.runtime.throwable.ThrowableType;
  */
 @PublicEvolving
 @ThrowableAnnotation(ThrowableType.NonRecoverableError)
-public final class UnreadableColumnException extends IllegalArgumentException {
+public final class UnreadableColumnException extends IllegalArgumentException implements ShapeFailure {
 
     private static final long serialVersionUID = 1L;
 
+    private final boolean badValue;
+
+    /** The column cannot be read in any row (the table's shape and the declaration disagree). */
     public UnreadableColumnException(String message) {
-        super(message);
+        this(message, null, false);
     }
 
     public UnreadableColumnException(String message, Throwable cause) {
+        this(message, cause, false);
+    }
+
+    private UnreadableColumnException(String message, Throwable cause, boolean badValue) {
         super(message, cause);
+        this.badValue = badValue;
+    }
+
+    /** One row's value does not fit the declared type: a bad record, which 'scan.bad-record.handling' may skip. */
+    public static UnreadableColumnException badValue(String message, Throwable cause) {
+        return new UnreadableColumnException(message, cause, true);
+    }
+
+    /**
+     * Whether only this row's value is unreadable (a bad record), not every row of the table: a
+     * mismatch of shapes is never skipped, or a job would read nothing while looking healthy.
+     */
+    public boolean isBadValue() {
+        return badValue;
+    }
+
+    @Override
+    public boolean failsEveryRecord() {
+        return !badValue;
     }
 }

@@ -173,6 +173,14 @@ public final class VitessConnectorOptions {
                     + "ChangelogNormalize); all: always retract, refused at planning for a table whose key order is "
                     + "not exact; upsert: always upsert. auto and all read the keys from VTGate at planning time.");
 
+    public static final ConfigOption<String> BAD_RECORD_HANDLING = ConfigOptions.key("scan.bad-record.handling")
+            .stringType()
+            .defaultValue(VitessDefaults.BAD_RECORD_HANDLING.optionValue())
+            .withDescription("What to do with a record that cannot be read (a value that does not fit its "
+                    + "declared type): fail stops the job without restarts; skip leaves the record out with a "
+                    + "log line naming its table, key and position, counts it in numRecordsInErrors and moves "
+                    + "the position past it. A declared column the table lacks always stops the job.");
+
     public static final ConfigOption<Boolean> FILTER_PUSH_DOWN = ConfigOptions.key("scan.filter-push-down.enabled")
             .booleanType()
             .defaultValue(VitessDefaults.FILTER_PUSH_DOWN)

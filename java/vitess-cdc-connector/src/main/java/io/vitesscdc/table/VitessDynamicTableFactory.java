@@ -9,6 +9,7 @@ import io.vitesscdc.nativeio.ConfigurationException;
 import io.vitesscdc.nativeio.ErrorCode;
 import io.vitesscdc.nativeio.KeyOrders;
 import io.vitesscdc.nativeio.NativeStream;
+import io.vitesscdc.source.BadRecordHandling;
 import io.vitesscdc.source.InitialSnapshot;
 import io.vitesscdc.source.StartupMode;
 import io.vitesscdc.source.config.VitessSourceConfig;
@@ -31,6 +32,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 import static io.vitesscdc.table.VitessConnectorOptions.ALLOW_TABLES_WITHOUT_PRIMARY_KEY;
+import static io.vitesscdc.table.VitessConnectorOptions.BAD_RECORD_HANDLING;
 import static io.vitesscdc.table.VitessConnectorOptions.BUFFER_SIZE;
 import static io.vitesscdc.table.VitessConnectorOptions.CELLS;
 import static io.vitesscdc.table.VitessConnectorOptions.CHANGELOG_MODE;
@@ -123,7 +125,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 SCAN_SNAPSHOT_CHUNK_SIZE,
                 SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT,
                 SCAN_SNAPSHOT_TABLET_TYPE,
-                SCAN_SIGNAL_TABLE);
+                SCAN_SIGNAL_TABLE,
+                BAD_RECORD_HANDLING);
     }
 
     @Override
@@ -192,6 +195,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         options.getOptional(TRANSACTION_CHUNK_SIZE).ifPresent(config::transactionChunkSize);
         options.getOptional(MAX_MESSAGE_SIZE).ifPresent(config::maxMessageSize);
         options.getOptional(KEEPALIVE_INTERVAL).ifPresent(config::keepaliveInterval);
+        config.badRecordHandling(badRecordHandling(options, table));
         VitessSourceConfig built;
         try {
             snapshots(options, table, config);
@@ -236,6 +240,18 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                         + "with '" + SCAN_STARTUP_MODE.key() + "' = 'snapshot': the job then ends by itself when every "
                         + "shard's copy completed, and its final result equals the table as of the copy's end "
                         + "(docs/sql-connector.md, \"Batch mode\")");
+    }
+
+    private static BadRecordHandling badRecordHandling(ReadableConfig options, String table) {
+        String value = options.get(BAD_RECORD_HANDLING);
+        BadRecordHandling handling = BadRecordHandling.fromOptionValue(value);
+        if (handling == null) {
+            throw invalid(
+                    table,
+                    "option '" + BAD_RECORD_HANDLING.key() + "' = '" + value + "' is unknown: use fail (stop the "
+                            + "job) or skip (leave bad records out, each logged and counted)");
+        }
+        return handling;
     }
 
     private static VitessChangelogMode changelogMode(ReadableConfig options, String table, boolean keyed) {

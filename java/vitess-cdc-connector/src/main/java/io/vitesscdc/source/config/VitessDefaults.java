@@ -5,6 +5,8 @@
 
 package io.vitesscdc.source.config;
 
+import io.vitesscdc.source.BadRecordHandling;
+
 import org.apache.flink.annotation.PublicEvolving;
 
 import java.time.Duration;
@@ -49,6 +51,9 @@ public final class VitessDefaults {
     public static final String CHANGELOG_MODE = "auto";
 
     public static final boolean HEARTBEAT_WATERMARKS = true;
+
+    /** The SQL option {@code scan.bad-record.handling}, the builder's {@code badRecordHandling}. */
+    public static final BadRecordHandling BAD_RECORD_HANDLING = BadRecordHandling.FAIL;
 
     /** Longest wait of one native poll before the fetcher thread re-checks for wake-ups. */
     public static final Duration POLL_TIMEOUT = Duration.ofMillis(200);

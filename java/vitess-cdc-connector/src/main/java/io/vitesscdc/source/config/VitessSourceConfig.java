@@ -5,6 +5,7 @@
 
 package io.vitesscdc.source.config;
 
+import io.vitesscdc.source.BadRecordHandling;
 import io.vitesscdc.source.InitialSnapshot;
 import io.vitesscdc.source.StartupMode;
 
@@ -78,6 +79,7 @@ public final class VitessSourceConfig implements Serializable {
     private final TlsConfig tls;
     private final Duration heartbeatInterval;
     private final boolean heartbeatWatermarks;
+    private final BadRecordHandling badRecordHandling;
     private final Duration pollTimeout;
     private final int initialBufferBytes;
     private final int maxBufferBytes;
@@ -98,6 +100,7 @@ public final class VitessSourceConfig implements Serializable {
         this.tls = b.tls;
         this.heartbeatInterval = b.heartbeatInterval;
         this.heartbeatWatermarks = b.heartbeatWatermarks;
+        this.badRecordHandling = b.badRecordHandling;
         this.pollTimeout = b.pollTimeout;
         this.initialBufferBytes = b.initialBufferBytes;
         this.maxBufferBytes = b.maxBufferBytes;
@@ -151,6 +154,11 @@ public final class VitessSourceConfig implements Serializable {
         return heartbeatWatermarks;
     }
 
+    /** What the reader does with a record it cannot convert (see {@link BadRecordHandling}). */
+    public BadRecordHandling badRecordHandling() {
+        return badRecordHandling;
+    }
+
     public Duration pollTimeout() {
         return pollTimeout;
     }
@@ -180,6 +188,7 @@ public final class VitessSourceConfig implements Serializable {
         b.tls = tls;
         b.heartbeatInterval = heartbeatInterval;
         b.heartbeatWatermarks = heartbeatWatermarks;
+        b.badRecordHandling = badRecordHandling;
         b.pollTimeout = pollTimeout;
         b.initialBufferBytes = initialBufferBytes;
         b.maxBufferBytes = maxBufferBytes;
@@ -362,6 +371,7 @@ public final class VitessSourceConfig implements Serializable {
         private TlsConfig tls;
         private Duration heartbeatInterval;
         private boolean heartbeatWatermarks = VitessDefaults.HEARTBEAT_WATERMARKS;
+        private BadRecordHandling badRecordHandling = VitessDefaults.BAD_RECORD_HANDLING;
         private Duration pollTimeout = DEFAULT_POLL_TIMEOUT;
         private int initialBufferBytes = DEFAULT_INITIAL_BUFFER_BYTES;
         private int maxBufferBytes = DEFAULT_MAX_BUFFER_BYTES;
@@ -428,6 +438,11 @@ public final class VitessSourceConfig implements Serializable {
 
         public Builder heartbeatInterval(Duration interval) {
             this.heartbeatInterval = interval;
+            return this;
+        }
+
+        public Builder badRecordHandling(BadRecordHandling handling) {
+            this.badRecordHandling = java.util.Objects.requireNonNull(handling, "badRecordHandling");
             return this;
         }
 

@@ -8,11 +8,15 @@ package io.vitesscdc.source.reader;
 import io.vitesscdc.nativeio.Batch;
 import io.vitesscdc.nativeio.BatchEntry;
 import io.vitesscdc.nativeio.ChangeKind;
+import io.vitesscdc.nativeio.ColumnDescriptor;
 import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.nativeio.TableDescriptor;
 import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.BadRecordHandling;
 import io.vitesscdc.source.ChangeOrder;
+import io.vitesscdc.source.config.VitessDefaults;
+import io.vitesscdc.source.deserializer.ShapeFailure;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.reader.SplitElement.Change;
@@ -55,6 +59,8 @@ final class BatchConverter<T> {
     private final VitessSourceReaderMetrics metrics;
     /** The tables the job selects by name: what every mark of its streams has seen. */
     private List<String> jobTables = List.of();
+
+    private BadRecordHandling badRecords = VitessDefaults.BAD_RECORD_HANDLING;
     /**
      * The cursor of the last record's table descriptor (one per keyspace, shard and table shape;
      * records come in runs of one table): looking it up by split id builds a string per record.
@@ -88,6 +94,11 @@ final class BatchConverter<T> {
     /** The tables the job selects by name (the streams capture those a split has not seen). */
     void jobTables(List<String> tables) {
         this.jobTables = List.copyOf(tables);
+    }
+
+    /** What to do with a record the deserializer fails on (default: fail). */
+    void badRecords(BadRecordHandling handling) {
+        this.badRecords = handling;
     }
 
     void addSplit(VitessSplit split) {
@@ -219,13 +230,37 @@ final class BatchConverter<T> {
         collector.ordinal = c.recordsSinceMark
                 + c.pendingCopyBatch.size()
                 + (c.pendingUpdateBefore == null ? 0 : c.pendingUpdateBefore.records);
+        int collectedBefore = collector.values.size();
         try {
-            deserializer.deserialize(record, collector, collector);
+            if (completesUpdate && c.updateSkipped) {
+                // The before image was a bad record: the update is left out whole.
+                c.updateSkipped = false;
+            } else {
+                deserializer.deserialize(record, collector, collector);
+            }
         } catch (Exception e) {
-            // Counted before the failure propagates (it fails the fetch, so the job restarts from
-            // its last checkpoint): nothing is skipped, the counter says why the job failed.
             metrics.recordInError();
-            throw e;
+            if (!skips(e)) {
+                throw failure(record, c, e);
+            }
+            // Skipped: the record goes on as one that converted to nothing, so the split's position
+            // moves past it. An update is left out whole, both images: half of one would break
+            // the changelog (a -U alone deletes the row downstream, a +U alone doubles it).
+            collector
+                    .values
+                    .subList(completesUpdate ? 0 : collectedBefore, collector.values.size())
+                    .clear();
+            c.updateSkipped = !record.isSnapshot() && record.kind() == ChangeKind.UPDATE_BEFORE;
+            LOG.warn(
+                    "Skipped a record that cannot be read ('scan.bad-record.handling' = 'skip'): {} {}/{} table {}, "
+                            + "key {}, position {}: {}",
+                    record.kind().shortString(),
+                    record.table().keyspace(),
+                    record.table().shard(),
+                    record.table().table(),
+                    key(record),
+                    positionOf(c),
+                    e.toString());
         }
         countFetched(c, record);
         if (completesUpdate) {
@@ -254,6 +289,72 @@ final class BatchConverter<T> {
             flushPending(c, out);
             c.recordsSinceMark++;
             out.add(c.splitId, change);
+        }
+    }
+
+    /**
+     * Whether a record whose conversion threw is left out: only with 'skip', and never for a
+     * declared column that the table's shape cannot give (every row would be left out, and a job
+     * that reads nothing would look healthy).
+     */
+    private boolean skips(Exception e) {
+        if (badRecords != BadRecordHandling.SKIP) {
+            return false;
+        }
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            if (t instanceof ShapeFailure && ((ShapeFailure) t).failsEveryRecord()) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * The job stops on the record, once: a declared column the table cannot give stops it as it is
+     * (its message names the column and the fix); anything else names the record.
+     */
+    private RuntimeException failure(VitessRecord record, ShardCursor<T> c, Exception e) {
+        if (e instanceof ShapeFailure && ((ShapeFailure) e).failsEveryRecord() && e instanceof RuntimeException) {
+            return (RuntimeException) e;
+        }
+        return new BadRecordException(
+                "cannot read the " + record.kind().shortString() + " record of "
+                        + record.table().keyspace() + "/"
+                        + record.table().shard()
+                        + " table " + record.table().table() + ", key " + key(record) + ", position "
+                        + positionOf(c) + ": " + e.getMessage() + ". Fix the declaration or the deserializer, or "
+                        + "set 'scan.bad-record.handling' = 'skip' (builder: badRecordHandling(SKIP)) to leave such "
+                        + "records out, each logged and counted in numRecordsInErrors",
+                e);
+    }
+
+    /** The record's primary key as {@code column=value, …}, for people. */
+    private static String key(VitessRecord record) {
+        StringBuilder out = new StringBuilder("(");
+        List<ColumnDescriptor> columns = record.table().columns();
+        for (int i = 0; i < columns.size(); i++) {
+            if (!columns.get(i).primaryKey()) {
+                continue;
+            }
+            String value;
+            try {
+                value = String.valueOf(record.getObject(i));
+            } catch (RuntimeException unreadable) {
+                value = "?";
+            }
+            out.append(out.length() == 1 ? "" : ", ")
+                    .append(columns.get(i).name())
+                    .append('=')
+                    .append(value);
+        }
+        return out.append(')').toString();
+    }
+
+    private static String positionOf(ShardCursor<?> c) {
+        try {
+            return c.position == null ? "(start)" : c.position.toJson();
+        } catch (RuntimeException unreadable) {
+            return "(unknown)";
         }
     }
 

@@ -42,6 +42,8 @@ final class ShardCursor<T> {
      * the before image until the after image comes, and a resume between them would lose it).
      */
     SplitElement.Change<T> pendingUpdateBefore;
+    /** The pending update's before image was a bad record left out: its after image is left out too. */
+    boolean updateSkipped;
     /** No more elements: bounded mode reached the shard's copy completion, or the stream ended. */
     boolean finished;
     /** Flink was told that the split finished. */
@@ -67,5 +69,6 @@ final class ShardCursor<T> {
         skip = recordsSinceMark;
         pendingCopyBatch.clear();
         pendingUpdateBefore = null;
+        updateSkipped = false;
     }
 }

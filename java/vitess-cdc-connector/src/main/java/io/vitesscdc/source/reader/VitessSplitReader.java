@@ -89,6 +89,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         this.converter = new BatchConverter<>(
                 deserializer, config.startupMode().isBounded(), BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
         converter.jobTables(config.tables());
+        converter.badRecords(config.badRecordHandling());
     }
 
     @Override

@@ -7,7 +7,9 @@ package io.vitesscdc.source.reader;
 
 import io.vitesscdc.nativeio.FatalException;
 import io.vitesscdc.nativeio.VitessRecord;
+import io.vitesscdc.source.BadRecordHandling;
 import io.vitesscdc.source.ChangeOrder;
+import io.vitesscdc.source.deserializer.ShapeFailure;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.split.ReshardJournal;
@@ -21,6 +23,8 @@ import org.apache.flink.metrics.groups.UnregisteredMetricsGroup;
 import org.apache.flink.metrics.testutils.MetricListener;
 import org.apache.flink.runtime.metrics.MetricNames;
 import org.apache.flink.runtime.metrics.groups.InternalSourceReaderMetricGroup;
+import org.apache.flink.runtime.throwable.ThrowableClassifier;
+import org.apache.flink.runtime.throwable.ThrowableType;
 import org.apache.flink.util.Collector;
 
 import org.junit.jupiter.api.Test;
@@ -266,9 +270,92 @@ class BatchConverterTest {
 
         b.record(1, INSERT, false, 1001, 2);
         assertThatThrownBy(() -> c.convert(b.build()))
-                .isInstanceOf(IllegalArgumentException.class)
-                .hasMessage("cannot convert id 2");
+                .isInstanceOf(BadRecordException.class)
+                .hasMessageContaining("cannot read the +I record of ks/-80 table t, key (id=2), position {")
+                .hasMessageContaining("cannot convert id 2")
+                .hasMessageContaining("'scan.bad-record.handling' = 'skip'")
+                .hasCauseInstanceOf(IllegalArgumentException.class)
+                .satisfies(e -> assertThat(ThrowableClassifier.getThrowableType(e))
+                        .as("Flink stops the job instead of restarting it onto the same record")
+                        .isEqualTo(ThrowableType.NonRecoverableError));
         assertThat(errors.getCount()).as("the failed record").isEqualTo(1);
+    }
+
+    @Test
+    void withSkipABadRecordIsLeftOutCountedOnceAndStillMovesThePosition() throws Exception {
+        MetricListener listener = new MetricListener();
+        VitessSourceReaderMetrics counted =
+                new VitessSourceReaderMetrics(InternalSourceReaderMetricGroup.mock(listener.getMetricGroup()));
+        BatchConverter<String> c = new BatchConverter<>(new FailsOnTwo(), false, 100, counted);
+        c.badRecords(BadRecordHandling.SKIP);
+        c.addSplit(split("-80", "g0", 0));
+        VitessRecords<String> out = c.convert(new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1000, 1)
+                .record(1, INSERT, false, 1000, 2)
+                .record(1, INSERT, false, 1000, 3)
+                .build());
+        // The bad record is an element that converted to nothing: the emitter counts it in the
+        // split state like any record, so a checkpoint after it resumes past it.
+        assertThat(drain(out)).containsExactly("ks/-80 change[ok:1]", "ks/-80 change[]", "ks/-80 change[ok:3]");
+        assertThat(listener.getCounter(MetricNames.NUM_RECORDS_IN_ERRORS)
+                        .orElseThrow()
+                        .getCount())
+                .isEqualTo(1);
+    }
+
+    @Test
+    void withSkipAnUpdateWithABadImageIsLeftOutWhole() throws Exception {
+        // Half an update would break the changelog: a -U alone deletes the row downstream, a +U
+        // alone doubles it. Either image failing leaves out both; the next update is whole.
+        BatchConverter<String> c = new BatchConverter<>(new FailsOnTwo(), false, 100, metrics);
+        c.badRecords(BadRecordHandling.SKIP);
+        c.addSplit(split("-80", "g0", 0));
+        VitessRecords<String> out = c.convert(new NativeBatches()
+                .table(1, "-80")
+                .record(1, UPDATE_BEFORE, false, 1000, 5)
+                .record(1, UPDATE_AFTER, false, 1000, 2)
+                .record(1, UPDATE_BEFORE, false, 1000, 2)
+                .record(1, UPDATE_AFTER, false, 1000, 6)
+                .record(1, UPDATE_BEFORE, false, 1000, 7)
+                .record(1, UPDATE_AFTER, false, 1000, 8)
+                .build());
+        assertThat(drain(out)).containsExactly("ks/-80 change[]", "ks/-80 change[]", "ks/-80 change[ok:7, ok:8]");
+    }
+
+    @Test
+    void aShapeFailureStopsTheJobEvenWithSkip() throws Exception {
+        BatchConverter<String> c = new BatchConverter<>(new ShapeMismatch(), false, 100, metrics);
+        c.badRecords(BadRecordHandling.SKIP);
+        c.addSplit(split("-80", "g0", 0));
+        NativeBatches b = new NativeBatches().table(1, "-80").record(1, INSERT, false, 1000, 1);
+        assertThatThrownBy(() -> c.convert(b.build()))
+                .isInstanceOf(ShapeMismatchException.class)
+                .hasMessage("column 'gone' is declared but the table has no such column");
+    }
+
+    /** Fails every record the way a declared column missing from the table does. */
+    static final class ShapeMismatch implements VitessDeserializationSchema<String> {
+        @Override
+        public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) {
+            throw new ShapeMismatchException();
+        }
+
+        @Override
+        public TypeInformation<String> getProducedType() {
+            return Types.STRING;
+        }
+    }
+
+    static final class ShapeMismatchException extends IllegalStateException implements ShapeFailure {
+        ShapeMismatchException() {
+            super("column 'gone' is declared but the table has no such column");
+        }
+
+        @Override
+        public boolean failsEveryRecord() {
+            return true;
+        }
     }
 
     @Test
@@ -304,7 +391,7 @@ class BatchConverterTest {
                 .record(1, INSERT, false, 1001, 16)
                 .record(1, INSERT, false, 1001, 17)
                 .record(1, INSERT, false, 1001, 2);
-        assertThatThrownBy(() -> c.convert(failing.build())).hasMessage("cannot convert id 2");
+        assertThatThrownBy(() -> c.convert(failing.build())).hasRootCauseMessage("cannot convert id 2");
         assertThat(shardGauge(listener, "ks/-80", VitessSourceReaderMetrics.RECORDS_FETCHED))
                 .as("the two records before the failed one")
                 .isEqualTo(5);
