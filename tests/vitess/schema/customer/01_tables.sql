@@ -127,3 +127,11 @@ CREATE TABLE shape_visits (
   customer_id BIGINT NOT NULL,
   PRIMARY KEY (id)
 ) ENGINE = InnoDB;
+
+-- Failure classes (VitessFailureClassesITCase): rows of which one does not fit the declared
+-- type or trips a deserializer; the suite empties the table first.
+CREATE TABLE bad_records (
+  id BIGINT NOT NULL,
+  val BIGINT NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
