@@ -148,11 +148,17 @@ class BadInputCatalogueTest {
                         "does not say where VTGate is",
                         "'vtgate.address'"),
                 table(
-                        "table without a declared primary key",
+                        "upsert table without a declared primary key",
                         "(id BIGINT)",
                         BASE,
-                        "no primary key",
-                        "scan.allow-tables-without-primary-key"),
+                        "'changelog-mode' = 'upsert' but declares no primary key",
+                        "PRIMARY KEY"),
+                sql(
+                        "unknown bad-record handling",
+                        ", 'scan.bad-record.handling' = 'ignore'",
+                        "'scan.bad-record.handling' = 'ignore' is unknown",
+                        "fail",
+                        "skip"),
                 table(
                         "declared type the connector cannot produce",
                         "(id BIGINT, m MAP<STRING, STRING>, PRIMARY KEY (id) NOT ENFORCED)",
