@@ -65,6 +65,9 @@ pub enum ErrorCode {
     /// Rows written before a schema change of a selected table that the tablet cannot decode
     /// with the table's current schema (it does not track schema versions, or not yet).
     SchemaMismatch,
+    /// DDL took a selected table's rows away without row events (TRUNCATE, DROP, a RENAME away)
+    /// or changed its primary key: what the consumer holds no longer matches the table.
+    DestructiveDdl,
 }
 
 impl ErrorCode {
@@ -87,6 +90,7 @@ impl ErrorCode {
             ErrorCode::MessageTooLarge => "MESSAGE_TOO_LARGE",
             ErrorCode::CopyRepeated => "COPY_REPEATED",
             ErrorCode::SchemaMismatch => "SCHEMA_MISMATCH",
+            ErrorCode::DestructiveDdl => "DESTRUCTIVE_DDL",
         }
     }
 }

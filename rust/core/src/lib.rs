@@ -24,6 +24,7 @@ pub mod batch;
 pub mod blocking;
 pub mod client;
 pub mod copyfilter;
+pub mod ddl;
 pub mod decode;
 pub mod error;
 pub mod event;
@@ -43,6 +44,6 @@ pub use vitess_cdc_protos as proto;
 
 pub use error::{Error, ErrorCode, ErrorKind, Result};
 pub use event::{ChangeEvent, Column, Event, RowKind, TableSchema};
-pub use options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions};
+pub use options::{DestructiveDdl, InitialSnapshot, SnapshotOptions, StartMode, StreamOptions};
 pub use position::{ShardPosition, StreamPosition};
 pub use value::Value;

@@ -24,13 +24,15 @@
 //! and finished tables keep a done mark until the shard's copy completes.
 
 use crate::copyfilter::{self, CopiedRange, TableCopy};
+use crate::ddl::{self, RowsGone};
 use crate::decode::{bare_table_name, bitmap_any, schema_from_field_event, RowDecoder};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::{ChangeEvent, Event, RowKind, TableSchema};
 use crate::metrics::Metrics;
+use crate::options::DestructiveDdl;
 use crate::position::{ShardPosition, StreamPosition, TableLastPk};
 use crate::proto::binlogdata::{ShardGtid, VEvent, VEventType, VGtid};
-use crate::request::from_proto_lastpk;
+use crate::request::{from_proto_lastpk, SelectedTables};
 use crate::value::Value;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
@@ -128,6 +130,10 @@ pub struct MachineConfig {
     /// The selection names its columns (`columns`): a table whose FIELD event shows no key may
     /// have one that the selection left out, which is what the error then says.
     pub narrowed_selection: bool,
+    /// The selected tables: DDL events come for every table of the keyspace.
+    pub selected: SelectedTables,
+    /// DDL that takes a selected table's rows away or changes its key.
+    pub destructive_ddl: DestructiveDdl,
 }
 
 pub struct Machine {
@@ -302,6 +308,7 @@ impl Machine {
             VEventType::Ddl => {
                 let key = event_shard(&ev);
                 let (keyspace, shard) = key.clone().unwrap_or_default();
+                self.check_ddl(&keyspace, &shard, &ev.statement)?;
                 out.push(Event::Ddl {
                     keyspace,
                     shard,
@@ -329,6 +336,48 @@ impl Machine {
             _ => {}
         }
         Ok(())
+    }
+
+    /// DDL that takes a selected table's rows away without a row event: the consumer would keep
+    /// them silently, so the stream stops ([`DestructiveDdl::Fail`]) or says so and goes on.
+    fn check_ddl(&self, keyspace: &str, shard: &str, statement: &str) -> Result<()> {
+        for effect in ddl::tables_losing_rows(statement, |t| self.config.selected.contains(t)) {
+            if !self.config.selected.contains(&effect.table) {
+                continue;
+            }
+            let table = &effect.table;
+            let what = match &effect.effect {
+                RowsGone::Truncated => "truncated it: every row is gone, and no row event says so".to_string(),
+                RowsGone::Dropped => "dropped it: its rows are gone (a table created again under the name starts empty), and no row event says so".to_string(),
+                RowsGone::RenamedTo(new) => format!("renamed it to '{new}': its rows live on under a name this stream does not read"),
+                RowsGone::Unreadable => "may have removed its rows (the connector could not read the statement)".to_string(),
+            };
+            self.destructive(
+                keyspace,
+                shard,
+                table,
+                format!("DDL `{}` on {keyspace}/{shard} {what}", statement.trim()),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Stops on DDL that changed what the consumer holds, or warns and goes on.
+    fn destructive(&self, keyspace: &str, shard: &str, table: &str, what: String) -> Result<()> {
+        match self.config.destructive_ddl {
+            DestructiveDdl::Continue => {
+                tracing::warn!(%keyspace, %shard, %table, "{what}; going on (destructive_ddl = continue): the consumer keeps the rows it had");
+                Ok(())
+            }
+            DestructiveDdl::Fail => Err(Error::config(format!(
+                "table '{keyspace}.{table}': {what}. The consumer still holds the rows it had, which the table no \
+                 longer has: empty or rebuild the consumer's copy and start the job again with a snapshot (SQL \
+                 'scan.startup.mode' = 'initial'), or, to keep those rows and go on from here, restore the job with \
+                 destructive DDL accepted (SQL 'scan.destructive-ddl' = 'continue', builder destructiveDdl(CONTINUE), \
+                 native option destructive_ddl)"
+            ))
+            .with_code(ErrorCode::DestructiveDdl)),
+        }
     }
 
     fn on_field(&mut self, ev: &VEvent, out: &mut Vec<Event>) -> Result<()> {
@@ -364,6 +413,22 @@ impl Machine {
                 ))
             }
             .with_code(ErrorCode::NoPrimaryKey));
+        }
+        if let Some(prev) = &previous {
+            let (before, after) = (key_names(prev), key_names(&candidate));
+            if before != after {
+                self.destructive(
+                    &keyspace,
+                    &shard,
+                    &table,
+                    format!(
+                        "its primary key changed from ({}) to ({}): the consumer's rows are keyed by the old key, so \
+                         changes matched by the new one would update and delete the wrong rows",
+                        before.join(", "),
+                        after.join(", ")
+                    ),
+                )?;
+            }
         }
         let schema = match previous {
             Some(prev) if prev.columns == candidate.columns => prev,
@@ -1134,6 +1199,16 @@ fn first_non_empty<'a>(keyspace: &'a str, shard: &'a str, ev: &'a VEvent) -> (&'
         shard
     };
     (ks, sh)
+}
+
+/// A table's primary-key column names, in the table's column order.
+fn key_names(schema: &TableSchema) -> Vec<&str> {
+    schema
+        .columns
+        .iter()
+        .filter(|c| c.primary_key)
+        .map(|c| c.name.as_str())
+        .collect()
 }
 
 #[cfg(test)]

@@ -52,6 +52,22 @@ pub mod defaults {
     pub const SNAPSHOT_TABLET_TYPE: super::TabletType = super::TabletType::Replica;
     /// The first snapshot is the in-stream VStream copy until the chunked one has proven itself.
     pub const INITIAL_SNAPSHOT: super::InitialSnapshot = super::InitialSnapshot::Copy;
+    /// DDL that takes a selected table's rows away stops the stream: a consumer would otherwise
+    /// keep rows the table no longer has, without a word.
+    pub const DESTRUCTIVE_DDL: super::DestructiveDdl = super::DestructiveDdl::Fail;
+}
+
+/// What a stream does at DDL that changes what its consumer holds without a row event:
+/// `TRUNCATE`, `DROP TABLE` or a `RENAME` away of a selected table, or a change of its primary
+/// key (docs/reliability.md, "DDL that changes what downstream holds").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DestructiveDdl {
+    /// Stop with a configuration error naming the table, the statement and the fix; a restore
+    /// meets the DDL again, so the error is not retried.
+    Fail,
+    /// Log a warning naming the table and the statement, and go on: the consumer keeps the rows
+    /// (a truncated or dropped table's, or a renamed table's under the old name).
+    Continue,
 }
 
 /// How the first snapshot of a stream that starts [`StartMode::Initial`] is taken.
@@ -151,6 +167,8 @@ pub struct StreamOptions {
     pub row_filter: Option<String>,
     /// Accept tables without a primary key (updates/deletes then cannot be keyed).
     pub allow_tables_without_primary_key: bool,
+    /// DDL that takes a selected table's rows away or changes its key ([`defaults::DESTRUCTIVE_DDL`]).
+    pub destructive_ddl: DestructiveDdl,
     pub start: StartMode,
     /// How [`StartMode::Initial`] takes its snapshot ([`defaults::INITIAL_SNAPSHOT`]).
     pub initial_snapshot: InitialSnapshot,
@@ -204,6 +222,7 @@ impl StreamOptions {
             columns: Vec::new(),
             row_filter: None,
             allow_tables_without_primary_key: defaults::ALLOW_TABLES_WITHOUT_PRIMARY_KEY,
+            destructive_ddl: defaults::DESTRUCTIVE_DDL,
             start: StartMode::Initial,
             initial_snapshot: defaults::INITIAL_SNAPSHOT,
             tablet_type: TabletType::Primary,

@@ -44,6 +44,35 @@ fn anchored(pattern: &str) -> String {
     format!("^(?:{pattern})$")
 }
 
+/// The tables a stream selects, to recognise them where VStream names tables it was not asked
+/// for: DDL events come for every table of the keyspace.
+#[derive(Debug, Clone, Default)]
+pub struct SelectedTables {
+    names: Vec<String>,
+    patterns: Vec<Regex>,
+}
+
+impl SelectedTables {
+    /// The selection of `options` (every table when it names none). Patterns that do not compile
+    /// select nothing here: [`plan`] refuses them before a stream opens.
+    pub fn of(options: &StreamOptions) -> Self {
+        SelectedTables {
+            names: options.tables.clone(),
+            patterns: options
+                .table_patterns
+                .iter()
+                .filter_map(|p| Regex::new(&anchored(p)).ok())
+                .collect(),
+        }
+    }
+
+    pub fn contains(&self, table: &str) -> bool {
+        (self.names.is_empty() && self.patterns.is_empty())
+            || self.names.iter().any(|n| n == table)
+            || self.patterns.iter().any(|re| re.is_match(table))
+    }
+}
+
 /// Filter rules: one exact rule per named table, one `/regex` rule per pattern, or all tables.
 ///
 /// A narrowed selection (`columns`) always carries each table's primary-key columns (`keys`),

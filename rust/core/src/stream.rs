@@ -99,6 +99,8 @@ impl EventStream {
             snapshot_only: matches!(options.start, StartMode::SnapshotOnly),
             follow_reshard: options.follow_reshard,
             narrowed_selection: !options.columns.is_empty(),
+            selected: crate::request::SelectedTables::of(&options),
+            destructive_ddl: options.destructive_ddl,
         };
         let machine = Machine::new(config, start, metrics.clone());
         let mut stream = EventStream {

@@ -112,6 +112,8 @@ fn machine(snapshot_only: bool) -> Machine {
         snapshot_only,
         follow_reshard: false,
         narrowed_selection: false,
+        selected: Default::default(),
+        destructive_ddl: vitess_cdc_core::DestructiveDdl::Fail,
     };
     Machine::new(config, vec![start], Arc::new(Metrics::default()))
 }

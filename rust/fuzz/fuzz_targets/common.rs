@@ -140,6 +140,8 @@ pub fn machine(copy: bool) -> Machine {
         snapshot_only: false,
         follow_reshard: false,
         narrowed_selection: false,
+        selected: Default::default(),
+        destructive_ddl: vitess_cdc_core::DestructiveDdl::Fail,
     };
     Machine::new(config, vec![start], Arc::new(Metrics::default()))
 }

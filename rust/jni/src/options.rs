@@ -25,6 +25,7 @@
 //!   "retry_initial_backoff_ms": 100, "retry_max_backoff_ms": 5000, "retry_max_attempts": 3,
 //!   "idle_timeout_ms": 30000, "allow_tables_without_primary_key": false,
 //!   "initial_snapshot": "copy | chunked",   (docs/snapshots.md)
+//!   "destructive_ddl": "fail | continue",   (docs/reliability.md)
 //!   "captures": [{"table": "customer", "filter": "`customer_id` >= 100", "shards": ["-80"]}],
 //!   "snapshot_chunk_rows": 50000, "snapshot_chunk_bytes": 16777216, "snapshot_chunks_in_flight": 4,
 //!   "snapshot_tablet_type": "replica",
@@ -50,8 +51,8 @@ use std::time::Duration;
 use vitess_cdc_core::options::{TabletType, TlsOptions};
 use vitess_cdc_core::snapshot::Capture;
 use vitess_cdc_core::{
-    Error, ErrorCode, InitialSnapshot, Result, ShardPosition, SnapshotOptions, StartMode,
-    StreamOptions, StreamPosition,
+    DestructiveDdl, Error, ErrorCode, InitialSnapshot, Result, ShardPosition, SnapshotOptions,
+    StartMode, StreamOptions, StreamPosition,
 };
 
 #[derive(Debug, Deserialize)]
@@ -90,6 +91,8 @@ pub struct OptionsJson {
     pub idle_timeout_ms: Option<u64>,
     /// `copy` (the in-stream VStream copy) or `chunked` (docs/snapshots.md).
     pub initial_snapshot: Option<String>,
+    /// `fail` or `continue`: DDL that takes a selected table's rows away or changes its key.
+    pub destructive_ddl: Option<String>,
     /// Tables to capture in chunks beside the log when the stream opens (besides those the start
     /// positions are capturing already).
     #[serde(default)]
@@ -272,6 +275,18 @@ impl OptionsJson {
                     return Err(Error::config(format!(
                         "stream option `initial_snapshot` is `{other}`: use copy or chunked"
                     )))
+                }
+            };
+        }
+        if let Some(d) = self.destructive_ddl {
+            opts.destructive_ddl = match d.to_ascii_lowercase().as_str() {
+                "fail" => DestructiveDdl::Fail,
+                "continue" => DestructiveDdl::Continue,
+                other => {
+                    return Err(Error::config(format!(
+                        "stream option `destructive_ddl` is `{other}`: use fail or continue"
+                    ))
+                    .with_code(ErrorCode::InvalidOption))
                 }
             };
         }

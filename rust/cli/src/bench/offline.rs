@@ -544,6 +544,8 @@ fn measure_pipeline(
             snapshot_only: false,
             follow_reshard: false,
             narrowed_selection: false,
+            selected: Default::default(),
+            destructive_ddl: vitess_cdc_core::DestructiveDdl::Fail,
         },
         starts,
         Arc::new(Metrics::default()),

@@ -2,6 +2,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 use super::*;
+use crate::options::StreamOptions;
 use crate::proto::query::Row;
 use crate::value::Value;
 use vitess_cdc_testkit::events::{
@@ -27,6 +28,8 @@ fn machine(start_pos: ShardPosition, budget: usize) -> Machine {
         snapshot_only: true,
         follow_reshard: false,
         narrowed_selection: false,
+        selected: Default::default(),
+        destructive_ddl: crate::options::DestructiveDdl::Fail,
     };
     Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
 }
@@ -485,7 +488,11 @@ fn malformed_events_are_clear_errors() {
     nopk.field_event.as_mut().unwrap().fields[0].flags = 0;
     let err = m.handle(nopk.clone(), &mut out).unwrap_err();
     assert_eq!(err.kind, crate::ErrorKind::Config);
-    assert!(err.message.contains("has no primary key"), "{}", err.message);
+    assert!(
+        err.message.contains("has no primary key"),
+        "{}",
+        err.message
+    );
     // With a narrowed selection the key may exist and be left out: the error says that instead
     // of claiming the table has none.
     let mut narrowed = machine(start("pos0", &[]), 1 << 20);
@@ -554,6 +561,8 @@ fn follow_machine(start_pos: ShardPosition) -> Machine {
         snapshot_only: false,
         follow_reshard: true,
         narrowed_selection: false,
+        selected: Default::default(),
+        destructive_ddl: crate::options::DestructiveDdl::Fail,
     };
     Machine::new(config, vec![start_pos], Arc::new(Metrics::default()))
 }
@@ -654,6 +663,8 @@ fn a_merge_ends_each_participant_at_its_own_journal_and_the_others_go_on() {
         snapshot_only: false,
         follow_reshard: false,
         narrowed_selection: false,
+        selected: Default::default(),
+        destructive_ddl: crate::options::DestructiveDdl::Fail,
     };
     let pos = |shard: &str| ShardPosition {
         shard: shard.into(),
@@ -773,6 +784,8 @@ fn unmoved_shards_of_a_vgtid_are_skipped_in_any_order_with_the_same_events() {
         snapshot_only: false,
         follow_reshard: false,
         narrowed_selection: false,
+        selected: Default::default(),
+        destructive_ddl: crate::options::DestructiveDdl::Fail,
     };
     let positions: Vec<ShardPosition> = shards
         .iter()
@@ -845,6 +858,8 @@ fn rows_of_tables_and_shards_taking_turns_decode_with_their_own_shape() {
             snapshot_only: false,
             follow_reshard: false,
             narrowed_selection: false,
+            selected: Default::default(),
+            destructive_ddl: crate::options::DestructiveDdl::Fail,
         },
         starts,
         metrics.clone(),
@@ -941,4 +956,96 @@ fn rows_of_tables_and_shards_taking_turns_decode_with_their_own_shape() {
         ]
     );
     assert_eq!(metrics.snapshot().rows_copied.get("ks.a"), Some(&10));
+}
+
+fn ddl(statement: &str) -> VEvent {
+    VEvent {
+        statement: statement.into(),
+        ..ev(VEventType::Ddl)
+    }
+}
+
+#[test]
+fn ddl_that_takes_a_selected_tables_rows_away_stops_the_stream_naming_the_fix() {
+    for statement in [
+        "TRUNCATE TABLE `t`",
+        "drop table if exists t",
+        "RENAME TABLE t TO t_archive",
+        "ALTER TABLE t RENAME TO t2",
+    ] {
+        let mut m = machine(start("pos0", &[]), 1 << 20);
+        m.config.selected = SelectedTables::of(&StreamOptions {
+            tables: vec!["t".into()],
+            ..StreamOptions::new("a:1", "ks")
+        });
+        let mut out = Vec::new();
+        m.handle(field("t"), &mut out).unwrap();
+        let err = m.handle(ddl(statement), &mut out).unwrap_err();
+        assert_eq!(err.kind, crate::ErrorKind::Config, "{statement}");
+        assert_eq!(err.code, ErrorCode::DestructiveDdl, "{statement}");
+        assert!(
+            err.message.contains("table 'ks.t'")
+                && err.message.contains(statement)
+                && err.message.contains("'scan.destructive-ddl' = 'continue'"),
+            "{}",
+            err.message
+        );
+        assert!(
+            !out.iter().any(|e| matches!(e, Event::Ddl { .. })),
+            "nothing of the DDL reaches the consumer when it stops the stream"
+        );
+    }
+}
+
+#[test]
+fn ddl_on_other_tables_swaps_and_continue_go_on() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    m.config.selected = SelectedTables::of(&StreamOptions {
+        table_patterns: vec!["t".into()],
+        ..StreamOptions::new("a:1", "ks")
+    });
+    let out = run(
+        &mut m,
+        vec![
+            field("t"),
+            ddl("TRUNCATE TABLE t_other"),
+            ddl("RENAME TABLE t TO _vt_hld_1, _vt_vrp_1 TO t"),
+        ],
+    );
+    assert_eq!(
+        out.iter()
+            .filter(|e| matches!(e, Event::Ddl { .. }))
+            .count(),
+        2
+    );
+    m.config.destructive_ddl = crate::options::DestructiveDdl::Continue;
+    let out = run(&mut m, vec![ddl("TRUNCATE TABLE t")]);
+    assert!(matches!(&out[0], Event::Ddl { statement, .. } if statement == "TRUNCATE TABLE t"));
+}
+
+#[test]
+fn a_changed_primary_key_stops_the_stream_unless_accepted() {
+    let mut rekeyed = field("t");
+    {
+        let fields = &mut rekeyed.field_event.as_mut().unwrap().fields;
+        fields[1].flags = fields[0].flags;
+    }
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    let mut out = Vec::new();
+    m.handle(field("t"), &mut out).unwrap();
+    let err = m.handle(rekeyed.clone(), &mut out).unwrap_err();
+    assert_eq!(err.code, ErrorCode::DestructiveDdl);
+    assert!(
+        err.message
+            .contains("primary key changed from (id) to (id, v)"),
+        "{}",
+        err.message
+    );
+    let mut accepting = machine(start("pos0", &[]), 1 << 20);
+    accepting.config.destructive_ddl = crate::options::DestructiveDdl::Continue;
+    let out = run(&mut accepting, vec![field("t"), rekeyed]);
+    assert_eq!(
+        out.iter().filter(|e| matches!(e, Event::Schema(_))).count(),
+        2
+    );
 }

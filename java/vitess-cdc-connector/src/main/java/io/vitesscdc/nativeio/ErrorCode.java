@@ -42,7 +42,12 @@ public enum ErrorCode {
      * Rows written before a schema change that the tablet cannot decode with the table's current
      * schema: it does not track schema versions ({@code vttablet --track-schema-versions}).
      */
-    SCHEMA_MISMATCH;
+    SCHEMA_MISMATCH,
+    /**
+     * DDL took a selected table's rows away without row events (TRUNCATE, DROP TABLE, a RENAME
+     * away) or changed its primary key; docs/reliability.md, "DDL that changes what downstream holds".
+     */
+    DESTRUCTIVE_DDL;
 
     /** The code of a wire name; unknown or missing names are {@link #UNSPECIFIED}. */
     public static ErrorCode fromWire(String name) {

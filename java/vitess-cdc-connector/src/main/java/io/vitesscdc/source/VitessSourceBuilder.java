@@ -185,6 +185,17 @@ public final class VitessSourceBuilder<T> {
         return this;
     }
 
+    /**
+     * DDL that takes a selected table's rows away ({@code TRUNCATE}, {@code DROP TABLE}, a {@code
+     * RENAME} away) or changes its primary key: {@link DestructiveDdl#FAIL} stops the job naming
+     * the fix, {@link DestructiveDdl#CONTINUE} logs it and goes on (default: the core's,
+     * docs/options.md).
+     */
+    public VitessSourceBuilder<T> destructiveDdl(DestructiveDdl handling) {
+        config.destructiveDdl(handling);
+        return this;
+    }
+
     /** Chunked snapshots: rows per chunk (default: the core's, docs/options.md). */
     public VitessSourceBuilder<T> snapshotChunkRows(int rows) {
         config.snapshotChunkRows(rows);

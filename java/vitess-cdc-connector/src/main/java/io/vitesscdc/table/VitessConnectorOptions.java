@@ -120,6 +120,13 @@ public final class VitessConnectorOptions {
                     + "beside a change log that starts at once; the table is then read as an upsert changelog, "
                     + "docs/snapshots.md)." + CORE_DEFAULT);
 
+    public static final ConfigOption<String> SCAN_DESTRUCTIVE_DDL = ConfigOptions.key("scan.destructive-ddl")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("DDL that takes the table's rows away without row events (TRUNCATE, DROP TABLE, a "
+                    + "RENAME away) or changes its primary key: fail stops the job naming the fix; continue logs "
+                    + "it and goes on, downstream keeping the rows it had." + CORE_DEFAULT);
+
     public static final ConfigOption<Integer> SCAN_SNAPSHOT_CHUNK_ROWS = ConfigOptions.key("scan.snapshot.chunk-rows")
             .intType()
             .noDefaultValue()

@@ -10,6 +10,7 @@ import io.vitesscdc.nativeio.ErrorCode;
 import io.vitesscdc.nativeio.KeyOrders;
 import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.source.BadRecordHandling;
+import io.vitesscdc.source.DestructiveDdl;
 import io.vitesscdc.source.InitialSnapshot;
 import io.vitesscdc.source.StartupMode;
 import io.vitesscdc.source.config.VitessSourceConfig;
@@ -49,6 +50,7 @@ import static io.vitesscdc.table.VitessConnectorOptions.PORT;
 import static io.vitesscdc.table.VitessConnectorOptions.RETRY_INITIAL_BACKOFF;
 import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_ATTEMPTS;
 import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_BACKOFF;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_DESTRUCTIVE_DDL;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_INITIAL_SNAPSHOT;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SIGNAL_TABLE;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT;
@@ -126,6 +128,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT,
                 SCAN_SNAPSHOT_TABLET_TYPE,
                 SCAN_SIGNAL_TABLE,
+                SCAN_DESTRUCTIVE_DDL,
                 BAD_RECORD_HANDLING);
     }
 
@@ -379,6 +382,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
     private static void snapshots(ReadableConfig options, String table, VitessSourceConfig.Builder config) {
         options.getOptional(SCAN_INITIAL_SNAPSHOT)
                 .ifPresent(v -> config.initialSnapshot(InitialSnapshot.fromOptionValue(v)));
+        options.getOptional(SCAN_DESTRUCTIVE_DDL)
+                .ifPresent(v -> config.destructiveDdl(DestructiveDdl.fromOptionValue(v)));
         options.getOptional(SCAN_SIGNAL_TABLE).ifPresent(config::signalTable);
         options.getOptional(SCAN_SNAPSHOT_CHUNK_ROWS).ifPresent(config::snapshotChunkRows);
         options.getOptional(SCAN_SNAPSHOT_CHUNK_SIZE).ifPresent(config::snapshotChunkSize);

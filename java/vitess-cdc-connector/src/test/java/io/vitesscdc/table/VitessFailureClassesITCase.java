@@ -9,19 +9,18 @@ import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.BadRecordHandling;
 import io.vitesscdc.source.VitessSource;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.testutils.ExceptionHistory;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.SqlJobs;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.VitessITBase;
 
-import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.JobStatus;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
 import org.apache.flink.api.common.typeinfo.Types;
 import org.apache.flink.configuration.Configuration;
-import org.apache.flink.configuration.RestOptions;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -34,13 +33,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
-import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
-
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -99,7 +91,7 @@ class VitessFailureClassesITCase extends VitessITBase {
                 .contains("position {")
                 .contains("cannot read column 'val' declared as TINYINT")
                 .contains("'scan.bad-record.handling' = 'skip'");
-        assertThat(failures(job.getJobID()))
+        assertThat(ExceptionHistory.failures(MINI_CLUSTER, job.getJobID()))
                 .as("failures in the job's exception history: no restart")
                 .isEqualTo(1);
     }
@@ -123,7 +115,7 @@ class VitessFailureClassesITCase extends VitessITBase {
                     () -> "every row but the bad one; have "
                             + MaterializedTables.get(runId).rows().keySet());
             assertThat(job.getJobStatus().get()).isEqualTo(JobStatus.RUNNING);
-            assertThat(failures(job.getJobID()))
+            assertThat(ExceptionHistory.failures(MINI_CLUSTER, job.getJobID()))
                     .as("failures in the job's exception history")
                     .isZero();
         } finally {
@@ -144,7 +136,7 @@ class VitessFailureClassesITCase extends VitessITBase {
         assertThat(failure)
                 .contains("table bad_records, key (id=" + BAD_ID + ")")
                 .contains("the deserializer refuses row " + BAD_ID);
-        assertThat(failures(job.getJobID()))
+        assertThat(ExceptionHistory.failures(MINI_CLUSTER, job.getJobID()))
                 .as("failures in the job's exception history: no restart")
                 .isEqualTo(1);
         assertThat(BAD_ROW_SEEN.get(runId).get())
@@ -218,20 +210,5 @@ class VitessFailureClassesITCase extends VitessITBase {
             return rootMessages(e);
         }
         throw new AssertionError("the job ended without failing");
-    }
-
-    /** The failures in the job's exception history, one per failure (a restart follows each but the last). */
-    private static int failures(JobID job) throws Exception {
-        Configuration client = MINI_CLUSTER.getClientConfiguration();
-        URI uri = URI.create("http://" + client.get(RestOptions.ADDRESS) + ":" + client.get(RestOptions.PORT) + "/jobs/"
-                + job + "/exceptions");
-        HttpResponse<String> response = HttpClient.newHttpClient()
-                .send(HttpRequest.newBuilder(uri).GET().build(), HttpResponse.BodyHandlers.ofString());
-        assertThat(response.statusCode()).as("%s: %s", uri, response.body()).isEqualTo(200);
-        JsonNode history = new ObjectMapper()
-                .readTree(response.body())
-                .path("exceptionHistory")
-                .path("entries");
-        return history.size();
     }
 }

@@ -6,6 +6,7 @@
 package io.vitesscdc.source.config;
 
 import io.vitesscdc.source.BadRecordHandling;
+import io.vitesscdc.source.DestructiveDdl;
 import io.vitesscdc.source.InitialSnapshot;
 import io.vitesscdc.source.StartupMode;
 
@@ -59,6 +60,7 @@ public final class VitessSourceConfig implements Serializable {
     static final String RETRY_MAX_ATTEMPTS = "retry_max_attempts";
     static final String IDLE_TIMEOUT_MS = "idle_timeout_ms";
     static final String INITIAL_SNAPSHOT = "initial_snapshot";
+    static final String DESTRUCTIVE_DDL = "destructive_ddl";
     static final String SNAPSHOT_CHUNK_ROWS = "snapshot_chunk_rows";
     static final String SNAPSHOT_CHUNK_BYTES = "snapshot_chunk_bytes";
     static final String SNAPSHOT_CHUNKS_IN_FLIGHT = "snapshot_chunks_in_flight";
@@ -514,6 +516,13 @@ public final class VitessSourceConfig implements Serializable {
         /** No event (not even a heartbeat) for this long means the stream is dead; reconnect. */
         public Builder idleTimeout(Duration timeout) {
             return nativeOption(IDLE_TIMEOUT_MS, millis("idleTimeout", timeout));
+        }
+
+        /** DDL that takes a selected table's rows away or changes its key (docs/reliability.md). */
+        public Builder destructiveDdl(DestructiveDdl handling) {
+            return nativeOption(
+                    DESTRUCTIVE_DDL,
+                    Objects.requireNonNull(handling, "destructiveDdl").optionValue());
         }
 
         /** How {@link StartupMode#INITIAL} takes its first snapshot (docs/snapshots.md). */
