@@ -240,6 +240,30 @@ impl Machine {
     /// server; its already-emitted changes are skipped.
     pub fn on_reconnect(&mut self) {
         self.report_copied_rows();
+        // A copy cut by the server (the rowstreamer's --vreplication-copy-phase-duration, errno
+        // 3024, a DBA's query killer) or by the network resumes from each table's last primary
+        // key in the marks: counted, so that cuts a copy survives are visible.
+        let copying: Vec<String> = self
+            .shards
+            .iter()
+            .filter(|(_, t)| !t.pos.copy_completed)
+            .map(|((ks, shard), t)| {
+                let table = t
+                    .pos
+                    .table_p_ks
+                    .iter()
+                    .find(|t| copyfilter::lastpk_kind(&t.lastpk) == copyfilter::LastPkKind::Key)
+                    .map_or_else(
+                        || "(next table)".to_string(),
+                        |lastpk| lastpk.table_name.clone(),
+                    );
+                format!("{ks}/{shard} {table}")
+            })
+            .collect();
+        if !copying.is_empty() {
+            self.metrics.record_copy_resume();
+            tracing::info!(copying = %copying.join(", "), "a copy was cut; it resumes from each table's last primary key");
+        }
         self.txn = None;
         self.pending_vgtid = None;
         self.latest = self.announced.clone();

@@ -15,6 +15,7 @@ pub struct Metrics {
     changes: AtomicU64,
     transactions: AtomicU64,
     reconnects: AtomicU64,
+    copy_resumes: AtomicU64,
     lag_millis: AtomicI64,
     last_event_millis: AtomicI64,
     /// Rows copied, by keyspace, then table: looked up by `&str` on every copied ROW event
@@ -35,6 +36,9 @@ pub struct MetricsSnapshot {
     pub transactions: u64,
     /// Reconnects after retryable errors.
     pub reconnects: u64,
+    /// Reconnects while a shard was still copying: copies cut (by the server's copy-phase limit,
+    /// a query killer, the network) and resumed from their last primary key.
+    pub copy_resumes: u64,
     /// Replication lag of the latest timed event: tablet clock minus binlog event time (ms).
     pub lag_millis: i64,
     /// Wall-clock time (ms since epoch) when the last response arrived; 0 = none yet.
@@ -52,6 +56,9 @@ impl Metrics {
             .map(|d| d.as_millis() as i64)
             .unwrap_or(0);
         self.last_event_millis.store(now, Ordering::Relaxed);
+    }
+    pub fn record_copy_resume(&self) {
+        self.copy_resumes.fetch_add(1, Ordering::Relaxed);
     }
     pub fn record_changes(&self, n: u64) {
         self.changes.fetch_add(n, Ordering::Relaxed);
@@ -88,6 +95,7 @@ impl Metrics {
             changes: self.changes.load(Ordering::Relaxed),
             transactions: self.transactions.load(Ordering::Relaxed),
             reconnects: self.reconnects.load(Ordering::Relaxed),
+            copy_resumes: self.copy_resumes.load(Ordering::Relaxed),
             lag_millis: self.lag_millis.load(Ordering::Relaxed),
             last_event_millis: self.last_event_millis.load(Ordering::Relaxed),
             rows_copied: self

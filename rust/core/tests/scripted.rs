@@ -245,6 +245,71 @@ fn stream_cut_mid_copy_batch_resumes_from_the_last_lastpk() {
     );
 }
 
+/// The rowstreamer's copy-phase limit (`--vreplication-copy-phase-duration`, errno 3024) or a
+/// DBA's query killer cuts a long copy, and a VTGate that passes the cut on (older lines do, and
+/// every line once it gives up retrying) ends the stream: each cut resumes from the table's last
+/// primary key, never from the top, each row arrives once, and the cuts are counted.
+#[test]
+fn a_copy_cut_again_and_again_by_the_server_resumes_from_its_last_primary_key() {
+    let cut = "vttablet: rpc error: code = DeadlineExceeded desc = Query execution was interrupted, maximum \
+               statement execution time exceeded (errno 3024) (sqlstate HY000) during query: select id, v from t \
+               where (id > 9) order by id";
+    let batch = |from: i64| {
+        vec![
+            begin(),
+            field("t"),
+            vgtid("s1"),
+            copy_rows("t", from..from + 10),
+            vgtid_with("s1", vec![lastpk("t", from + 9)]),
+            commit(),
+        ]
+    };
+    let h = fake(vec![
+        Session::new()
+            .send(batch(0))
+            .fail(tonic::Code::DeadlineExceeded, cut),
+        Session::new()
+            .send(batch(10))
+            .fail(tonic::Code::Unknown, cut),
+        Session::new().send(batch(20)).fail(
+            tonic::Code::Cancelled,
+            "Query execution was interrupted (errno 1317)",
+        ),
+        Session::new()
+            .send(batch(30))
+            .send(vec![
+                begin(),
+                vgtid("s2"),
+                commit(),
+                shard_copy_completed(),
+                copy_completed(),
+            ])
+            .hold(),
+    ]);
+    let stream = BlockingStream::open(options(&h, StartMode::Initial)).unwrap();
+    let events = collect(&stream, |e| {
+        e.iter().any(|x| matches!(x, Event::CopyCompleted))
+    });
+    assert_eq!(
+        ids(&events),
+        (0..40).collect::<Vec<_>>(),
+        "every row once, in order"
+    );
+    let requests = h.fake.requests();
+    assert_eq!(requests.len(), 4);
+    for (attempt, last) in [(1, "9"), (2, "19"), (3, "29")] {
+        let resumed = &requests[attempt].vgtid.as_ref().unwrap().shard_gtids[0];
+        assert_eq!(
+            resumed.table_p_ks[0].lastpk.as_ref().unwrap().rows[0].values,
+            last.as_bytes(),
+            "attempt {attempt} resumes after the last copied key, not from the top"
+        );
+    }
+    let metrics = stream.metrics();
+    assert_eq!(metrics.copy_resumes, 3, "three cuts survived");
+    assert_eq!(metrics.reconnects, 3);
+}
+
 #[test]
 fn malformed_event_is_a_clear_sticky_error() {
     let bad_row = rows(

@@ -540,6 +540,7 @@ fn metrics_json(
         "changes": m.changes,
         "transactions": m.transactions,
         "reconnects": m.reconnects,
+        "copy_resumes": m.copy_resumes,
         "lag_millis": m.lag_millis,
         "last_event_millis": m.last_event_millis,
         "rows_copied": m.rows_copied,

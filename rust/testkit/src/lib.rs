@@ -316,17 +316,26 @@ impl FakeVtgate {
 }
 
 fn text_result(column: &str, values: &[String]) -> QueryResult {
+    let rows: Vec<Vec<String>> = values.iter().map(|v| vec![v.clone()]).collect();
+    text_rows(&[column], &rows)
+}
+
+/// A result of text columns, one `Vec` of cells per row.
+fn text_rows(columns: &[&str], rows: &[Vec<String>]) -> QueryResult {
     QueryResult {
-        fields: vec![Field {
-            name: column.into(),
-            r#type: Type::Varchar as i32,
-            ..Default::default()
-        }],
-        rows: values
+        fields: columns
             .iter()
-            .map(|v| Row {
-                lengths: vec![v.len() as i64],
-                values: v.as_bytes().to_vec().into(),
+            .map(|c| Field {
+                name: (*c).into(),
+                r#type: Type::Varchar as i32,
+                ..Default::default()
+            })
+            .collect(),
+        rows: rows
+            .iter()
+            .map(|cells| Row {
+                lengths: cells.iter().map(|c| c.len() as i64).collect(),
+                values: cells.concat().into_bytes().into(),
             })
             .collect(),
         ..Default::default()
@@ -406,6 +415,18 @@ impl Vitess for Service {
                 vec![]
             };
             text_result("TABLE_NAME", &tables)
+        } else if sql.contains("information_schema.statistics") {
+            // Primary-key columns: every keyed table's key is `id`, as the event builders' rows.
+            let keys: Vec<Vec<String>> = if sql.contains(&format!("'{}'", ks.name)) {
+                ks.tables
+                    .iter()
+                    .filter(|t| t.1)
+                    .map(|t| vec![t.0.clone(), "id".to_string()])
+                    .collect()
+            } else {
+                vec![]
+            };
+            text_rows(&["TABLE_NAME", "COLUMN_NAME"], &keys)
         } else if sql.contains("information_schema.columns") {
             let tables = if sql.contains(&format!("'{}'", ks.name)) {
                 ks.tables

@@ -61,6 +61,9 @@ public final class VitessSourceReaderMetrics {
     public static final String SHARD_GROUP = "shard";
     public static final String CURRENT_FETCH_EVENT_TIME_LAG = "currentFetchEventTimeLag";
     public static final String RECONNECTS = "reconnects";
+    /** Copies cut (the server's copy-phase limit, a query killer, the network) and resumed from their last key. */
+    public static final String COPY_RESUMES = "copyResumes";
+
     public static final String STREAMS_OPENED = "streamsOpened";
     public static final String SNAPSHOT_RECORDS = "snapshotRecords";
     public static final String RECORDS_FETCHED = "recordsFetched";
@@ -93,6 +96,9 @@ public final class VitessSourceReaderMetrics {
     private final AtomicLong streamsOpened = new AtomicLong();
     private volatile long fetchEventTimeLag = -1;
     private long reconnectsOfClosedStreams;
+    private final AtomicLong copyResumes = new AtomicLong();
+    private long copyResumesOfCurrentStream;
+    private long copyResumesOfClosedStreams;
     private long reconnectsOfCurrentStream;
     private long lastNativeRead;
 
@@ -109,6 +115,7 @@ public final class VitessSourceReaderMetrics {
         group.gauge(CURRENT_FETCH_EVENT_TIME_LAG, () -> fetchEventTimeLag);
         this.vitessGroup = group.addGroup(GROUP);
         vitessGroup.gauge(RECONNECTS, reconnects::get);
+        vitessGroup.gauge(COPY_RESUMES, copyResumes::get);
         vitessGroup.gauge(STREAMS_OPENED, streamsOpened::get);
         vitessGroup.gauge(SHARDS_COPYING, () -> countShards(false));
         vitessGroup.gauge(SHARDS_DONE, () -> countShards(true));
@@ -215,6 +222,8 @@ public final class VitessSourceReaderMetrics {
     public void streamOpened() {
         streamsOpened.incrementAndGet();
         reconnectsOfClosedStreams += reconnectsOfCurrentStream;
+        copyResumesOfClosedStreams += copyResumesOfCurrentStream;
+        copyResumesOfCurrentStream = 0;
         reconnectsOfCurrentStream = 0;
     }
 
@@ -240,6 +249,8 @@ public final class VitessSourceReaderMetrics {
         JsonNode m = JSON.readTree(json);
         reconnectsOfCurrentStream = m.path("reconnects").asLong(0);
         reconnects.set(reconnectsOfClosedStreams + reconnectsOfCurrentStream);
+        copyResumesOfCurrentStream = m.path("copy_resumes").asLong(0);
+        copyResumes.set(copyResumesOfClosedStreams + copyResumesOfCurrentStream);
         m.path("capture").fields().forEachRemaining(e -> {
             for (Map.Entry<String, ShardMetrics> split : shards.entrySet()) {
                 if (split.getKey().endsWith("/" + e.getKey())) {
