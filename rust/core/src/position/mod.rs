@@ -22,6 +22,7 @@ mod offsets;
 mod transactions;
 
 pub mod binary;
+pub mod gtid;
 pub(crate) use json::base64_bytes;
 pub use offsets::parse_specific_offsets;
 

@@ -18,6 +18,8 @@
 //! - [`estimates`]: what a stream would copy, with row estimates;
 //! - [`validate`]: the checks made before anything connects.
 
+pub mod request;
+
 mod estimates;
 mod key_orders;
 mod reconnect;

@@ -23,7 +23,13 @@
 //! changes of rows beyond the copy position are dropped (the copy delivers those rows later),
 //! and finished tables keep a done mark until the shard's copy completes.
 
-use crate::copyfilter::{self, CopiedRange, TableCopy};
+pub mod copyfilter;
+pub mod decode;
+pub mod keyorder;
+pub mod uca900;
+pub mod value;
+
+use crate::copyfilter::{CopiedRange, TableCopy};
 use crate::decode::{bare_table_name, bitmap_any, schema_from_field_event, RowDecoder};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::{ChangeEvent, Event, RowKind, TableSchema};
