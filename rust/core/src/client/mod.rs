@@ -8,8 +8,8 @@
 //! because these are the errors users hit first (wrong port, TLS mismatch, credentials).
 //!
 //! - this file: the client and its RPCs (`VStream`, `Execute` with retries of passing refusals);
-//! - [`connect`]: the channel (address, TLS and mTLS, static auth, keepalive, limits);
-//! - [`metadata`]: what the SQL of `information_schema` and `@@version_comment` tells about a
+//! - `connect`: the channel (address, TLS and mTLS, static auth, keepalive, limits);
+//! - `metadata`: what the SQL of `information_schema` and `@@version_comment` tells about a
 //!   keyspace (shards, tables, primary keys and their order, columns, row estimates, version);
 //! - `classify`: failures turned into errors that name cause and fix;
 //! - `codec`: the VStream response decoder that keeps each message's encoded size.

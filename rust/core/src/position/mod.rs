@@ -12,10 +12,10 @@
 //! our fields) and a versioned compact binary form. Both round-trip.
 //!
 //! - this file: the model (what a position holds) and its copy facts;
-//! - [`json`]: the JSON form (our own, VGTID shapes, older saved text);
-//! - [`offsets`]: the start positions a user gives (`specific-offset`);
+//! - `json`: the JSON form (our own, VGTID shapes, older saved text);
+//! - `offsets`: the start positions a user gives (`specific-offset`);
 //! - [`binary`]: the compact versioned binary form a checkpoint stores;
-//! - [`transactions`]: a position's transaction count (the base of order ranks).
+//! - `transactions`: a position's transaction count (the base of order ranks).
 
 mod json;
 mod offsets;

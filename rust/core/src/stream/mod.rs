@@ -11,12 +11,12 @@
 //! shard from its last mark: the consumer sees no gap and no repeat.
 //!
 //! - this file: the stream, how it opens (discover, plan, first RPC) and what it reports;
-//! - [`reconnect`]: reading responses, the end of an RPC at a reshard, reconnects with backoff;
-//! - [`start`]: where each shard starts (`current` resolved to a real GTID set, the user's
+//! - `reconnect`: reading responses, the end of an RPC at a reshard, reconnects with backoff;
+//! - `start`: where each shard starts (`current` resolved to a real GTID set, the user's
 //!   specific offsets);
-//! - [`key_orders`]: whether each selected table's primary-key order is reproduced;
-//! - [`estimates`]: what a stream would copy, with row estimates;
-//! - [`validate`]: the checks made before anything connects.
+//! - `key_orders`: whether each selected table's primary-key order is reproduced;
+//! - `estimates`: what a stream would copy, with row estimates;
+//! - `validate`: the checks made before anything connects.
 
 pub mod request;
 

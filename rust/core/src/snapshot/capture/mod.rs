@@ -15,11 +15,11 @@
 //! By concern:
 //! - this file: the stream's state and its event loop (log batches and chunk reports in, events
 //!   out);
-//! - [`plan`]: what to capture and where each capture starts (fresh or from saved positions);
-//! - [`chunks`]: the chunk scheduler, snapshot deadlines and retries;
-//! - [`signals`]: acting on signal-table requests (execute, stop, pause, resume);
-//! - [`progress`]: counters per shard and in total;
-//! - [`positions`]: handing out merged chunks in slices, and the positions their marks carry.
+//! - `plan`: what to capture and where each capture starts (fresh or from saved positions);
+//! - `chunks`: the chunk scheduler, snapshot deadlines and retries;
+//! - `signals`: acting on signal-table requests (execute, stop, pause, resume);
+//! - `progress`: counters per shard and in total;
+//! - `positions`: handing out merged chunks in slices, and the positions their marks carry.
 
 mod chunks;
 mod plan;
