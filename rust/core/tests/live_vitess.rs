@@ -414,7 +414,7 @@ fn stop_mid_copy_and_resume_ends_equal_to_the_source() {
     view.assert_strict();
 }
 
-/// The table-switch window (vstream-protocol.md §4.3.4): a position taken after table 1 is
+/// The table-switch window (docs/architecture.md, protocol P3): a position taken after table 1 is
 /// done and before table 2 starts must still copy table 2 on resume.
 #[test]
 fn resume_between_two_tables_still_copies_the_second() {

@@ -3,7 +3,7 @@
 
 //! The JNI bridge: everything Java calls lives here, nothing else in the workspace knows JNI.
 //!
-//! Rules (docs/native-bridge.md, anchors §7.9):
+//! Rules (docs/native-bridge.md; docs/architecture.md, invariants 4 and 5):
 //! - Java pulls. Every entry point runs on the calling Java thread; no native thread ever calls
 //!   into Java, so there is no attaching, no class lookup from foreign threads, no upcall.
 //! - Natives are registered from `JNI_OnLoad` on the class Java names in a system property, not

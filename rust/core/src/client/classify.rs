@@ -349,7 +349,7 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
         // current schema: it cannot match them to the selected column names. A tablet that
         // tracks schema versions can say so too for a moment, right after the DDL (its tracker
         // has not stored the new version yet): the stream retries a few times, then gives up
-        // as a configuration error (stream.rs, SCHEMA_MISMATCH_ATTEMPTS).
+        // as a configuration error (stream/reconnect.rs, SCHEMA_MISMATCH_ATTEMPTS).
         _ if is_schema_mismatch_message(&lower) => (
             ErrorKind::Retryable,
             ErrorCode::SchemaMismatch,

@@ -24,7 +24,7 @@ pub struct Materialized {
     /// Snapshot rows received per (table, primary key): > 1 means a row was copied twice.
     pub copied: BTreeMap<(String, Vec<String>), u32>,
     pub changes: u64,
-    /// Strict-changelog violations (DESIGN invariant 9): an insert of a present key, a delete or
+    /// Strict-changelog violations (docs/architecture.md, invariant 9): an insert of a present key, a delete or
     /// update-before that does not retract exactly the row last emitted for its key, an
     /// update-after without its update-before.
     pub violations: Vec<String>,

@@ -20,7 +20,7 @@ import java.time.LocalDateTime;
 /**
  * Writes batches in the native batch format (docs/batch-format.md) on the Java side, decoded by
  * the real {@link BatchDecoder}: for records that do not come from a server — the reader's
- * warm-up rows, and tests. The core's encoder ({@code rust/core/src/batch.rs}) is the one that
+ * warm-up rows, and tests. The core's encoder ({@code rust/core/src/handoff/batch.rs}) is the one that
  * matters; this one writes the same layout for the entries it knows.
  */
 @Internal

@@ -13,7 +13,7 @@ import java.util.HexFormat;
  * One shard's resumable position, as the native core's versioned binary form (docs/positions.md,
  * "Binary form"). Java never reads these bytes: it stores them (splits, checkpoints) and hands
  * them back to {@link NativeStream#open(String, java.util.List)}. Rust is the one owner of what a
- * position means (DESIGN invariant 6).
+ * position means (docs/architecture.md, invariant 6).
  *
  * <p>What Java acts on comes as typed facts: a batch mark carries them beside the bytes
  * ({@link BatchEntry.PositionMark#copyCompleted()}); for a position from elsewhere (a plan, a

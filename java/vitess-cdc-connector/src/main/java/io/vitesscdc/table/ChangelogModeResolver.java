@@ -19,8 +19,8 @@ import org.slf4j.LoggerFactory;
 import java.util.function.Supplier;
 
 /**
- * Decides, once per planned table, which changelog a {@code vitess-cdc} table declares (invariant
- * 9 of the design: a declared retract changelog must be exact in every phase).
+ * Decides, once per planned table, which changelog a {@code vitess-cdc} table declares (docs/architecture.md,
+ * invariant 9: a declared retract changelog must be exact in every phase).
  *
  * <p>The native core keeps a retract changelog exact while a copy resumes only for tables whose
  * primary-key order it reproduces ({@link KeyOrders}); for the others a resumed copy may repeat a

@@ -52,7 +52,7 @@ import static org.assertj.core.api.Assertions.fail;
 
 /**
  * Aggregates over {@code 'connector' = 'vitess-cdc'} are only right if the source's changelog is
- * a strict retract stream (DESIGN invariant 9): Flink trusts the declared changelog mode, so a
+ * a strict retract stream (docs/architecture.md, invariant 9): Flink trusts the declared changelog mode, so a
  * {@code -U}/{@code -D} of a row never emitted, or a second {@code +I} of a present row, silently
  * corrupts COUNT, SUM and GROUP BY. The risky moment is a copy phase that resumes mid-table: VStream
  * then replays changes of rows beyond the table's copy position, which the resumed copy sends again.

@@ -23,7 +23,7 @@ import java.util.Map;
  *
  * <p>The core plans the start positions, rather than Java, because positions are the core's:
  * a fresh copy position lists the tables still to copy, which is what keeps a resume from
- * degrading to stream-only (vstream-protocol.md §4.3.4), and the user's VGTID offsets are read
+ * degrading to stream-only (docs/architecture.md, protocol P3), and the user's VGTID offsets are read
  * and checked by the same code that reads every other position.
  *
  * <p>Starting "now" ({@code LATEST_OFFSET}, or gtid {@code current} in specific offsets) is resolved

@@ -52,7 +52,7 @@ import java.util.TreeSet;
  * positions, each assigned to the reader with the fewest splits once every reader registered. Only durable reports count (a
  * completed checkpoint of the reader holds the split as ended), so the old shards can never be
  * read again once a new shard started — per-key order holds across the reshard, failovers
- * included (DESIGN invariant 2). Without checkpoints (no checkpoint ever seen) a report counts at
+ * included (docs/architecture.md, invariant 2). Without checkpoints (no checkpoint ever seen) a report counts at
  * once. Every accepted report is acknowledged ({@link ShardEndedAck}) so the reader can forget
  * the ended split; repeated reports are acknowledged and otherwise ignored.
  */

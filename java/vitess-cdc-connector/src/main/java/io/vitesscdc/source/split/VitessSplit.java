@@ -18,9 +18,9 @@ import java.util.Objects;
  *
  * <p>{@link #position()} is the shard's position as the native core wrote it in its last mark
  * (GTID set plus copy progress: tables in progress with their last primary key, tables still to
- * copy, copy completed), in the core's binary form, stored unread (DESIGN invariant 6).
+ * copy, copy completed), in the core's binary form, stored unread (docs/architecture.md, invariant 6).
  * {@link #recordsSinceMark()} counts the change records already emitted after that mark; on restore exactly that many are skipped, so a
- * checkpoint taken inside a transaction neither loses nor repeats a record (DESIGN invariant 1).
+ * checkpoint taken inside a transaction neither loses nor repeats a record (docs/architecture.md, invariant 1).
  *
  * <p>{@link #epoch()} is the split's order epoch: 0 for the shards a job starts with, and for the
  * new shards of a reshard one more than the highest epoch of the shards that ended at its journal

@@ -22,7 +22,7 @@ import java.util.Map;
 import java.util.Objects;
 
 /**
- * Checks that a changelog is a valid retract stream (DESIGN.md invariant 9, "a strict changelog"):
+ * Checks that a changelog is a valid retract stream (docs/architecture.md, invariant 9, "a strict changelog"):
  * per primary key, globally across shards,
  *
  * <ul>

@@ -1,11 +1,11 @@
 // Copyright 2026 The vitess-cdc Authors
 // SPDX-License-Identifier: Apache-2.0
 
-//! The exact-changelog rule of the copy phase (DESIGN invariant 9).
+//! The exact-changelog rule of the copy phase (docs/architecture.md, invariant 9).
 //!
 //! While a shard copies a table, VStream's catchup and fast-forward windows send *every* change
 //! of that table, including changes of rows the copy has not reached yet — and the copy sends
-//! those rows again later (vstream-protocol.md §4.3.3, "this row will show up twice"). That
+//! those rows again later (docs/architecture.md, protocol P2, "this row will show up twice"). That
 //! happens whenever a copy resumes: after a restore and after any reconnect. Vitess's own
 //! VReplication lets its target database discard them (`pk <= lastpk` conditions); we have no
 //! target database, so the core discards them itself, comparing primary keys the way MySQL's

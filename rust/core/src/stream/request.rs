@@ -4,7 +4,7 @@
 //! What to ask VTGate for: table selection (filter rules), validation against the keyspace's
 //! real tables, start positions, and the `VStreamRequest` built from per-shard positions.
 //!
-//! The resume rule lives here (vstream-protocol.md §4.3.4/§4.3.6): a shard that still has tables
+//! The resume rule lives here (docs/architecture.md, protocol P3 and P4): a shard that still has tables
 //! to copy is resumed with its GTID plus a `table_p_ks` entry for every unfinished table — with
 //! the saved lastpk for the table in progress and *without* lastpk ("from the start") for the
 //! tables not started — so the copy goes on instead of degrading to stream-only. On v24 the

@@ -14,7 +14,7 @@
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
-static DATA: &[u8] = include_bytes!("../data/uca900_primary.bin");
+static DATA: &[u8] = include_bytes!("../../data/uca900_primary.bin");
 
 struct Table {
     singles: HashMap<u32, Box<[u16]>>,

@@ -4,7 +4,7 @@
 //! The VStream event grammar as a pure state machine: VEvents in, consumer [`Event`]s out.
 //! No I/O here, so every quirk of the grammar is unit-testable.
 //!
-//! Grammar handled (vstream-protocol.md §4.2–§4.8):
+//! Grammar handled (docs/architecture.md, protocol P1, P2, P6 and P7):
 //! - transactions `BEGIN … VGTID COMMIT`, possibly spread over several responses, are buffered
 //!   and emitted at COMMIT followed by a [`Event::Mark`]; a transaction above the byte budget is
 //!   emitted in chunks and the number of records already emitted is remembered, so that a
@@ -16,15 +16,21 @@
 //!   changed;
 //! - COPY_COMPLETED per shard and the final one, JOURNAL (resharding).
 //!
-//! Positions follow the unsafe-window rule (§4.3.4): while a shard's copy is unfinished its
+//! Positions follow the table-switch window rule (docs/architecture.md, protocol P3): while a shard's copy is unfinished its
 //! position lists the tables still to copy, so a resume never degrades to stream-only.
 //!
 //! The changelog is exact in every phase ([`crate::copyfilter`]): while a table is copied,
 //! changes of rows beyond the copy position are dropped (the copy delivers those rows later),
 //! and finished tables keep a done mark until the shard's copy completes.
 
-use crate::copyfilter::{self, CopiedRange, TableCopy};
-use crate::ddl::{self, RowsGone};
+pub mod copyfilter;
+pub mod ddl;
+pub mod decode;
+pub mod keyorder;
+pub mod uca900;
+pub mod value;
+
+use crate::copyfilter::{CopiedRange, TableCopy};
 use crate::decode::{bare_table_name, bitmap_any, schema_from_field_event, RowDecoder};
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::{ChangeEvent, Event, RowKind, TableSchema};
@@ -34,6 +40,7 @@ use crate::position::{ShardPosition, StreamPosition, TableLastPk};
 use crate::proto::binlogdata::{ShardGtid, VEvent, VEventType, VGtid};
 use crate::request::{from_proto_lastpk, SelectedTables};
 use crate::value::Value;
+use ddl::RowsGone;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 

@@ -1,0 +1,37 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! When a printing run (`tail`, `snapshot`, a capture) stops: its limits, and SIGINT/SIGTERM,
+//! which finish the batch being printed first.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// When `tail` stops (besides the end of a snapshot).
+#[derive(Default)]
+pub struct Limits {
+    /// After this many row changes (an update counts once).
+    pub max_changes: Option<u64>,
+    /// After this long without a row change.
+    pub idle_exit: Option<Duration>,
+    /// After this long in total.
+    pub duration: Option<Duration>,
+    /// Print the final position to stderr when stopping.
+    pub report_position: bool,
+}
+
+/// Set by SIGINT/SIGTERM: `tail` finishes the batch it is printing, flushes and stops.
+pub static STOP: AtomicBool = AtomicBool::new(false);
+
+/// SIGINT/SIGTERM ask `tail` to stop after the current batch; a second signal exits at once.
+pub fn install_signal_handler() {
+    let result = ctrlc::set_handler(|| {
+        if STOP.swap(true, Ordering::SeqCst) {
+            eprintln!("interrupted again: exiting without waiting");
+            std::process::exit(130);
+        }
+    });
+    if let Err(e) = result {
+        tracing::warn!("cannot install the Ctrl-C handler: {e}");
+    }
+}

@@ -1,0 +1,10 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! What leaves the core: the bounded, byte-budgeted hand-off of events to a synchronous consumer
+//! (JNI, CLI), and the binary batch format that crosses JNI.
+//! - [`blocking`]: the hand-off (a background runtime, a queue bounded in bytes, a watched task).
+//! - [`batch`]: events encoded into reusable batches with position marks between records.
+
+pub mod batch;
+pub mod blocking;

@@ -1,0 +1,315 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! A keyspace's log stream with chunked snapshots of some of its tables beside it.
+//!
+//! [`CaptureStream`] runs the main log stream (every selected table, from `latest` or saved
+//! positions) and, per shard and captured table, a sequence of chunk side streams
+//! ([`super::chunk`]), at most `chunks_in_flight` at once. Per shard, a [`ShardMerge`] merges
+//! them; the consumer sees one ordered sequence per shard: the log's events as they come (never
+//! held back), and chunk rows ([`RowKind::SnapshotRead`](crate::RowKind)) once their chunk is
+//! merged, each slice of them followed by a mark whose position carries the capture's cursor
+//! ([`crate::position::TableSnapshot`]). Resuming from any mark re-reads only what was not
+//! emitted.
+//!
+//! By concern:
+//! - this file: the stream's state and its event loop (log batches and chunk reports in, events
+//!   out);
+//! - `plan`: what to capture and where each capture starts (fresh or from saved positions);
+//! - `chunks`: the chunk scheduler, snapshot deadlines and retries;
+//! - `signals`: acting on signal-table requests (execute, stop, pause, resume);
+//! - `progress`: counters per shard and in total;
+//! - `positions`: handing out merged chunks in slices, and the positions their marks carry.
+
+mod chunks;
+mod plan;
+mod positions;
+mod progress;
+mod signals;
+
+pub use plan::Capture;
+pub use progress::{CaptureProgress, ShardProgress};
+
+use super::chunk::ChunkReport;
+use super::key::{ChunkRange, TableKey};
+use super::merge::{ChunkId, ShardMerge};
+use crate::client::VtgateClient;
+use crate::error::{Error, Result};
+use crate::event::{Event, TableSchema};
+use crate::gtid::Gtid;
+use crate::keyorder::TableKeyOrders;
+use crate::options::{SnapshotOptions, StreamOptions};
+use crate::position::ShardPosition;
+use crate::stream::EventStream;
+use positions::parse_position;
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+use tokio::sync::mpsc;
+
+struct TableState {
+    filter: Option<String>,
+    key: Arc<TableKey>,
+    /// Where the part not yet emitted starts (`None`: all emitted, the table is done).
+    emitted: Option<ChunkRange>,
+    /// Where the next chunk to request starts (`None`: everything is requested).
+    next: Option<ChunkRange>,
+    /// The chunk being read (its side stream runs), with its range.
+    reading: Option<(ChunkId, ChunkRange)>,
+    /// Until when the chunk being read must report its snapshot: a tablet type the shard does
+    /// not serve makes VTGate wait silently (for minutes), so the capture keeps its own deadline.
+    snapshot_due: Option<Instant>,
+    /// Chunks requested and not emitted yet (reading or waiting for the log).
+    unmerged: usize,
+    not_before: Option<Instant>,
+    retries: u32,
+    chunks: u64,
+    rows: u64,
+    estimated_rows: Option<u64>,
+    /// No new chunk starts (`pause-snapshot`); saved in the positions.
+    paused: bool,
+}
+
+impl TableState {
+    /// A capture of `range` that has emitted nothing yet.
+    fn new(filter: Option<String>, key: Arc<TableKey>, range: ChunkRange) -> TableState {
+        TableState {
+            filter,
+            key,
+            emitted: Some(range.clone()),
+            next: Some(range),
+            reading: None,
+            snapshot_due: None,
+            unmerged: 0,
+            not_before: None,
+            retries: 0,
+            chunks: 0,
+            rows: 0,
+            estimated_rows: None,
+            paused: false,
+        }
+    }
+}
+
+struct ShardState {
+    merge: ShardMerge,
+    /// The log's last position (without capture cursors).
+    log: ShardPosition,
+    tables: BTreeMap<String, TableState>,
+    /// Captures requested (by a signal) for a table whose capture was still running: each starts
+    /// when the one before it ends. Saved in the positions after the running ones.
+    queued: Vec<Capture>,
+    progress: ShardProgress,
+}
+
+pub struct CaptureStream {
+    options: StreamOptions,
+    snap: SnapshotOptions,
+    shards: BTreeMap<String, ShardState>,
+    log_rx: mpsc::Receiver<Result<Vec<Event>>>,
+    chunk_tx: mpsc::Sender<ChunkReport>,
+    chunk_rx: mpsc::Receiver<ChunkReport>,
+    /// The log's latest schema per (shard, table): chunk rows are handed out with it.
+    schemas: BTreeMap<(String, String), Arc<TableSchema>>,
+    next_id: ChunkId,
+    reading: usize,
+    log_task: tokio::task::JoinHandle<()>,
+    /// Side streams by chunk; a chunk dropped early has its task aborted.
+    chunk_tasks: BTreeMap<ChunkId, tokio::task::JoinHandle<()>>,
+    /// Primary-key columns and their orders of the keyspace's tables, for captures a signal
+    /// adds; refreshed when a signal names a table created after the stream opened.
+    key_names: BTreeMap<String, Vec<String>>,
+    key_orders: TableKeyOrders,
+    client: VtgateClient,
+    /// Tables the log stream selects (a signal can only capture these).
+    selected: Vec<String>,
+    /// Log events not processed yet: the rest of a batch whose signal waits for `key_names` to
+    /// be refreshed.
+    held: Vec<Event>,
+    /// `key_names` was refreshed since the last log batch arrived (a table still unknown then
+    /// does not exist).
+    keys_refreshed: bool,
+}
+
+impl Drop for CaptureStream {
+    fn drop(&mut self) {
+        self.log_task.abort();
+        for t in self.chunk_tasks.values() {
+            t.abort();
+        }
+    }
+}
+
+impl CaptureStream {
+    /// Whether every capture finished on every shard (the log stream goes on).
+    pub fn capture_done(&self) -> bool {
+        self.shards
+            .values()
+            .all(|s| s.tables.is_empty() && s.queued.is_empty())
+    }
+
+    /// The next events (log events and merged chunk rows, per shard in order). Waits for at
+    /// least one event; fails when the log fails or a capture cannot go on.
+    pub async fn next_events(&mut self) -> Result<Vec<Event>> {
+        loop {
+            if !self.held.is_empty() {
+                if !self.keys_refreshed {
+                    self.refresh_keys().await?;
+                }
+                let held = std::mem::take(&mut self.held);
+                let out = self.on_log(held)?;
+                if !out.is_empty() {
+                    return Ok(out);
+                }
+                continue;
+            }
+            self.schedule();
+            self.check_snapshot_deadlines()?;
+            let wake = self
+                .shards
+                .values()
+                .flat_map(|s| s.tables.values())
+                .flat_map(|t| [t.not_before, t.snapshot_due])
+                .flatten()
+                .min();
+            tokio::select! {
+                log = self.log_rx.recv() => {
+                    let events = log.ok_or_else(|| Error::fatal("the log stream ended"))??;
+                    self.keys_refreshed = false;
+                    let out = self.on_log(events)?;
+                    if !out.is_empty() {
+                        return Ok(out);
+                    }
+                }
+                Some(report) = self.chunk_rx.recv() => {
+                    let out = self.on_chunk(report)?;
+                    if !out.is_empty() {
+                        return Ok(out);
+                    }
+                }
+                _ = sleep_until(wake) => {}
+            }
+        }
+    }
+
+    fn table_mut(&mut self, shard: &str, table: &str) -> &mut TableState {
+        self.shards
+            .get_mut(shard)
+            .and_then(|s| s.tables.get_mut(table))
+            .expect("a planned table")
+    }
+
+    /// The table of shard `shard` that reads chunk `id`.
+    fn reader_of(&self, shard: &str, id: ChunkId) -> Option<String> {
+        self.shards.get(shard)?.tables.iter().find_map(|(t, st)| {
+            st.reading
+                .as_ref()
+                .is_some_and(|(r, _)| *r == id)
+                .then(|| t.clone())
+        })
+    }
+
+    /// The schema a chunk row is handed out with: the log's, when it has the same columns (so a
+    /// consumer sees one shape); else the chunk's, announced first.
+    fn schema_for(
+        &mut self,
+        shard: &str,
+        side: &Arc<TableSchema>,
+        out: &mut Vec<Event>,
+    ) -> Arc<TableSchema> {
+        let key = (shard.to_string(), side.table.clone());
+        match self.schemas.get(&key) {
+            Some(log) if log.columns == side.columns => log.clone(),
+            known => {
+                let version = known.map_or(side.version, |s| s.version + 1);
+                let schema = Arc::new(TableSchema {
+                    version,
+                    ..(**side).clone()
+                });
+                self.schemas.insert(key, schema.clone());
+                out.push(Event::Schema(schema.clone()));
+                schema
+            }
+        }
+    }
+
+    fn on_log(&mut self, events: Vec<Event>) -> Result<Vec<Event>> {
+        let mut out = Vec::with_capacity(events.len());
+        let mut events = events.into_iter();
+        while let Some(event) = events.next() {
+            if let Some((shard, signal)) = self.signal_in(&event) {
+                if self.needs_keys(&signal) && !self.keys_refreshed {
+                    // A table this stream has not seen the key of: hold the rest of the batch
+                    // (nothing after the signal is handed out before it takes effect).
+                    self.held = std::iter::once(event).chain(events).collect();
+                    return Ok(out);
+                }
+                self.apply_signal(&shard, signal);
+                continue;
+            }
+            match &event {
+                Event::Schema(s) => {
+                    self.schemas
+                        .insert((s.shard.clone(), s.table.clone()), s.clone());
+                    if self.is_signal_table(&s.table) {
+                        continue;
+                    }
+                }
+                Event::Change(c) => {
+                    if let Some(state) = self.shards.get_mut(&c.schema.shard) {
+                        if state.tables.contains_key(&c.schema.table) {
+                            let gtid = c.gtid.as_deref().and_then(|g| Gtid::parse(g).ok());
+                            state.merge.on_log_change(
+                                &c.schema.table,
+                                &c.schema,
+                                &c.values,
+                                gtid.as_ref(),
+                            );
+                        }
+                    }
+                }
+                Event::Mark(p) => {
+                    let shard = p.shard.clone();
+                    if let Some(state) = self.shards.get_mut(&shard) {
+                        state.log = p.clone();
+                        state.merge.on_log_position(parse_position(p)?);
+                        out.push(Event::Mark(self.position(&shard)));
+                        self.emit_ready(&shard, &mut out)?;
+                        continue;
+                    }
+                }
+                Event::Journal { shard, .. }
+                    if self
+                        .shards
+                        .get(&shard.1)
+                        .is_some_and(|s| !s.tables.is_empty() || !s.queued.is_empty()) =>
+                {
+                    return Err(Error::fatal(format!(
+                        "shard {}/{} was resharded during a chunked snapshot — start the capture again on the new shards",
+                        shard.0, shard.1
+                    )));
+                }
+                _ => {}
+            }
+            out.push(event);
+        }
+        Ok(out)
+    }
+}
+
+async fn run_log(mut log: EventStream, tx: mpsc::Sender<Result<Vec<Event>>>) {
+    loop {
+        let r = log.next_events().await;
+        let failed = r.is_err();
+        if tx.send(r).await.is_err() || failed {
+            return;
+        }
+    }
+}
+
+async fn sleep_until(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at.into()).await,
+        None => std::future::pending().await,
+    }
+}

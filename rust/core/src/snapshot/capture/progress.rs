@@ -1,0 +1,87 @@
+// Copyright 2026 The vitess-cdc Authors
+// SPDX-License-Identifier: Apache-2.0
+
+//! How far a capture is: chunks, rows, tables and signals per shard, and the estimate of what
+//! remains (from the table statistics).
+
+use super::CaptureStream;
+use std::collections::BTreeMap;
+
+/// Progress of a capture, per shard and in total.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct CaptureProgress {
+    pub shards: BTreeMap<String, ShardProgress>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct ShardProgress {
+    /// Chunks merged and emitted.
+    pub chunks_done: u64,
+    /// Estimated chunks in all (done plus what the table statistics say remains; at least
+    /// `chunks_done` plus the chunks still to read).
+    pub chunks_planned: u64,
+    /// Rows emitted as snapshot reads.
+    pub rows: u64,
+    /// Tables whose capture has not finished on this shard.
+    pub tables_remaining: u64,
+    /// Chunks read but dropped because their tablet was behind the log.
+    pub chunks_discarded: u64,
+    /// Chunk side streams that failed and were read again.
+    pub chunks_failed: u64,
+    /// Signals of the signal table acted on, and signals skipped as invalid (each logged with
+    /// its reason).
+    pub signals: u64,
+    pub signals_rejected: u64,
+}
+
+impl CaptureProgress {
+    pub fn total(&self) -> ShardProgress {
+        let mut t = ShardProgress::default();
+        for s in self.shards.values() {
+            t.chunks_done += s.chunks_done;
+            t.chunks_planned += s.chunks_planned;
+            t.rows += s.rows;
+            t.tables_remaining += s.tables_remaining;
+            t.chunks_discarded += s.chunks_discarded;
+            t.chunks_failed += s.chunks_failed;
+            t.signals += s.signals;
+            t.signals_rejected += s.signals_rejected;
+        }
+        t
+    }
+}
+
+impl CaptureStream {
+    pub fn progress(&self) -> CaptureProgress {
+        CaptureProgress {
+            shards: self
+                .shards
+                .iter()
+                .map(|(k, s)| (k.clone(), s.progress.clone()))
+                .collect(),
+        }
+    }
+
+    /// Recomputes what remains on `shard` (chunks and rows done are counted as they are emitted).
+    pub(super) fn update_progress(&mut self, shard: &str) {
+        let rows_per_chunk = self.snap.chunk_rows.max(1) as u64;
+        let Some(s) = self.shards.get_mut(shard) else {
+            return;
+        };
+        // Per remaining table at least one more chunk; more as its statistics suggest.
+        let left: u64 = s
+            .tables
+            .values()
+            .map(|t| {
+                t.estimated_rows
+                    .unwrap_or(0)
+                    .saturating_sub(t.rows)
+                    .div_ceil(rows_per_chunk)
+                    .max(1)
+            })
+            .sum::<u64>()
+            + s.queued.len() as u64;
+        s.progress.tables_remaining = (s.tables.len() + s.queued.len()) as u64;
+        s.progress.chunks_planned = s.progress.chunks_done + left;
+    }
+}
