@@ -9,7 +9,16 @@ use std::time::Duration;
 use vitess_cdc_core::options::{defaults, TabletType, TlsOptions};
 use vitess_cdc_core::position::binary;
 use vitess_cdc_core::SnapshotOptions;
-use vitess_cdc_core::{Error, ShardPosition, StartMode, StreamOptions, StreamPosition};
+use vitess_cdc_core::{
+    DestructiveDdl, Error, ShardPosition, StartMode, StreamOptions, StreamPosition,
+};
+
+/// What a stream does at DDL that takes a selected table's rows away or changes its key.
+#[derive(Clone, Copy, ValueEnum)]
+enum DestructiveDdlArg {
+    Fail,
+    Continue,
+}
 
 #[derive(Clone, Copy, ValueEnum)]
 enum TabletTypeArg {
@@ -86,6 +95,10 @@ pub struct StreamArgs {
     /// Accept tables without a primary key [allow_tables_without_primary_key]
     #[arg(long)]
     allow_tables_without_primary_key: bool,
+    /// DDL that takes a selected table's rows away (TRUNCATE, DROP TABLE, a RENAME away) or
+    /// changes its primary key: stop with the fix, or log it and go on [destructive_ddl]
+    #[arg(long, value_enum, default_value = "fail")]
+    destructive_ddl: DestructiveDdlArg,
     /// Where to start: initial (copy, then stream), latest, a positions/VGTID JSON, or @file
     /// holding one [start]
     #[arg(long)]
@@ -163,6 +176,10 @@ impl StreamArgs {
         o.table_patterns = self.table_patterns.clone();
         o.row_filter = self.row_filter.clone();
         o.allow_tables_without_primary_key = self.allow_tables_without_primary_key;
+        o.destructive_ddl = match self.destructive_ddl {
+            DestructiveDdlArg::Fail => DestructiveDdl::Fail,
+            DestructiveDdlArg::Continue => DestructiveDdl::Continue,
+        };
         o.start = match &self.start {
             None => default_start,
             Some(s) => parse_start(s)?,
