@@ -65,6 +65,9 @@ pub enum ErrorCode {
     /// Rows written before a schema change of a selected table that the tablet cannot decode
     /// with the table's current schema (it does not track schema versions, or not yet).
     SchemaMismatch,
+    /// A bug in vitess-cdc: a background task of the stream panicked (the message says where).
+    /// Fatal: restarting from the last checkpoint may meet it again.
+    Internal,
 }
 
 impl ErrorCode {
@@ -87,6 +90,7 @@ impl ErrorCode {
             ErrorCode::MessageTooLarge => "MESSAGE_TOO_LARGE",
             ErrorCode::CopyRepeated => "COPY_REPEATED",
             ErrorCode::SchemaMismatch => "SCHEMA_MISMATCH",
+            ErrorCode::Internal => "INTERNAL",
         }
     }
 }

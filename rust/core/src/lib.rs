@@ -18,6 +18,7 @@
 //! - [`client`]: the tonic channel (TLS, auth, limits, keepalive) and the VStream request.
 //! - [`stream`]: the copy/replicate state machine with reconnect and exact resume.
 //! - [`blocking`]: a bounded, byte-budgeted hand-off to a synchronous consumer (JNI, CLI).
+//! - [`supervise`]: background tasks whose panics become the stream's fatal error.
 //! - [`batch`]: the binary batch format that crosses JNI.
 
 pub mod batch;
@@ -36,6 +37,7 @@ pub mod position;
 pub mod request;
 pub mod snapshot;
 pub mod stream;
+pub mod supervise;
 pub mod uca900;
 pub mod value;
 

@@ -485,7 +485,11 @@ fn malformed_events_are_clear_errors() {
     nopk.field_event.as_mut().unwrap().fields[0].flags = 0;
     let err = m.handle(nopk.clone(), &mut out).unwrap_err();
     assert_eq!(err.kind, crate::ErrorKind::Config);
-    assert!(err.message.contains("has no primary key"), "{}", err.message);
+    assert!(
+        err.message.contains("has no primary key"),
+        "{}",
+        err.message
+    );
     // With a narrowed selection the key may exist and be left out: the error says that instead
     // of claiming the table has none.
     let mut narrowed = machine(start("pos0", &[]), 1 << 20);

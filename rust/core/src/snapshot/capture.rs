@@ -25,6 +25,7 @@ use crate::metrics::Metrics;
 use crate::options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions, TabletType};
 use crate::position::{ShardPosition, StreamPosition, TableSnapshot};
 use crate::stream::EventStream;
+use crate::supervise::{self, Task};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -399,7 +400,12 @@ impl CaptureStream {
             );
         }
         let (log_tx, log_rx) = mpsc::channel(4);
-        let log_task = tokio::spawn(run_log(log, log_tx));
+        let log_task = tokio::spawn(supervise::reporting(
+            Task::CaptureLog,
+            run_log(log, log_tx.clone()),
+            log_tx,
+            Err,
+        ));
         let (chunk_tx, chunk_rx) = mpsc::channel(32);
         let mut stream = CaptureStream {
             options,
@@ -740,7 +746,7 @@ impl CaptureStream {
                 self.finish_reading(&shard, &table, next);
             }
             ChunkMsg::Failed(e) => {
-                if e.kind == ErrorKind::Config {
+                if e.kind == ErrorKind::Config || e.code == ErrorCode::Internal {
                     return Err(e);
                 }
                 let hint = unknown_table_hint(&e, &self.options.keyspace, self.snap.tablet_type);

@@ -42,7 +42,12 @@ public enum ErrorCode {
      * Rows written before a schema change that the tablet cannot decode with the table's current
      * schema: it does not track schema versions ({@code vttablet --track-schema-versions}).
      */
-    SCHEMA_MISMATCH;
+    SCHEMA_MISMATCH,
+    /**
+     * A bug in vitess-cdc: a background task of the native stream panicked (the message says
+     * where). Fatal: restarting from the last checkpoint may meet it again.
+     */
+    INTERNAL;
 
     /** The code of a wire name; unknown or missing names are {@link #UNSPECIFIED}. */
     public static ErrorCode fromWire(String name) {
