@@ -7,7 +7,8 @@
 //! The crate knows nothing of JNI or Flink. Layers, bottom up:
 //! - [`proto`]: the wire-compatible subset of the Vitess v24 protos (the `vitess-cdc-protos`
 //!   crate, re-exported).
-//! - [`value`], [`decode`]: MySQL text-encoded row values → typed [`value::Value`]s.
+//! - [`value`], [`decode`]: MySQL text-encoded row values → typed [`value::Value`]s;
+//!   [`charset`]: every MySQL character set → UTF-8, as MySQL converts it.
 //! - [`keyorder`], [`copyfilter`]: MySQL's primary-key order and the exact-changelog rule of the
 //!   copy phase (changes beyond the copy position are dropped).
 //! - [`gtid`]: GTID sets of Vitess positions (containment, membership).
@@ -23,7 +24,9 @@
 
 pub mod batch;
 pub mod blocking;
+pub mod charset;
 pub mod client;
+pub mod collations;
 pub mod copyfilter;
 pub mod decode;
 pub mod error;

@@ -100,7 +100,10 @@ impl EventStream {
             follow_reshard: options.follow_reshard,
             narrowed_selection: !options.columns.is_empty(),
         };
-        let machine = Machine::new(config, start, metrics.clone());
+        let mut machine = Machine::new(config, start, metrics.clone());
+        machine.set_column_collations(
+            crate::collations::read(&client, &options.keyspace, &plan.matched_tables).await,
+        );
         let mut stream = EventStream {
             options,
             client,
