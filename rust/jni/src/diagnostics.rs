@@ -2,10 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! The natives of `io.vitesscdc.nativeio.NativeDiagnostics`: synthetic streams for the round-trip
-//! tests and entry points for the bridge benchmark. They run no server and change no state of
-//! real streams; a synthetic stream is an ordinary handle in [`STREAMS`], read with the real
-//! `nativePoll`. Compiled only with the `diagnostics` feature: the Maven build of the connector
-//! enables it for its tests and benchmarks (java/vitess-cdc-connector/pom.xml, `cargo.features`).
+//! tests, entry points for the bridge benchmark, errors of every class and a panic raised on
+//! demand, and panics injected into a stream's background tasks (the core's `fault-injection`).
+//! Synthetic streams run no server; a synthetic stream is an ordinary handle in [`STREAMS`], read
+//! with the real `nativePoll`. Compiled only with the `diagnostics` feature, which the library a
+//! jar bundles never has: the Maven build of the connector makes a second library with it for its
+//! tests and benchmark (java/vitess-cdc-connector/pom.xml, `cargo.test.features`).
 
 pub mod synth;
 
