@@ -4,7 +4,8 @@
 # Runs the native bridge's server-free tests in a real linux-aarch64 JVM, emulated by qemu-user on
 # this x86_64 machine, against the connector's built classes: the JVM reports os.arch=aarch64, so
 # NativeLibrary must pick native/linux-aarch64/ from the bundle, and every value of every type must
-# round-trip through the aarch64 library (BatchRoundTripTest). Needs `mvn verify` (or
+# round-trip through the aarch64 library (BatchRoundTripTest; the test library, with the synthetic
+# streams, which the bundled one has not). Needs `mvn verify` (or
 # test-compile) of java/vitess-cdc-connector first; scripts/test.sh runs it after that.
 # The arm64 JRE is Debian bookworm's openjdk-17-jre-headless, unpacked into a private folder
 # (tests/debian/extract-packages.sh; cached in $VITESS_CDC_CACHE/arm64-jre, ~260 MB).
@@ -33,6 +34,7 @@ echo "aarch64 JVM: $(qemu-aarch64 -L "$JRE_ROOT" "$JAVA" -version 2>&1 | sed -n 
 # -L: the arm64 root's loader and libc; the JVM's own libraries are found relative to it.
 qemu-aarch64 -L "$JRE_ROOT" "$JAVA" --enable-native-access=ALL-UNNAMED \
   -Dvitesscdc.bundled.platforms=linux-x86_64,linux-aarch64 -Dvitesscdc.roundtrip.seeds=4 \
+  -Dvitesscdc.native.library="$module/target/test-native/linux-aarch64/libvitess_cdc_jni.so" \
   -jar "$module/target/aarch64-jvm/junit-platform-console-standalone.jar" execute \
   --disable-banner --details=summary --fail-if-no-tests \
   --class-path "$module/target/test-classes:$module/target/classes:$(cat "$module/target/aarch64-jvm/classpath.txt")" \

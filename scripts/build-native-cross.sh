@@ -3,9 +3,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Cross-compiles the native library for one more platform; called by the connector's Maven build
 # (profile cross-linux-aarch64) so that one jar carries linux-x86_64 and linux-aarch64.
-# Usage: build-native-cross.sh RUST_TARGET CARGO_PROFILE CARGO_FEATURES CARGO_TARGET_DIR
+# The bundled library has no cargo features (no test natives in a product); the test library
+# (FEATURES `diagnostics`, its own target dir) is built for the tests of scripts/aarch64-jvm-tests.sh.
+# Usage: build-native-cross.sh RUST_TARGET CARGO_PROFILE CARGO_TARGET_DIR [FEATURES]
 set -euo pipefail
-target=$1 profile=$2 features=$3 target_dir=$4
+target=$1 profile=$2 target_dir=$3 features=${4:-}
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 if ! command -v aarch64-linux-gnu-gcc > /dev/null || ! rustup target list --installed 2> /dev/null | grep -qx "$target"; then

@@ -68,6 +68,9 @@ pub enum ErrorCode {
     /// DDL took a selected table's rows away without row events (TRUNCATE, DROP, a RENAME away)
     /// or changed its primary key: what the consumer holds no longer matches the table.
     DestructiveDdl,
+    /// A bug in vitess-cdc: a background task of the stream panicked (the message says where).
+    /// Fatal: restarting from the last checkpoint may meet it again.
+    Internal,
 }
 
 impl ErrorCode {
@@ -91,6 +94,7 @@ impl ErrorCode {
             ErrorCode::CopyRepeated => "COPY_REPEATED",
             ErrorCode::SchemaMismatch => "SCHEMA_MISMATCH",
             ErrorCode::DestructiveDdl => "DESTRUCTIVE_DDL",
+            ErrorCode::Internal => "INTERNAL",
         }
     }
 }

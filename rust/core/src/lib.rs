@@ -11,7 +11,8 @@
 //! - [`client`]: the wire — the tonic channel (TLS, auth, limits, keepalive), the VStream and
 //!   `Execute` RPCs, and the keyspace metadata read over SQL.
 //! - [`machine`]: the VStream grammar as a pure state machine, with what it needs: row decoding
-//!   into typed values ([`machine::decode`], [`machine::value`]), MySQL's primary-key order
+//!   into typed values ([`machine::decode`], [`machine::value`], every MySQL character set to
+//!   UTF-8 in [`machine::charset`], column collations in [`machine::collations`]), MySQL's primary-key order
 //!   ([`machine::keyorder`], [`machine::uca900`]) and the copy phase's exact-changelog rule
 //!   ([`machine::copyfilter`]).
 //! - [`position`]: per-shard positions (GTID sets in [`position::gtid`], copy progress, capture
@@ -20,7 +21,8 @@
 //!   exact resume.
 //! - [`snapshot`]: chunked snapshots beside the log (side streams merged by GTID membership).
 //! - [`handoff`]: what leaves the core — a bounded, byte-budgeted hand-off to a synchronous
-//!   consumer ([`handoff::blocking`]) and the binary batch format that crosses JNI
+//!   consumer ([`handoff::blocking`]), background tasks whose panics become the stream's fatal
+//!   error ([`handoff::supervise`]), and the binary batch format that crosses JNI
 //!   ([`handoff::batch`]).
 //!
 //! Across all of them: [`event`] (what a consumer sees: typed changes, table schemas, position
@@ -42,8 +44,8 @@ pub use vitess_cdc_protos as proto;
 
 // The paths the crate's users (rust/jni, rust/cli, the tests, benches and fuzz targets) and its
 // own modules name: each module where it lived before the folders, so they stay valid.
-pub use handoff::{batch, blocking};
-pub use machine::{copyfilter, decode, keyorder, uca900, value};
+pub use handoff::{batch, blocking, supervise};
+pub use machine::{charset, collations, copyfilter, decode, keyorder, uca900, value};
 pub use position::gtid;
 pub use stream::request;
 

@@ -2,10 +2,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! The natives of `io.vitesscdc.nativeio.NativeDiagnostics`: synthetic streams for the round-trip
-//! tests and entry points for the bridge benchmark. They run no server and change no state of
-//! real streams; a synthetic stream is an ordinary handle in [`STREAMS`], read with the real
-//! `nativePoll`. Compiled only with the `diagnostics` feature: the Maven build of the connector
-//! enables it for its tests and benchmarks (java/vitess-cdc-connector/pom.xml, `cargo.features`).
+//! tests, entry points for the bridge benchmark, errors of every class and a panic raised on
+//! demand, and panics injected into a stream's background tasks (the core's `fault-injection`).
+//! Synthetic streams run no server; a synthetic stream is an ordinary handle in [`STREAMS`], read
+//! with the real `nativePoll`. Compiled only with the `diagnostics` feature, which the library a
+//! jar bundles never has: the Maven build of the connector makes a second library with it for its
+//! tests and benchmark (java/vitess-cdc-connector/pom.xml, `cargo.test.features`).
 
 pub mod synth;
 
@@ -15,11 +17,13 @@ use crate::natives::{hot, poll_result, poll_timeout, raw_direct_buffer, STREAMS}
 use crate::stream::StreamHandle;
 use jni::objects::{JByteBuffer, JClass, JString};
 use jni::strings::JNIString;
-use jni::sys::{jint, jlong};
+use jni::sys::{jboolean, jint, jlong};
 use jni::{jni_str, Env, EnvUnowned, NativeMethod};
 use std::ffi::c_void;
 use std::sync::Arc;
 use synth::PreEncoded;
+use vitess_cdc_core::supervise::{faults, Task};
+use vitess_cdc_core::Error as CoreError;
 
 /// Simple name of the class, in the (possibly relocated) package of the natives class.
 pub const CLASS_SIMPLE_NAME: &str = "NativeDiagnostics";
@@ -77,6 +81,21 @@ pub fn register(env: &mut Env<'_>, natives_class: &str) -> jni::errors::Result<(
                 jni_str!("nativeNoopRaw"),
                 jni_str!("()V"),
                 native_noop_raw as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeRaise"),
+                jni_str!("(I)Ljava/lang/String;"),
+                native_raise as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeInjectPanic"),
+                jni_str!("(I)V"),
+                native_inject_panic as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativePanicArmed"),
+                jni_str!("(I)Z"),
+                native_panic_armed as *mut c_void,
             ),
         ]
     };
@@ -181,3 +200,79 @@ extern "system" fn native_noop<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>) {
 
 /// A bare JNI call: nothing at all on the native side.
 extern "system" fn native_noop_raw<'l>(_env: EnvUnowned<'l>, _c: JClass<'l>) {}
+
+/// Raises an error of `kind` inside the library, mapped like any other: 1 configuration error,
+/// 2 retryable, 3 fatal with a two-level cause chain, 4 a panic in this call; 5 logs one event
+/// per level (and one from a native thread) and returns "logged".
+extern "system" fn native_raise<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    kind: jint,
+) -> JString<'l> {
+    env.with_env(|env| {
+        let err = match kind {
+            1 => CoreError::config("self-test configuration error: option `x` is wrong"),
+            2 => CoreError::retryable("self-test retryable error: VTGate unreachable"),
+            3 => CoreError::fatal("self-test fatal error").with_source(
+                CoreError::fatal("middle cause").with_source(std::io::Error::other("root cause")),
+            ),
+            4 => panic!("self-test panic"),
+            5 => {
+                // One event per level, for the log forwarding tests; from a native thread too.
+                tracing::error!(kind, "self-test error");
+                tracing::warn!(kind, "self-test warn");
+                tracing::info!(kind, text = "☕ 𝄞", "self-test info");
+                tracing::debug!(kind, "self-test debug");
+                tracing::trace!(kind, "self-test trace");
+                std::thread::Builder::new()
+                    .name("vitess-cdc-selftest".into())
+                    .spawn(|| tracing::info!("self-test info from a native thread"))
+                    .map_err(|e| CoreError::fatal(format!("cannot spawn: {e}")))?
+                    .join()
+                    .map_err(|_| CoreError::fatal("self-test thread panicked"))?;
+                return Ok(env.new_string("logged")?);
+            }
+            _ => {
+                return Err(BridgeError::IllegalArgument(format!(
+                    "kind must be 1 to 5, was {kind}"
+                )))
+            }
+        };
+        Err(BridgeError::Core(err))
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// 0 the stream's reader, 1 a capture's log task, 2 a capture's chunk task.
+fn task(task: jint) -> BridgeResult<Task> {
+    Ok(match task {
+        0 => Task::Reader,
+        1 => Task::CaptureLog,
+        2 => Task::CaptureChunk,
+        _ => {
+            return Err(BridgeError::IllegalArgument(format!(
+                "task must be 0 (reader), 1 (capture log) or 2 (capture chunk), was {task}"
+            )))
+        }
+    })
+}
+
+/// The next poll of a background task of `task`'s kind, in any stream of this library copy,
+/// panics (once): the fault-injection hook of the core (`supervise::faults`).
+extern "system" fn native_inject_panic<'l>(mut env: EnvUnowned<'l>, _c: JClass<'l>, kind: jint) {
+    env.with_env(|_env| {
+        faults::panic_next(task(kind)?);
+        Ok::<_, BridgeError>(())
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// Whether a panic injected for `task` still waits for a task of that kind to run.
+extern "system" fn native_panic_armed<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    kind: jint,
+) -> jboolean {
+    env.with_env(|_env| Ok::<_, BridgeError>(faults::armed(task(kind)?)))
+        .resolve::<ThrowVitessException>()
+}

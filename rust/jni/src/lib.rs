@@ -52,6 +52,9 @@ pub unsafe extern "system" fn JNI_OnLoad(
             return JNI_ERR;
         }
         logs::init();
+        // Every panic of this library copy is logged through the bridge (and a background
+        // task's panic reaches its stream's next poll, docs/reliability.md).
+        vitess_cdc_core::supervise::install_panic_hook();
         // SAFETY: the JVM passes a valid, non-null JavaVM pointer to JNI_OnLoad.
         let vm = unsafe { JavaVM::from_raw(vm) };
         let outcome = vm.attach_current_thread(|env| -> jni::errors::Result<bool> {

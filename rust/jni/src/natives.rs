@@ -144,9 +144,9 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
                 native_check_options as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
-                jni_str!("nativeSelfTest"),
-                jni_str!("(I)Ljava/lang/String;"),
-                native_self_test as *mut c_void,
+                jni_str!("nativeLibraryVersion"),
+                jni_str!("()Ljava/lang/String;"),
+                native_library_version as *mut c_void,
             ),
         ]
     };
@@ -642,37 +642,13 @@ pub(crate) fn direct_buffer<'b>(
     Ok(unsafe { std::slice::from_raw_parts_mut(address, capacity) })
 }
 
-extern "system" fn native_self_test<'l>(
+/// The library's name and version, e.g. `vitess-cdc-jni 0.1.0`.
+extern "system" fn native_library_version<'l>(
     mut env: EnvUnowned<'l>,
     _c: JClass<'l>,
-    kind: jint,
 ) -> JString<'l> {
     env.with_env(|env| {
-        let err = match kind {
-            1 => CoreError::config("self-test configuration error: option `x` is wrong"),
-            2 => CoreError::retryable("self-test retryable error: VTGate unreachable"),
-            3 => CoreError::fatal("self-test fatal error").with_source(
-                CoreError::fatal("middle cause").with_source(std::io::Error::other("root cause")),
-            ),
-            4 => panic!("self-test panic"),
-            5 => {
-                // One event per level, for the log forwarding tests; from a native thread too.
-                tracing::error!(kind, "self-test error");
-                tracing::warn!(kind, "self-test warn");
-                tracing::info!(kind, text = "☕ 𝄞", "self-test info");
-                tracing::debug!(kind, "self-test debug");
-                tracing::trace!(kind, "self-test trace");
-                std::thread::Builder::new()
-                    .name("vitess-cdc-selftest".into())
-                    .spawn(|| tracing::info!("self-test info from a native thread"))
-                    .map_err(|e| CoreError::fatal(format!("cannot spawn: {e}")))?
-                    .join()
-                    .map_err(|_| CoreError::fatal("self-test thread panicked"))?;
-                return Ok(env.new_string("logged")?);
-            }
-            _ => return Ok(env.new_string(concat!("vitess-cdc-jni ", env!("CARGO_PKG_VERSION")))?),
-        };
-        Err(BridgeError::Core(err))
+        Ok::<_, BridgeError>(env.new_string(concat!("vitess-cdc-jni ", env!("CARGO_PKG_VERSION")))?)
     })
     .resolve::<ThrowVitessException>()
 }

@@ -18,6 +18,7 @@ use crate::options::{InitialSnapshot, SnapshotOptions, StartMode, StreamOptions}
 use crate::position::{ShardPosition, StreamPosition};
 use crate::snapshot::{Capture, CaptureProgress, CaptureStream};
 use crate::stream::EventStream;
+use crate::supervise::Task;
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -177,6 +178,8 @@ impl BlockingStream {
         captures: Vec<Capture>,
         snap: SnapshotOptions,
     ) -> Result<BlockingStream> {
+        // Before any task starts: a panic's location is known to the hook alone.
+        crate::supervise::install_panic_hook();
         // One worker: the HTTP/2 connection, the read loop (decoding) and the frees of spent
         // events all run on one thread, so a wake-up is no futex hop to another worker, and
         // glibc frees each block in the cache of the thread that allocated it. A stream's work
@@ -213,7 +216,10 @@ impl BlockingStream {
         let (tx, rx) = crossbeam_channel::unbounded();
         let (spent_tx, spent_rx) = crossbeam_channel::unbounded();
         let (cancel, cancelled) = watch::channel(false);
-        runtime.spawn(read_loop(
+        // The reader never dies silently: its panic reaches `poll` as a fatal error (the
+        // channel alone would not tell, `wake_tx` keeps it open).
+        let failed = tx.clone();
+        let reader = read_loop(
             stream,
             tx.clone(),
             spent_rx,
@@ -221,7 +227,12 @@ impl BlockingStream {
             budget_kib as u32,
             cancelled,
             progress.clone(),
-        ));
+        );
+        runtime.spawn(async move {
+            if let Err(panic) = crate::supervise::catch(Task::Reader, reader).await {
+                let _ = failed.send(Msg::Failed(panic.into_error()));
+            }
+        });
         Ok(BlockingStream {
             runtime: Mutex::new(Some(runtime)),
             rx,

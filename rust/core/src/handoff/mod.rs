@@ -8,3 +8,4 @@
 
 pub mod batch;
 pub mod blocking;
+pub mod supervise;

@@ -156,6 +156,13 @@ pub fn column_type_of(field: &Field) -> ColumnType {
         Type::Date => ColumnType::Date,
         Type::Time => ColumnType::Time,
         Type::Text | Type::Varchar | Type::Char if !binary => ColumnType::String,
+        // Text in a binary collation (`utf8mb4_bin`, `latin1_bin`, …): MySQL flags it binary and
+        // VTGate announces it as VARBINARY/BINARY/BLOB, but it is text of its character set.
+        // Collation 0 (a set VTGate does not name) stays bytes until the stream learns the
+        // collation ([`crate::collations::fill`]).
+        Type::Varbinary | Type::Binary | Type::Blob if !binary && field.charset != 0 => {
+            ColumnType::String
+        }
         Type::Enum => ColumnType::Enum,
         Type::Set => ColumnType::Set,
         Type::Json => ColumnType::Json,
@@ -291,6 +298,9 @@ impl RowDecoder {
             ColumnType::Enum | ColumnType::Set if !self.enum_set_strings => {
                 enum_set_from_number(column.column_type, &self.members[i], bytes)
             }
+            ColumnType::Enum | ColumnType::Set => {
+                enum_set_text(column, &self.members[i], bytes, source)
+            }
             _ => decode_value_from(column, bytes, source),
         }
     }
@@ -323,6 +333,42 @@ pub fn bitmap_bit(bitmap: &Bitmap, i: usize) -> bool {
 /// Whether any bit of the bitmap is set (an all-zero `json_partial_values` means no partial JSON).
 pub fn bitmap_any(bitmap: &Bitmap) -> bool {
     (0..bitmap.count.max(0) as usize).any(|i| bitmap_bit(bitmap, i))
+}
+
+/// An ENUM/SET value sent as text. The copy phase sends it in the column's character set; the
+/// binlog phase, where VTGate names the member itself, sends the member as declared (UTF-8,
+/// like the column type it reads it from). A value that is not a declared member in the
+/// column's character set but is one in UTF-8 is taken as UTF-8.
+fn enum_set_text(
+    column: &Column,
+    members: &[String],
+    bytes: &[u8],
+    source: ValueBytes<'_>,
+) -> Result<Value> {
+    let utf8_set = crate::charset::of_collation(column.charset).is_none_or(|c| c.is_utf8());
+    if utf8_set || bytes.is_ascii() {
+        return decode_value_from(column, bytes, source);
+    }
+    let declared = |text: &str| match column.column_type {
+        ColumnType::Set => text
+            .split(',')
+            .all(|m| text.is_empty() || members.iter().any(|d| d == m)),
+        _ => members.iter().any(|d| d == text),
+    };
+    let decoded = decode_value_from(column, bytes, source);
+    if let Ok(Value::String(text)) = &decoded {
+        if declared(text) {
+            return decoded;
+        }
+    }
+    match std::str::from_utf8(bytes) {
+        Ok(text) if declared(text) => Ok(Value::String(
+            source
+                .text(bytes)
+                .map_err(|e| Error::fatal(format!("{e}")))?,
+        )),
+        _ => decoded,
+    }
 }
 
 /// `enum('a','b''c')` → `["a", "b'c"]`.
@@ -596,38 +642,35 @@ fn relayout_json(text: &str) -> String {
     out
 }
 
-/// MySQL's `latin1` is Windows-1252, with the five bytes cp1252 leaves undefined mapped to the
-/// C1 controls of the same number (0x80 = €, 0x81 = U+0081, …).
-const LATIN1_0X80: [char; 32] = [
-    '\u{20AC}', '\u{0081}', '\u{201A}', '\u{0192}', '\u{201E}', '\u{2026}', '\u{2020}', '\u{2021}',
-    '\u{02C6}', '\u{2030}', '\u{0160}', '\u{2039}', '\u{0152}', '\u{008D}', '\u{017D}', '\u{008F}',
-    '\u{0090}', '\u{2018}', '\u{2019}', '\u{201C}', '\u{201D}', '\u{2022}', '\u{2013}', '\u{2014}',
-    '\u{02DC}', '\u{2122}', '\u{0161}', '\u{203A}', '\u{0153}', '\u{009D}', '\u{017E}', '\u{0178}',
-];
-
-/// Text in the column's character set → UTF-8. utf8/utf8mb4/ascii must be valid UTF-8; the
-/// latin1 family is decoded as MySQL defines latin1 (Windows-1252, see [`LATIN1_0X80`]).
-fn decode_text(bytes: &[u8], charset: u32, source: ValueBytes<'_>) -> Result<Text> {
-    const LATIN1: [u32; 8] = [5, 8, 15, 31, 47, 48, 49, 94];
-    if LATIN1.contains(&charset) {
-        // ASCII is the same in latin1 and UTF-8: share it; anything else is transcoded.
-        if bytes.is_ascii() {
-            return source.text(bytes).map_err(|e| Error::fatal(format!("{e}")));
-        }
-        return Ok(bytes
-            .iter()
-            .map(|&b| match b {
-                0x80..=0x9f => LATIN1_0X80[(b - 0x80) as usize],
-                _ => b as char,
-            })
-            .collect::<String>()
-            .into());
+/// Text in the column's character set (named by its collation id) → UTF-8, exactly as MySQL
+/// converts it ([`crate::charset`]). UTF-8 text, and ASCII text of an ASCII-compatible set, is
+/// shared with `source`; anything else is transcoded.
+fn decode_text(bytes: &[u8], collation: u32, source: ValueBytes<'_>) -> Result<Text> {
+    let charset = crate::charset::of_collation(collation);
+    if charset.is_none_or(|c| c.is_utf8()) {
+        return source.text(bytes).map_err(|e| match charset {
+            Some(c) => Error::fatal(format!(
+                "text in collation {collation} (character set {}) is not valid UTF-8 ({e}): {}",
+                c.name,
+                preview(bytes)
+            )),
+            None => Error::fatal(format!(
+                "text in collation {collation}, which MySQL 9.7 does not have, is not valid UTF-8 \
+                 ({e}): {} — the character sets of MySQL 9.7 are decoded (docs/sql-connector.md); \
+                 please report the server's version and the column's CREATE TABLE",
+                preview(bytes)
+            )),
+        });
     }
-    match source.text(bytes) {
-        Ok(s) => Ok(s),
+    let charset = charset.expect("checked above");
+    match charset.decode(bytes) {
+        Ok(std::borrow::Cow::Borrowed(_)) => {
+            source.text(bytes).map_err(|e| Error::fatal(format!("{e}")))
+        }
+        Ok(std::borrow::Cow::Owned(text)) => Ok(text.into()),
         Err(e) => Err(Error::fatal(format!(
-            "text in collation {charset} is not valid UTF-8 ({e}): {} — only utf8/utf8mb4, ascii and latin1 \
-             text columns are decoded; use a binary type for other encodings",
+            "text in collation {collation} (character set {}) is not valid: {e}: {}",
+            charset.name,
             preview(bytes)
         ))),
     }

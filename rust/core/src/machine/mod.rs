@@ -23,6 +23,8 @@
 //! changes of rows beyond the copy position are dropped (the copy delivers those rows later),
 //! and finished tables keep a done mark until the shard's copy completes.
 
+pub mod charset;
+pub mod collations;
 pub mod copyfilter;
 pub mod ddl;
 pub mod decode;
@@ -176,6 +178,8 @@ pub struct Machine {
     inexact_warned: BTreeSet<TableKey>,
     finished: bool,
     metrics: Arc<Metrics>,
+    /// Collations of text columns VTGate announces with collation 0 ([`crate::collations`]).
+    collations: Arc<crate::collations::ColumnCollations>,
 }
 
 impl Machine {
@@ -208,7 +212,14 @@ impl Machine {
             inexact_warned: BTreeSet::new(),
             finished: false,
             metrics,
+            collations: Arc::default(),
         }
+    }
+
+    /// The collations of the text columns VTGate announces without one (read when the stream
+    /// opens, [`crate::collations::read`]).
+    pub fn set_column_collations(&mut self, collations: crate::collations::ColumnCollations) {
+        self.collations = Arc::new(collations);
     }
 
     /// True after [`Event::End`] was produced (snapshot-only mode).
@@ -423,7 +434,8 @@ impl Machine {
         let table = bare_table_name(&keyspace, &fe.table_name).to_string();
         let key = (keyspace.clone(), shard.clone(), table.clone());
         let previous = self.latest.get(&key).cloned();
-        let candidate = schema_from_field_event(fe, &keyspace, &shard, 0);
+        let mut candidate = schema_from_field_event(fe, &keyspace, &shard, 0);
+        crate::collations::fill(&mut candidate, &self.collations);
         if candidate.primary_key_indexes().is_empty()
             && !self.config.allow_tables_without_primary_key
         {

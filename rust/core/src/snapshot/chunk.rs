@@ -17,6 +17,7 @@ use crate::event::{ChangeEvent, Event, RowKind};
 use crate::gtid::GtidSet;
 use crate::options::{SnapshotOptions, StartMode, StreamOptions};
 use crate::stream::EventStream;
+use crate::supervise::{self, Task};
 use crate::value::Value;
 use std::time::Duration;
 use tokio::sync::mpsc;
@@ -72,9 +73,14 @@ pub async fn run_chunk(
         id: job.id,
         msg,
     };
-    if let Err(e) = read_chunk(base, &snap, &job, &tx).await {
-        let _ = tx.send(report(ChunkMsg::Failed(e))).await;
-    }
+    // A panic is reported like a failure, as a fatal error the capture does not retry.
+    let failure =
+        match supervise::catch(Task::CaptureChunk, read_chunk(base, &snap, &job, &tx)).await {
+            Ok(Ok(())) => return,
+            Ok(Err(e)) => e,
+            Err(panic) => panic.into_error(),
+        };
+    let _ = tx.send(report(ChunkMsg::Failed(failure))).await;
 }
 
 fn side_options(base: &StreamOptions, snap: &SnapshotOptions, job: &ChunkJob) -> StreamOptions {

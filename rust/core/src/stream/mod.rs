@@ -121,7 +121,10 @@ impl EventStream {
             selected: crate::request::SelectedTables::of(&options),
             destructive_ddl: options.destructive_ddl,
         };
-        let machine = Machine::new(config, start, metrics.clone());
+        let mut machine = Machine::new(config, start, metrics.clone());
+        machine.set_column_collations(
+            crate::collations::read(&client, &options.keyspace, &plan.matched_tables).await,
+        );
         let mut stream = EventStream {
             options,
             client,

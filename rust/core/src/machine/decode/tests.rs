@@ -298,6 +298,22 @@ fn text_versus_binary_collation() {
         decode_value(&col(Type::Binary, "binary(2)", 63), b"ab").unwrap(),
         Value::Bytes(b"ab".to_vec().into())
     );
+    // Text in a binary collation is announced as binary, and is text of its character set.
+    assert_eq!(
+        decode_value(&col(Type::Varbinary, "varchar(4)", 47), &[0xe9, 0x80]).unwrap(),
+        Value::String("é€".into()),
+        "latin1_bin"
+    );
+    assert_eq!(
+        decode_value(&col(Type::Blob, "text", 46), "𝄞".as_bytes()).unwrap(),
+        Value::String("𝄞".into()),
+        "utf8mb4_bin"
+    );
+    assert_eq!(
+        col(Type::Varbinary, "varchar(4)", 0).column_type,
+        ColumnType::Bytes,
+        "a collation VTGate does not name stays bytes until the stream learns it"
+    );
     assert_eq!(col(Type::Text, "text", 255).column_type, ColumnType::String);
     assert_eq!(col(Type::Blob, "blob", 63).column_type, ColumnType::Bytes);
 }

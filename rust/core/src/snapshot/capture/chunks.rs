@@ -205,7 +205,7 @@ impl CaptureStream {
                 self.finish_reading(&shard, &table, next);
             }
             ChunkMsg::Failed(e) => {
-                if e.kind == ErrorKind::Config {
+                if e.kind == ErrorKind::Config || e.code == ErrorCode::Internal {
                     return Err(e);
                 }
                 let hint = unknown_table_hint(&e, &self.options.keyspace, self.snap.tablet_type);

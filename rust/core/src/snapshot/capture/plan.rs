@@ -18,6 +18,7 @@ use crate::position::TableSnapshot;
 use crate::snapshot::key::{decode_key, ChunkRange, TableKey};
 use crate::snapshot::merge::ShardMerge;
 use crate::stream::EventStream;
+use crate::supervise::{self, Task};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use tokio::sync::mpsc;
@@ -248,7 +249,12 @@ impl CaptureStream {
             );
         }
         let (log_tx, log_rx) = mpsc::channel(4);
-        let log_task = tokio::spawn(run_log(log, log_tx));
+        let log_task = tokio::spawn(supervise::reporting(
+            Task::CaptureLog,
+            run_log(log, log_tx.clone()),
+            log_tx,
+            Err,
+        ));
         let (chunk_tx, chunk_rx) = mpsc::channel(32);
         let mut stream = CaptureStream {
             options,

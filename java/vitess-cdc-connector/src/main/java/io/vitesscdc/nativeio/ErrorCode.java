@@ -47,7 +47,12 @@ public enum ErrorCode {
      * DDL took a selected table's rows away without row events (TRUNCATE, DROP TABLE, a RENAME
      * away) or changed its primary key; docs/reliability.md, "DDL that changes what downstream holds".
      */
-    DESTRUCTIVE_DDL;
+    DESTRUCTIVE_DDL,
+    /**
+     * A bug in vitess-cdc: a background task of the native stream panicked (the message says
+     * where). Fatal: restarting from the last checkpoint may meet it again.
+     */
+    INTERNAL;
 
     /** The code of a wire name; unknown or missing names are {@link #UNSPECIFIED}. */
     public static ErrorCode fromWire(String name) {

@@ -11,9 +11,10 @@ import java.nio.ByteBuffer;
  * Native entry points for tests and benchmarks of the bridge itself, without a server: synthetic
  * streams of every value type (read with the real {@link NativeStream#poll}) and a pre-encoded
  * batch that isolates the cost of the JNI boundary. Registered by {@code JNI_OnLoad} next to
- * {@link NativeStream} when the library has the cargo feature {@code diagnostics} (the Maven build
- * enables it unless it runs no tests, see the pom's {@code cargo.features}; without it these
- * methods throw {@link UnsatisfiedLinkError}); call {@link NativeLibrary#load()} first.
+ * {@link NativeStream} only by the test library, built with the cargo feature {@code diagnostics}
+ * (the pom's {@code cargo.test.features}; the tests load it through {@code
+ * -Dvitesscdc.native.library}). The library a jar bundles never has them: there these methods throw
+ * {@link UnsatisfiedLinkError}. Call {@link NativeLibrary#load()} first.
  */
 final class NativeDiagnostics {
 
@@ -73,4 +74,29 @@ final class NativeDiagnostics {
 
     /** An entry point that does nothing at all. */
     static native void nativeNoopRaw();
+
+    /**
+     * Raises an error of the given kind inside the native library and maps it like any other:
+     * 1 = configuration error, 2 = retryable, 3 = fatal with a two-level cause chain, 4 = Rust panic;
+     * 5 logs one event per level (and one from a native thread) and returns "logged".
+     */
+    static native String nativeRaise(int kind);
+
+    /** {@link #nativeInjectPanic} task: the reader of a stream. */
+    static final int TASK_READER = 0;
+
+    /** {@link #nativeInjectPanic} task: a capture's log task. */
+    static final int TASK_CAPTURE_LOG = 1;
+
+    /** {@link #nativeInjectPanic} task: a capture's chunk task. */
+    static final int TASK_CAPTURE_CHUNK = 2;
+
+    /**
+     * The next poll of a background task of that kind, in any stream of this library copy, panics
+     * (once): the core's fault injection, to prove a panic fails the stream instead of stalling it.
+     */
+    static native void nativeInjectPanic(int task);
+
+    /** Whether a panic injected for {@code task} still waits for a task of that kind to run. */
+    static native boolean nativePanicArmed(int task);
 }

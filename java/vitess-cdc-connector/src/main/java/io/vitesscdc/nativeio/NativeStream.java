@@ -333,14 +333,8 @@ public final class NativeStream implements AutoCloseable {
 
     static native int nativeDrainLogs(ByteBuffer buffer);
 
-    /**
-     * Raises an error of the given kind inside the native library and maps it like any other:
-     * 1 = configuration error, 2 = retryable, 3 = fatal with a two-level cause chain, 4 = Rust panic;
-     * 5 logs one event per level (and one from a native thread) and returns "logged". Any other
-     * value returns the library's version string. Lets tests and installation checks
-     * prove the error path without a broken server. Call {@link NativeLibrary#load()} first.
-     */
-    static native String nativeSelfTest(int kind);
+    /** The library's name and version, e.g. {@code vitess-cdc-jni 0.1.0}. */
+    static native String nativeLibraryVersion();
 
     /**
      * Streams opened through this class loader's copy of the library and not closed yet: for leak
@@ -356,6 +350,6 @@ public final class NativeStream implements AutoCloseable {
     /** Loads the native library and returns its version, e.g. {@code vitess-cdc-jni 0.1.0}. */
     public static String nativeVersion() {
         NativeLibrary.load();
-        return nativeSelfTest(0);
+        return nativeLibraryVersion();
     }
 }

@@ -10,6 +10,7 @@ import org.junit.jupiter.api.Test;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.URL;
+import java.net.URLClassLoader;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -53,9 +54,23 @@ class BundledLibrariesTest {
 
     /** Run in an aarch64 JVM too (scripts/aarch64-jvm-tests.sh, under qemu-user). */
     @Test
-    void theRunningJvmLoadsItsOwnPlatformsLibrary() {
-        NativeLibrary.load();
-        assertThat(NativeLibrary.loadedFrom()).contains("/native/" + Platform.current() + "/");
+    void theRunningJvmLoadsItsOwnPlatformsLibrary() throws Exception {
+        // The bundled library, as a job loads it: in a class loader of its own, with the test
+        // library this JVM may be told to load (-Dvitesscdc.native.library) set aside.
+        String saved = System.clearProperty(NativeLibrary.LIBRARY_FILE_PROPERTY);
+        URL classes = NativeLibrary.class.getProtectionDomain().getCodeSource().getLocation();
+        try (URLClassLoader loader =
+                new URLClassLoader("bundled", new URL[] {classes}, ClassLoader.getPlatformClassLoader())) {
+            Class<?> library = Class.forName(NativeLibrary.class.getName(), true, loader);
+            library.getMethod("load").invoke(null);
+            assertThat(library.getMethod("loadedFrom").invoke(null))
+                    .asString()
+                    .contains("/native/" + Platform.current() + "/");
+        } finally {
+            if (saved != null) {
+                System.setProperty(NativeLibrary.LIBRARY_FILE_PROPERTY, saved);
+            }
+        }
         assertThat(Platform.current()).isIn(NativeLibrary.SUPPORTED_PLATFORMS);
     }
 

@@ -16,7 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** Native tracing events reach SLF4J with their level, target, fields and native thread. */
 class NativeLogsTest {
 
-    private static final String SELF_TEST_LOGGER = "vitesscdc.native.vitess_cdc_jni.natives";
+    private static final String SELF_TEST_LOGGER = "vitesscdc.native.vitess_cdc_jni.diagnostics";
 
     @BeforeAll
     static void load() {
@@ -28,7 +28,7 @@ class NativeLogsTest {
         try (CapturedLogs logs = CapturedLogs.capture(NativeLogs.LOGGER_PREFIX, Level.DEBUG)) {
             NativeLogs.configure();
             assertThat(NativeLogs.enabledLevel()).isEqualTo(NativeLogs.DEBUG);
-            assertThat(NativeStream.nativeSelfTest(5)).isEqualTo("logged");
+            assertThat(NativeDiagnostics.nativeRaise(5)).isEqualTo("logged");
             NativeLogs.drainIfPending();
 
             List<CapturedLogs.Event> events = logs.events().stream()
@@ -58,7 +58,7 @@ class NativeLogsTest {
         try (CapturedLogs logs = CapturedLogs.capture(NativeLogs.LOGGER_PREFIX, Level.WARN)) {
             NativeLogs.configure();
             assertThat(NativeLogs.enabledLevel()).isEqualTo(NativeLogs.WARN);
-            NativeStream.nativeSelfTest(5);
+            NativeDiagnostics.nativeRaise(5);
             NativeLogs.drainIfPending();
             assertThat(logs.events())
                     .filteredOn(e -> e.message().contains("self-test"))
@@ -68,7 +68,7 @@ class NativeLogsTest {
         try (CapturedLogs logs = CapturedLogs.capture(NativeLogs.LOGGER_PREFIX, Level.OFF)) {
             NativeLogs.configure();
             assertThat(NativeLogs.enabledLevel()).isEqualTo(NativeLogs.OFF);
-            NativeStream.nativeSelfTest(5);
+            NativeDiagnostics.nativeRaise(5);
             NativeLogs.drain();
             assertThat(logs.events()).isEmpty();
         }

@@ -34,19 +34,19 @@ class NativeStreamTest {
 
     @Test
     void errorKindsMapToExceptionClasses() {
-        assertThatThrownBy(() -> NativeStream.nativeSelfTest(1))
+        assertThatThrownBy(() -> NativeDiagnostics.nativeRaise(1))
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("option `x` is wrong")
                 .extracting(e -> ((VitessCdcException) e).code())
                 .isEqualTo(ErrorCode.UNSPECIFIED);
-        assertThatThrownBy(() -> NativeStream.nativeSelfTest(2))
+        assertThatThrownBy(() -> NativeDiagnostics.nativeRaise(2))
                 .isExactlyInstanceOf(RetryableException.class)
                 .hasMessageContaining("VTGate unreachable");
     }
 
     @Test
     void causeChainIsKeptInTheMessageAndAsCauses() {
-        assertThatThrownBy(() -> NativeStream.nativeSelfTest(3))
+        assertThatThrownBy(() -> NativeDiagnostics.nativeRaise(3))
                 .isExactlyInstanceOf(FatalException.class)
                 .hasMessage("self-test fatal error: middle cause: root cause")
                 .cause()
@@ -61,12 +61,12 @@ class NativeStreamTest {
     @Test
     void panicBecomesFatalExceptionAndTheLibraryKeepsWorking() {
         for (int i = 0; i < 3; i++) {
-            assertThatThrownBy(() -> NativeStream.nativeSelfTest(4))
+            assertThatThrownBy(() -> NativeDiagnostics.nativeRaise(4))
                     .isExactlyInstanceOf(FatalException.class)
                     .hasMessageContaining("panic")
                     .hasMessageContaining("self-test panic");
         }
-        assertThat(NativeStream.nativeSelfTest(0)).startsWith("vitess-cdc-jni ");
+        assertThat(NativeStream.nativeVersion()).startsWith("vitess-cdc-jni ");
     }
 
     @Test
