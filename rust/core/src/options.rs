@@ -209,6 +209,9 @@ pub struct StreamOptions {
     pub retry_max_attempts: u32,
     /// No event (not even a heartbeat) for this long = dead stream.
     pub idle_timeout: Duration,
+    /// The consumer's name for this stream (a Flink operator and subtask), put before what the
+    /// stream reads in every log line about it ([`crate::handoff::log_label`]).
+    pub log_label: Option<String>,
 }
 
 impl StreamOptions {
@@ -243,6 +246,7 @@ impl StreamOptions {
             retry_max_backoff: defaults::RETRY_MAX_BACKOFF,
             retry_max_attempts: defaults::RETRY_MAX_ATTEMPTS,
             idle_timeout: defaults::IDLE_TIMEOUT,
+            log_label: None,
         }
     }
 }

@@ -277,7 +277,11 @@ impl<S: Subscriber> Layer<S> for JavaLogLayer {
         }
         let mut visitor = MessageVisitor::default();
         event.record(&mut visitor);
-        let mut message = visitor.message;
+        // Name the stream the line is about: the forwarding Java thread says nothing of it.
+        let mut message = match vitess_cdc_core::handoff::log_label::current() {
+            Some(label) => format!("[{label}] {}", visitor.message),
+            None => visitor.message,
+        };
         if !visitor.fields.is_empty() {
             if !message.is_empty() {
                 message.push(' ');

@@ -26,6 +26,7 @@
 //!   "idle_timeout_ms": 30000, "allow_tables_without_primary_key": false,
 //!   "initial_snapshot": "copy | chunked",   (docs/snapshots.md)
 //!   "destructive_ddl": "fail | continue",   (docs/reliability.md)
+//!   "log_label": "Source: orders (1/2)",    (named in every log line of the stream)
 //!   "captures": [{"table": "customer", "filter": "`customer_id` >= 100", "shards": ["-80"]}],
 //!   "snapshot_chunk_rows": 50000, "snapshot_chunk_bytes": 16777216, "snapshot_chunks_in_flight": 4,
 //!   "snapshot_tablet_type": "replica",
@@ -93,6 +94,8 @@ pub struct OptionsJson {
     pub initial_snapshot: Option<String>,
     /// `fail` or `continue`: DDL that takes a selected table's rows away or changes its key.
     pub destructive_ddl: Option<String>,
+    /// The consumer's name for the stream (a Flink operator and subtask), in its log lines.
+    pub log_label: Option<String>,
     /// Tables to capture in chunks beside the log when the stream opens (besides those the start
     /// positions are capturing already).
     #[serde(default)]
@@ -290,6 +293,7 @@ impl OptionsJson {
                 }
             };
         }
+        opts.log_label = self.log_label;
         opts.cells = self.cells;
         opts.username = self.username;
         opts.password = self.password;

@@ -58,6 +58,8 @@ pub struct BlockingStream {
     closed: AtomicBool,
     metrics: Arc<Metrics>,
     progress: Arc<Mutex<Option<CaptureProgress>>>,
+    /// What this stream's log lines say it is (set on the caller's thread during `poll`).
+    label: std::sync::Arc<str>,
 }
 
 /// [`crate::stream::selected_key_orders`] for a synchronous caller (JNI, CLI): runs it on a
@@ -180,6 +182,15 @@ impl BlockingStream {
     ) -> Result<BlockingStream> {
         // Before any task starts: a panic's location is known to the hook alone.
         crate::supervise::install_panic_hook();
+        let label = super::log_label::of(
+            options.log_label.as_deref(),
+            &options.keyspace,
+            &options.shards,
+            &options.tables,
+            &options.table_patterns,
+        );
+        let _labelled = super::log_label::scoped(&label);
+        let thread_label = label.clone();
         // One worker: the HTTP/2 connection, the read loop (decoding) and the frees of spent
         // events all run on one thread, so a wake-up is no futex hop to another worker, and
         // glibc frees each block in the cache of the thread that allocated it. A stream's work
@@ -188,6 +199,7 @@ impl BlockingStream {
             .worker_threads(1)
             .max_blocking_threads(2)
             .thread_name("vitess-cdc-worker")
+            .on_thread_start(move || super::log_label::set(thread_label.clone()))
             .enable_all()
             .build()
             .map_err(|e| {
@@ -247,6 +259,7 @@ impl BlockingStream {
             closed: AtomicBool::new(false),
             metrics,
             progress,
+            label,
         })
     }
 
@@ -263,6 +276,7 @@ impl BlockingStream {
     /// at the end of a snapshot-only stream. After a fatal error (or exhausted retries) this and
     /// every later call return an error of the same kind.
     pub fn poll(&self, timeout: Duration) -> Result<Vec<Event>> {
+        let _labelled = super::log_label::scoped(&self.label);
         if let Some(e) = self.sticky_error() {
             return Err(e);
         }

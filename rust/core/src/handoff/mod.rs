@@ -8,4 +8,5 @@
 
 pub mod batch;
 pub mod blocking;
+pub mod log_label;
 pub mod supervise;

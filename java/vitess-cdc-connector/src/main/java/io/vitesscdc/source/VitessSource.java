@@ -123,8 +123,11 @@ public final class VitessSource<T>
         // compiled code (the first record waits for a whole packet to be converted).
         ReaderWarmUp.startOnce(deserializer);
         VitessSourceReaderMetrics metrics = new VitessSourceReaderMetrics(context.metricGroup());
+        // Every log line of this reader's native streams names it: with several sources in one
+        // job, the Java thread that forwards the core's lines says nothing of which one it is.
+        VitessSourceConfig readerConfig = config.withNativeOption("log_label", logLabel(context));
         return new VitessSourceReader<>(
-                () -> new VitessSplitReader<>(config, deserializer, metrics, opener),
+                () -> new VitessSplitReader<>(readerConfig, deserializer, metrics, opener),
                 new VitessRecordEmitter<>(
                         config.heartbeatWatermarks(),
                         heartbeats,
@@ -132,6 +135,13 @@ public final class VitessSource<T>
                 new Configuration(),
                 context,
                 config.tables());
+    }
+
+    /** The reader as Flink names it: its operator and subtask, e.g. {@code Source: orders (1/2)}. */
+    static String logLabel(SourceReaderContext context) {
+        String operator = context.metricGroup().getAllVariables().get("<operator_name>");
+        return (operator == null || operator.isEmpty() ? "VitessSource" : operator) + " ("
+                + (context.getIndexOfSubtask() + 1) + "/" + context.currentParallelism() + ")";
     }
 
     @Override

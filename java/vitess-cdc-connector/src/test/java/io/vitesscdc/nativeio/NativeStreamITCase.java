@@ -471,6 +471,32 @@ class NativeStreamITCase {
         }
     }
 
+    /**
+     * With several streams in one JVM (a source per table, a reader per subtask), each core log
+     * line names the stream it is about — the consumer's label, then keyspace, shards and tables —
+     * not only the thread that forwarded it.
+     */
+    @Test
+    void coreLogLinesNameTheirStream() {
+        try (CapturedLogs logs = CapturedLogs.capture(NativeLogs.LOGGER_PREFIX, Level.INFO)) {
+            String products = options("commerce", "product").replace("}", ",\"log_label\":\"Source: products (1/2)\"}");
+            String customers =
+                    options("customer", "customer").replace("}", ",\"log_label\":\"Source: customers (2/2)\"}");
+            try (NativeStream a = NativeStream.open(products);
+                    NativeStream b = NativeStream.open(customers)) {
+                a.poll(ByteBuffer.allocateDirect(1 << 20), 100);
+                b.poll(ByteBuffer.allocateDirect(1 << 20), 100);
+            }
+            assertThat(logs.events())
+                    .filteredOn(e -> e.message().contains("stream plan"))
+                    .anySatisfy(e -> assertThat(e.message())
+                            .contains("[Source: products (1/2) commerce/* product]")
+                            .contains("product"))
+                    .anySatisfy(e -> assertThat(e.message()).contains("[Source: customers (2/2) customer/* customer]"))
+                    .allSatisfy(e -> assertThat(e.message()).contains("[Source: "));
+        }
+    }
+
     @Test
     void unreachableVtgateFailsFastNamingTheAddress() {
         String address = "127.0.0.1:1";
