@@ -14,11 +14,11 @@ ensure_mysql_sink
 lines=("$@")
 [ ${#lines[@]} -gt 0 ] || lines=(1.20 2.3)
 for line in "${lines[@]}"; do
-  echo "--> Flink $line: unit tests, VitessSourceITCase, VitessTableITCase, VitessQueryShapesITCase, VitessJdbcSinkITCase, the SQL jar"
+  echo "--> Flink $line: unit tests, VitessSourceITCase, VitessTableITCase, VitessQueryShapesITCase, VitessJdbcSinkITCase, VitessMaterializedTableITCase, the SQL jar"
   # `install` is not needed: the reactor hands the connector to the SQL jar's shading.
   "${MVN[@]}" verify -Pflink-"$line" -Dcargo.profile=dev \
     -pl java/vitess-cdc-connector,java/vitess-cdc-sql-connector \
-    -Dit.test='VitessSourceITCase,VitessTableITCase,VitessQueryShapesITCase,VitessJdbcSinkITCase' -Dfailsafe.failIfNoSpecifiedTests=false
+    -Dit.test='VitessSourceITCase,VitessTableITCase,VitessQueryShapesITCase,VitessJdbcSinkITCase,VitessMaterializedTableITCase' -Dfailsafe.failIfNoSpecifiedTests=false
   jar=$(ls java/vitess-cdc-sql-connector/target/vitess-cdc-sql-connector-*-"$line"-SNAPSHOT.jar)
   echo "    built $jar"
 done
