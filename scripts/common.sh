@@ -6,6 +6,8 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 source "$REPO/tests/vitess/env.sh"
 # shellcheck source=../tests/vitess/cluster/env.sh
 source "$REPO/tests/vitess/cluster/env.sh"
+# shellcheck source=../tests/mysql/env.sh
+source "$REPO/tests/mysql/env.sh"
 
 # Build caches live outside the checkout, so a fresh clone (CI) reuses what an earlier run built
 # on the same machine, and a fresh machine simply builds everything once.
@@ -70,6 +72,24 @@ stop_multi_cluster_if_started_here() {
   if [ "$MULTI_CLUSTER_STARTED_HERE" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
     bash "$REPO/tests/vitess/cluster/down.sh"
     MULTI_CLUSTER_STARTED_HERE=0
+  fi
+}
+
+# The same for the standalone MySQL (tests/mysql), the target of the JDBC sink recipe's test;
+# MYSQL_SINK_* (exported by its env.sh) tell the tests where it is.
+MYSQL_SINK_STARTED_HERE=0
+ensure_mysql_sink() {
+  if bash "$REPO/tests/mysql/status.sh" > /dev/null 2>&1; then
+    echo "using the running standalone MySQL ($MYSQL_SINK_HOST:$MYSQL_SINK_PORT)"
+  else
+    bash "$REPO/tests/mysql/up.sh"
+    MYSQL_SINK_STARTED_HERE=1
+  fi
+}
+stop_mysql_sink_if_started_here() {
+  if [ "$MYSQL_SINK_STARTED_HERE" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
+    bash "$REPO/tests/mysql/down.sh"
+    MYSQL_SINK_STARTED_HERE=0
   fi
 }
 

@@ -4,17 +4,18 @@
 # Sets up everything on a fresh machine and runs every test:
 #   Rust format, lint and unit tests first (fast, no cluster); then install the local Vitess
 #   (MySQL 9.7 + Vitess v0.24.4) and start it with the multi-process cluster next to it (TLS
-#   gates, real tablets), Rust integration tests against both, the Maven build (Rust cdylib
-#   inside the jar) with Java unit and integration tests against both, the multi-process cluster
+#   gates, real tablets) and a standalone MySQL (tests/mysql: the JDBC sink recipe's target),
+#   Rust integration tests against both, the Maven build (Rust cdylib inside the jar) with Java
+#   unit and integration tests against them, the multi-process cluster
 #   stopped again, the end-to-end CLI scenarios, a short smoke of the fuzz targets (nightly +
 #   cargo-fuzz, installed once if missing); then the other Flink lines (1.20, 2.3): their build,
 #   unit tests and main ITCases.
-# Env: KEEP_CLUSTER=1 leaves the clusters this script started running afterwards.
+# Env: KEEP_CLUSTER=1 leaves the clusters (and the MySQL) this script started running afterwards.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$REPO"
 check_toolchain
-trap 'stop_multi_cluster_if_started_here; stop_cluster_if_started_here; print_test_failures; print_step_times' EXIT
+trap 'stop_mysql_sink_if_started_here; stop_multi_cluster_if_started_here; stop_cluster_if_started_here; print_test_failures; print_step_times' EXIT
 
 # First tier, before anything is installed or started: a style slip or a broken unit test fails
 # in seconds to minutes, not after the cluster and the Maven build.
@@ -28,6 +29,7 @@ step "install local Vitess" bash tests/vitess/install.sh
 step "install multi-process Vitess (vtgate, vttablet, vtctld, etcd)" bash tests/vitess/cluster/install.sh
 step "start local Vitess" ensure_cluster
 step "start multi-process Vitess" ensure_multi_cluster
+step "start a standalone MySQL (the JDBC sink recipe's target)" ensure_mysql_sink
 step "cargo test (unit + integration against both clusters)" cargo test --workspace --all-features --no-fail-fast
 step "maven verify (jar with native library, Java unit + integration tests)" \
   "${MVN[@]}" verify -Dcargo.profile=dev

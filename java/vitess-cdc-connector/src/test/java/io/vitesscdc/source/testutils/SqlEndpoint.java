@@ -55,26 +55,35 @@ public record SqlEndpoint(String host, int port, boolean olap) {
      */
     public Map<String, Map<String, String>> query(String keyspace, String sql, String... keyColumns)
             throws SQLException {
-        Map<String, Map<String, String>> out = new TreeMap<>();
         try (Connection c = connect(keyspace);
                 Statement s = c.createStatement();
                 ResultSet rs = executeQuery(s, sql)) {
-            ResultSetMetaData md = rs.getMetaData();
-            while (rs.next()) {
-                Map<String, String> row = new LinkedHashMap<>();
-                for (int i = 1; i <= md.getColumnCount(); i++) {
-                    String type = md.getColumnTypeName(i).toUpperCase();
-                    Object v = type.startsWith("DATETIME") || type.startsWith("TIMESTAMP")
-                            ? rs.getObject(i, java.time.LocalDateTime.class)
-                            : rs.getObject(i);
-                    row.put(md.getColumnLabel(i), Values.normalize(v));
-                }
-                StringBuilder key = new StringBuilder();
-                for (String k : keyColumns) {
-                    key.append(key.length() == 0 ? "" : "|").append(row.get(k));
-                }
-                out.put(key.toString(), row);
+            return rows(rs, keyColumns);
+        }
+    }
+
+    /**
+     * A result's rows as {@code key -> (column -> normalized text)}, keyed by the given key columns
+     * joined with {@code |}; values normalized by {@link Values#normalize}, date-times read as
+     * {@code LocalDateTime}. For any MySQL server's results, not only VTGate's.
+     */
+    public static Map<String, Map<String, String>> rows(ResultSet rs, String... keyColumns) throws SQLException {
+        Map<String, Map<String, String>> out = new TreeMap<>();
+        ResultSetMetaData md = rs.getMetaData();
+        while (rs.next()) {
+            Map<String, String> row = new LinkedHashMap<>();
+            for (int i = 1; i <= md.getColumnCount(); i++) {
+                String type = md.getColumnTypeName(i).toUpperCase();
+                Object v = type.startsWith("DATETIME") || type.startsWith("TIMESTAMP")
+                        ? rs.getObject(i, java.time.LocalDateTime.class)
+                        : rs.getObject(i);
+                row.put(md.getColumnLabel(i), Values.normalize(v));
             }
+            StringBuilder key = new StringBuilder();
+            for (String k : keyColumns) {
+                key.append(key.length() == 0 ? "" : "|").append(row.get(k));
+            }
+            out.put(key.toString(), row);
         }
         return out;
     }

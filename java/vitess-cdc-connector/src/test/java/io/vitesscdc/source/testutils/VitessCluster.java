@@ -27,11 +27,11 @@ public final class VitessCluster {
         return setting("vitess.grpc.addr", "VTGATE_GRPC_ADDR", "127.0.0.1:15991");
     }
 
-    static String mysqlHost() {
+    public static String mysqlHost() {
         return setting("vitess.mysql.host", "VTGATE_MYSQL_HOST", "127.0.0.1");
     }
 
-    static int mysqlPort() {
+    public static int mysqlPort() {
         return Integer.parseInt(setting("vitess.mysql.port", "VTGATE_MYSQL_PORT", "15993"));
     }
 
