@@ -75,7 +75,7 @@ fn refused_inputs_name_the_cause_and_the_fix() {
     // VTGate's MySQL port instead of its gRPC port: the likeliest wrong port.
     let mut o = options(&["customer"]);
     o.address = format!("127.0.0.1:{}", mysql_port());
-    let e = failure(o, Duration::from_secs(10));
+    let e = failure(o, timeouts::REFUSED_WITHIN);
     println!(
         "MySQL port as VTGate: [{} {}] {}",
         e.kind,
@@ -89,7 +89,7 @@ fn refused_inputs_name_the_cause_and_the_fix() {
         e.full_message()
     );
 
-    let e = failure(options(&["no_such_table"]), Duration::from_secs(10));
+    let e = failure(options(&["no_such_table"]), timeouts::REFUSED_WITHIN);
     println!(
         "unknown table: [{} {}] {}",
         e.kind,
@@ -100,7 +100,7 @@ fn refused_inputs_name_the_cause_and_the_fix() {
     assert_eq!(e.code, ErrorCode::UnknownTable);
     assert!(e.message.contains("no_such_table") && e.message.contains("customer"));
 
-    let e = failure(options(&["audit_log"]), Duration::from_secs(10));
+    let e = failure(options(&["audit_log"]), timeouts::REFUSED_WITHIN);
     println!(
         "table without primary key: [{} {}] {}",
         e.kind,
@@ -165,7 +165,7 @@ fn a_table_dropped_while_streaming_carries_on_or_fails_naming_the_fix() {
                     println!("dropped table: the stream carried on");
                     // The stream stays healthy after the drop: no error while it idles on.
                     let quiet = Instant::now();
-                    while quiet.elapsed() < Duration::from_secs(3) {
+                    while quiet.elapsed() < timeouts::idle_stream_watched() {
                         stream
                             .poll(Duration::from_millis(200))
                             .expect("the stream after the table's drop");
@@ -204,6 +204,6 @@ fn the_start_mode_is_irrelevant_to_a_refused_table() {
     // Resuming (latest) fails the same way as a copy: the plan checks the tables first.
     let mut o = options(&["no_such_table"]);
     o.start = StartMode::Latest;
-    let e = failure(o, Duration::from_secs(10));
+    let e = failure(o, timeouts::REFUSED_WITHIN);
     assert_eq!(e.code, ErrorCode::UnknownTable);
 }
