@@ -8,7 +8,7 @@
 # and tablet, the `LOCK TABLES … READ` statements and how long each was held (lock to unlock on
 # the same connection) are printed. Then `vitess-cdc-bench --snapshot-lag` runs on the same
 # cluster: another table's lag and the large table's write latency during each snapshot.
-# Results: docs/benchmarks.md ("Where the locks land").
+# Results: docs/benchmarks.md ("What a snapshot does to everything else: lag and locks").
 #
 #   bash scripts/bench-snapshot-locks.sh
 #

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Copyright 2026 The vitess-cdc Authors
 # SPDX-License-Identifier: Apache-2.0
-# Where the connector's time goes (docs/benchmarks.md, "Profile"): one run of the end-to-end
+# Where the connector's time goes (docs/benchmarks.md, "Profiling a run"): one run of the end-to-end
 # benchmark's copy scenario (PROFILE_ROWS rows of bench_copy, PROFILE_CONSUMER sql or
 # datastream) with the JVM under JFR (Java threads: method samples) and the whole process under
 # `perf record` (every thread, native code resolved; JIT-compiled Java shows as one bucket).

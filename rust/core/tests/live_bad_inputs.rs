@@ -75,7 +75,7 @@ fn refused_inputs_name_the_cause_and_the_fix() {
     // VTGate's MySQL port instead of its gRPC port: the likeliest wrong port.
     let mut o = options(&["customer"]);
     o.address = format!("127.0.0.1:{}", mysql_port());
-    let e = failure(o, Duration::from_secs(10));
+    let e = failure(o, timeouts::REFUSED_WITHIN);
     println!(
         "MySQL port as VTGate: [{} {}] {}",
         e.kind,
@@ -89,7 +89,7 @@ fn refused_inputs_name_the_cause_and_the_fix() {
         e.full_message()
     );
 
-    let e = failure(options(&["no_such_table"]), Duration::from_secs(10));
+    let e = failure(options(&["no_such_table"]), timeouts::REFUSED_WITHIN);
     println!(
         "unknown table: [{} {}] {}",
         e.kind,
@@ -100,7 +100,7 @@ fn refused_inputs_name_the_cause_and_the_fix() {
     assert_eq!(e.code, ErrorCode::UnknownTable);
     assert!(e.message.contains("no_such_table") && e.message.contains("customer"));
 
-    let e = failure(options(&["audit_log"]), Duration::from_secs(10));
+    let e = failure(options(&["audit_log"]), timeouts::REFUSED_WITHIN);
     println!(
         "table without primary key: [{} {}] {}",
         e.kind,
@@ -128,6 +128,10 @@ fn a_table_dropped_while_streaming_carries_on_or_fails_naming_the_fix() {
     sql(&[format!("INSERT INTO {t} (id, v) VALUES (1, 'copied')")]);
     let mut o = options(&[&t]);
     o.retry_max_attempts = 10;
+    // The DROP itself stops a stream by default (DESTRUCTIVE_DDL, machine::tests and
+    // VitessDestructiveDdlITCase): accepted here, to see what the tablet makes of the rows
+    // written before it.
+    o.destructive_ddl = vitess_cdc_core::DestructiveDdl::Continue;
     let stream = BlockingStream::open(o).expect("open");
     let mut view = Materialized::default();
     poll_until(&stream, &mut view, timeouts::copy(), |e, _| {
@@ -165,7 +169,7 @@ fn a_table_dropped_while_streaming_carries_on_or_fails_naming_the_fix() {
                     println!("dropped table: the stream carried on");
                     // The stream stays healthy after the drop: no error while it idles on.
                     let quiet = Instant::now();
-                    while quiet.elapsed() < Duration::from_secs(3) {
+                    while quiet.elapsed() < timeouts::idle_stream_watched() {
                         stream
                             .poll(Duration::from_millis(200))
                             .expect("the stream after the table's drop");
@@ -204,6 +208,6 @@ fn the_start_mode_is_irrelevant_to_a_refused_table() {
     // Resuming (latest) fails the same way as a copy: the plan checks the tables first.
     let mut o = options(&["no_such_table"]);
     o.start = StartMode::Latest;
-    let e = failure(o, Duration::from_secs(10));
+    let e = failure(o, timeouts::REFUSED_WITHIN);
     assert_eq!(e.code, ErrorCode::UnknownTable);
 }

@@ -624,7 +624,7 @@ fn a_paused_capture_starts_no_chunk_while_the_log_flows_and_finishes_after_resum
     let mut view = View::default();
     let paused_at = Instant::now();
     let mut log_changes = 0usize;
-    while paused_at.elapsed() < Duration::from_secs(4) {
+    while paused_at.elapsed() < timeouts::paused_capture_watched() {
         let events = rt
             .block_on(async {
                 tokio::time::timeout(Duration::from_millis(300), stream.next_events()).await
@@ -855,10 +855,14 @@ fn signals_in_the_log_capture_a_key_range_pause_survive_a_restart_resume_and_sto
     let paused_at = stream.progress().total();
     let reads_before = view.snapshot_reads;
     let ticks_before = view.tick_lags_ms.len();
-    let until = Instant::now() + Duration::from_secs(3);
-    read_until(&rt, &mut stream, &mut view, "3 s paused", |_, _| {
-        Instant::now() >= until
-    });
+    let until = Instant::now() + timeouts::paused_capture_watched();
+    read_until(
+        &rt,
+        &mut stream,
+        &mut view,
+        "the watch of the paused capture",
+        |_, _| Instant::now() >= until,
+    );
     let still = stream.progress().total();
     assert_eq!(
         (still.chunks_done, view.snapshot_reads),

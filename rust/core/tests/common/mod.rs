@@ -160,16 +160,17 @@ pub fn marks(events: &[Event]) -> BTreeMap<String, ShardPosition> {
     out
 }
 
-/// Opens a stream that must fail, at the open or at its first polls, within 20 s and before any
-/// row arrives, with a message containing every one of `needles` (case-insensitive); returns the
-/// error (its message is printed, for the docs' lists of what a user sees).
+/// Opens a stream that must fail, at the open or at its first polls, within
+/// [`timeouts::CONNECTION_FAILS_WITHIN`] and before any row arrives, with a message containing
+/// every one of `needles` (case-insensitive); returns the error (its message is printed, for the
+/// docs' lists of what a user sees).
 pub fn assert_stream_fails(o: StreamOptions, needles: &[&str]) -> vitess_cdc_core::Error {
     let started = Instant::now();
     let err = match BlockingStream::open(o) {
         Err(e) => e,
         Ok(stream) => loop {
             assert!(
-                started.elapsed() < Duration::from_secs(20),
+                started.elapsed() < timeouts::CONNECTION_FAILS_WITHIN,
                 "expected a failure, the stream kept running"
             );
             match stream.poll(Duration::from_millis(100)) {
@@ -190,7 +191,7 @@ pub fn assert_stream_fails(o: StreamOptions, needles: &[&str]) -> vitess_cdc_cor
         );
     }
     assert!(
-        started.elapsed() < Duration::from_secs(20),
+        started.elapsed() < timeouts::CONNECTION_FAILS_WITHIN,
         "the failure took {:?}",
         started.elapsed()
     );

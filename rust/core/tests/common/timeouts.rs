@@ -3,7 +3,8 @@
 
 //! Every wait of the live tests, in one place, by what is waited for; a slow machine scales them
 //! all with `VITESSCDC_TEST_TIMEOUT_FACTOR=2` (the same variable as the Java tests' `TestTimeouts`).
-//! Bounds that are assertions ("fails within 10 s") are not here: scaling them would loosen them.
+//! Bounds that are assertions ("fails within 10 s") are named here too, as constants that are not
+//! scaled: scaling them would loosen what they assert.
 
 use std::time::Duration;
 
@@ -37,3 +38,26 @@ pub fn progress() -> Duration {
 pub fn copy() -> Duration {
     scaled(120)
 }
+
+/// After the expected rows arrived: a repeated row would arrive within this, so it is waited out.
+pub fn duplicates_would_arrive() -> Duration {
+    scaled(2)
+}
+
+/// A stream left idle is watched this long for an error it must not raise.
+pub fn idle_stream_watched() -> Duration {
+    scaled(3)
+}
+
+/// A paused capture is watched this long: no chunk may start while the log keeps flowing.
+pub fn paused_capture_watched() -> Duration {
+    scaled(4)
+}
+
+/// Assertion: an input the plan refuses (wrong port, unknown table or column, no primary key)
+/// fails the stream within this. Not scaled.
+pub const REFUSED_WITHIN: Duration = Duration::from_secs(10);
+
+/// Assertion: a connection that must fail (bad TLS, bad credentials) fails within this, before
+/// any row. Not scaled.
+pub const CONNECTION_FAILS_WITHIN: Duration = Duration::from_secs(20);

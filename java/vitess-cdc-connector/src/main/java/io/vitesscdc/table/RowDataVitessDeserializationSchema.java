@@ -129,7 +129,7 @@ public final class RowDataVitessDeserializationSchema
     private final class RowWriters {
         private final Map<TableDescriptor, int[]> mappings = new IdentityHashMap<>();
         // The last table's mapping: rows come in runs of one table, and the map lookup was the
-        // fetcher's hottest frame (docs/benchmarks.md, "Profile: perf and JFR inside the threads").
+        // fetcher's hottest frame in a JFR profile (docs/benchmarks.md, "Profiling a run").
         private TableDescriptor lastTable;
         private int[] lastMapping;
         private final BinaryRowFields fields;

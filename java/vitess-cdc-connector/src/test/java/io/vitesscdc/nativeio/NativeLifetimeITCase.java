@@ -5,6 +5,7 @@
 
 package io.vitesscdc.nativeio;
 
+import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
 
 import org.junit.jupiter.api.BeforeAll;
@@ -51,7 +52,7 @@ class NativeLifetimeITCase {
     /** Opens a stream, reads until the first batch (the copy of commerce.product), closes it. */
     private static void cycle(ByteBuffer buffer) {
         try (NativeStream stream = NativeStream.open(options())) {
-            long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+            long deadline = System.nanoTime() + TestTimeouts.NATIVE_FIRST_BATCH.toNanos();
             int n = 0;
             while (n <= 0 && System.nanoTime() < deadline) {
                 n = stream.poll(buffer, 200);
@@ -59,7 +60,9 @@ class NativeLifetimeITCase {
                         .as("no end, no buffer growth for the small product table")
                         .isGreaterThanOrEqualTo(0);
             }
-            assertThat(n).as("a batch within 30 s").isPositive();
+            assertThat(n)
+                    .as("a batch within " + TestTimeouts.NATIVE_FIRST_BATCH)
+                    .isPositive();
         }
     }
 
@@ -92,7 +95,7 @@ class NativeLifetimeITCase {
     }
 
     private static void settle() throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        long deadline = System.nanoTime() + TestTimeouts.NATIVE_THREADS_EXIT.toNanos();
         while (coreThreads() > 0 && System.nanoTime() < deadline) {
             Thread.sleep(50);
         }

@@ -5,6 +5,7 @@
 
 package io.vitesscdc.nativeio;
 
+import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
 
 import org.apache.logging.log4j.Level;
@@ -158,7 +159,10 @@ class NativeStreamITCase {
             VitessCluster.execute(
                     "commerce", "insert into product (sku, description, price) values ('" + sku + "', 'café ☕', 42)");
             Seen seen = pollUntil(
-                    reader, new Seen(), hasRow("product", ChangeKind.INSERT, "sku", sku), Duration.ofSeconds(90));
+                    reader,
+                    new Seen(),
+                    hasRow("product", ChangeKind.INSERT, "sku", sku),
+                    TestTimeouts.NATIVE_STREAM_ROW);
 
             Row inserted = seen.rows.stream()
                     .filter(r -> sku.equals(r.values().get("sku")))
@@ -176,7 +180,7 @@ class NativeStreamITCase {
                     "commerce",
                     "update product set price = 43 where sku = '" + sku + "'",
                     "delete from product where sku = '" + sku + "'");
-            pollUntil(reader, seen, hasRow("product", ChangeKind.DELETE, "sku", sku), Duration.ofSeconds(60));
+            pollUntil(reader, seen, hasRow("product", ChangeKind.DELETE, "sku", sku), TestTimeouts.PROGRESS);
             List<String> changes = new ArrayList<>();
             for (Row r : seen.rows) {
                 if (sku.equals(r.values().get("sku"))) {
@@ -220,7 +224,7 @@ class NativeStreamITCase {
                                             .equals(r.values().get("order_id")))
                                     .count()
                             == 4,
-                    Duration.ofSeconds(90));
+                    TestTimeouts.NATIVE_STREAM_ROW);
             List<Row> ours = seen.rows.stream()
                     .filter(r -> Long.valueOf(orderId).equals(r.values().get("order_id")))
                     .toList();
@@ -254,7 +258,10 @@ class NativeStreamITCase {
                             + " '2025-01-02 03:04:05.678901', '-838:59:59', 2024, 'héllo ☕', x'00ff10', 'medium',"
                             + " 'a,c', '{\"k\": [1, 2]}', repeat('ab', 50000), null)");
             Seen seen = pollUntil(
-                    reader, new Seen(), hasRow("all_types", ChangeKind.INSERT, "id", id), Duration.ofSeconds(90));
+                    reader,
+                    new Seen(),
+                    hasRow("all_types", ChangeKind.INSERT, "id", id),
+                    TestTimeouts.NATIVE_STREAM_ROW);
             Map<String, Object> v = seen.rows.stream()
                     .filter(r -> Long.valueOf(id).equals(r.values().get("id")))
                     .findFirst()
@@ -309,7 +316,7 @@ class NativeStreamITCase {
     }
 
     private static void awaitCoreThreads(long expected) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+        long deadline = System.nanoTime() + TestTimeouts.NATIVE_THREADS_EXIT.toNanos();
         while (coreThreads() != expected && System.nanoTime() < deadline) {
             Thread.sleep(100);
         }
@@ -342,7 +349,7 @@ class NativeStreamITCase {
         try (NativeStreamReader reader = new NativeStreamReader(NativeStream.open(opts))) {
             List<BatchEntry> entries = new ArrayList<>();
             List<Row> rows = new ArrayList<>();
-            long deadline = System.nanoTime() + Duration.ofSeconds(90).toNanos();
+            long deadline = System.nanoTime() + TestTimeouts.NATIVE_STREAM_ROW.toNanos();
             Batch batch;
             do {
                 assertThat(System.nanoTime()).as("stream ended in time").isLessThan(deadline);
@@ -396,7 +403,7 @@ class NativeStreamITCase {
                             }
                             return at >= 0 && s.marksAfterRow(at) > 0;
                         },
-                        Duration.ofSeconds(90));
+                        TestTimeouts.NATIVE_STREAM_ROW);
                 resumeFrom = seen.marks.get(seen.marks.size() - 1);
             }
             assertThat(resumeFrom.shard()).isEqualTo("0");
@@ -410,7 +417,7 @@ class NativeStreamITCase {
                         reader,
                         new Seen(),
                         hasRow("product", ChangeKind.INSERT, "sku", second),
-                        Duration.ofSeconds(90));
+                        TestTimeouts.NATIVE_STREAM_ROW);
                 assertThat(seen.rows)
                         .as("nothing at or before the mark comes again")
                         .noneMatch(r -> first.equals(r.values().get("sku")));
@@ -430,7 +437,7 @@ class NativeStreamITCase {
         long baseline = coreThreads();
         WeakReference<ClassLoader> loader = openAndLeakAStreamInAThrowawayClassLoader();
         assertThat(coreThreads()).as("the leaked stream runs").isGreaterThan(baseline);
-        long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+        long deadline = System.nanoTime() + TestTimeouts.CLASS_LOADER_COLLECTED.toNanos();
         while (loader.get() != null && System.nanoTime() < deadline) {
             System.gc();
             Thread.sleep(100);
@@ -510,7 +517,7 @@ class NativeStreamITCase {
         assertThat(ErrorCode.of(t)).isEqualTo(ErrorCode.UNREACHABLE);
         assertThat(took)
                 .as("fails within the connect timeout, not a retry budget")
-                .isLessThan(Duration.ofSeconds(20));
+                .isLessThan(TestTimeouts.UNREACHABLE_FAILS_WITHIN);
     }
 
     @Test
@@ -556,12 +563,12 @@ class NativeStreamITCase {
             }
         });
         poller.start();
-        Thread.sleep(2000);
+        Thread.sleep(TestTimeouts.POLLER_BLOCKED.toMillis());
         long start = System.nanoTime();
         stream.close();
-        poller.join(20_000);
+        poller.join(TestTimeouts.CLOSE_ENDS_POLL_WITHIN.toMillis());
         assertThat(poller.isAlive()).as("poll returned after close").isFalse();
-        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(20));
+        assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(TestTimeouts.CLOSE_ENDS_POLL_WITHIN);
         assertThat(outcome.get()).isIn("returned", "closed");
     }
 
@@ -576,7 +583,7 @@ class NativeStreamITCase {
             List<String> attempts = new ArrayList<>();
             for (int attempt = 0; attempt < 5; attempt++) {
                 long quietSince = System.nanoTime();
-                while (System.nanoTime() - quietSince < Duration.ofSeconds(2).toNanos()) {
+                while (System.nanoTime() - quietSince < TestTimeouts.STREAM_QUIET.toNanos()) {
                     if (stream.poll(buf, 200) != 0) {
                         quietSince = System.nanoTime();
                     }
@@ -595,7 +602,7 @@ class NativeStreamITCase {
                 Duration took = Duration.ofNanos(System.nanoTime() - start);
                 waker.join();
                 if (n == 0) {
-                    assertThat(took).as("woken after ~0.5 s").isLessThan(Duration.ofSeconds(5));
+                    assertThat(took).as("woken after ~0.5 s").isLessThan(TestTimeouts.WAKE_ENDS_POLL_WITHIN);
                     return;
                 }
                 attempts.add(n + " bytes after " + took);

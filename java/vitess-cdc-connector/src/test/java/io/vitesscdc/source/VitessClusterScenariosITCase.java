@@ -191,7 +191,7 @@ class VitessClusterScenariosITCase {
                 savepoint = VitessITBase.stopWithSavepoint(job, savepoints);
                 newShardRecordsAtStop = ShardOwners.recordsOfEpoch(runId, 1);
                 timed("stop with a savepoint once both old splits ended at the journal", stop);
-                switched.get(10, TimeUnit.MINUTES);
+                switched.get(TestTimeouts.RESHARD_SCRIPT.toMillis(), TimeUnit.MILLISECONDS);
             }
             assertThat(newShardRecordsAtStop)
                     .as("records of the new shards before the savepoint (their splits must not have started)")
@@ -410,7 +410,7 @@ class VitessClusterScenariosITCase {
     private void fault(String what, String script, String... args) throws Exception {
         long t = System.nanoTime();
         System.out.println("VitessClusterScenariosITCase: " + what + " ...");
-        MultiProcessCluster.script(10, script, args);
+        MultiProcessCluster.script(TestTimeouts.RESHARD_SCRIPT, script, args);
         timed(what, t);
     }
 
@@ -448,7 +448,8 @@ class VitessClusterScenariosITCase {
                         stableSince[0] = System.nanoTime();
                     }
                     // (the writer deletes and moves a few percent of the rows while they are copied)
-                    return n > SNAPSHOT_ROWS * 0.9 && System.nanoTime() - stableSince[0] > TimeUnit.SECONDS.toNanos(5);
+                    return n > SNAPSHOT_ROWS * 0.9
+                            && System.nanoTime() - stableSince[0] > TestTimeouts.COPY_STOPPED_GROWING.toNanos();
                 },
                 "the end of the copy");
         timed("copy done (" + last[0] + " snapshot reads of flink_snap)", t);

@@ -140,7 +140,7 @@ class VitessSignalITCase extends VitessITBase {
                 new String[] {"{\"data-collections\": [\"" + VersionedRowsWriter.TABLE + "\"]}", null});
         int before = log().entries().size();
         waitUntil(TestTimeouts.CONVERGE, () -> log().entries().size() > before + 20, "the log after the signals");
-        Thread.sleep(2000);
+        Thread.sleep(TestTimeouts.PAUSED_CAPTURE_WATCHED.toMillis());
         long paused = reads();
         assertThat(paused).as("no chunk of a paused capture").isZero();
 
@@ -148,7 +148,8 @@ class VitessSignalITCase extends VitessITBase {
         JobClient restored = executeRestored(buildJob(), savepoint, "vitess-signal-restored");
         try {
             int logged = log().entries().size();
-            Thread.sleep(4000);
+            // Twice as long: the restored job starts its stream within the watch.
+            Thread.sleep(TestTimeouts.PAUSED_CAPTURE_WATCHED.multipliedBy(2).toMillis());
             assertThat(reads()).as("still paused after the restore").isEqualTo(paused);
             assertThat(log().entries().size()).as("the log flows while paused").isGreaterThan(logged);
 

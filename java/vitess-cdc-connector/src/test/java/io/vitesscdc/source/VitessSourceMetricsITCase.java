@@ -153,7 +153,7 @@ class VitessSourceMetricsITCase extends VitessITBase {
                     .isEqualTo(-1);
 
             // Nothing written: the source idles, and its idle time grows.
-            waitUntil(Duration.ofSeconds(30), () -> gauge(id, MetricNames.SOURCE_IDLE_TIME) > 0, "source idle");
+            waitUntil(TestTimeouts.METRIC_UPDATED, () -> gauge(id, MetricNames.SOURCE_IDLE_TIME) > 0, "source idle");
             long idle1 = gauge(id, MetricNames.SOURCE_IDLE_TIME);
             Thread.sleep(1500);
             long idle2 = gauge(id, MetricNames.SOURCE_IDLE_TIME);
@@ -165,7 +165,7 @@ class VitessSourceMetricsITCase extends VitessITBase {
             long beforeWrite = System.currentTimeMillis();
             VitessCluster.execute("customer", "INSERT INTO " + table + " (id, v) VALUES (1000, 'streamed')");
             waitUntil(
-                    Duration.ofSeconds(30),
+                    TestTimeouts.METRIC_UPDATED,
                     () -> gauge(id, MetricNames.CURRENT_FETCH_EVENT_TIME_LAG) >= 0
                             && gauge(id, MetricNames.CURRENT_EMIT_EVENT_TIME_LAG) >= 0,
                     "lag of the streamed record");
@@ -186,11 +186,12 @@ class VitessSourceMetricsITCase extends VitessITBase {
                     .isLessThan(idle2);
             // Flink's watermarkLag is the last record's emit time minus the last watermark: while
             // the table is quiet, heartbeat watermarks move the watermark past that record.
-            Thread.sleep(3000);
+            Thread.sleep(TestTimeouts.HEARTBEAT_WATERMARKS_PASS.toMillis());
             long watermarkLag = gauge(id, MetricNames.WATERMARK_LAG);
             long sinceWrite = System.currentTimeMillis() - beforeWrite;
             System.out.printf(
-                    "watermark lag %d ms after 3 s of silence (%d ms since the write)%n", watermarkLag, sinceWrite);
+                    "watermark lag %d ms after the heartbeats' wait (%d ms since the write)%n",
+                    watermarkLag, sinceWrite);
             assertThat(watermarkLag)
                     .as("heartbeat watermarks (1 s) passed the last record's emit time")
                     .isBetween(-(sinceWrite + 1000), -1000L);

@@ -157,7 +157,7 @@ class VitessSourceReshardITCase {
             while (received().size() < expected && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
-            Thread.sleep(1500); // anything beyond the expected (a repeat) would arrive now
+            Thread.sleep(TestTimeouts.DUPLICATES_WOULD_ARRIVE.toMillis()); // a repeat would arrive now
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();
@@ -260,7 +260,7 @@ class VitessSourceReshardITCase {
             while (new HashSet<>(received()).size() < KEYS && System.nanoTime() < deadline) {
                 Thread.sleep(200);
             }
-            Thread.sleep(1000);
+            Thread.sleep(TestTimeouts.DUPLICATES_WOULD_ARRIVE.toMillis());
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
             job.cancel().get();

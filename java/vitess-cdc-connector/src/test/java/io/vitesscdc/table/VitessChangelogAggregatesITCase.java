@@ -94,7 +94,7 @@ class VitessChangelogAggregatesITCase extends VitessITBase {
     private static final int WRITES_AFTER_COPY = 120;
 
     private static final long SEED = 0x5EED_2026L;
-    private static final Duration SETTLE_QUIET = Duration.ofSeconds(15);
+    private static final Duration SETTLE_QUIET = TestTimeouts.RESULTS_STOPPED_CHANGING;
     private static final Duration SETTLE_MAX = TestTimeouts.CONVERGE;
     /** Violations shown per table in the failure message. */
     private static final int VIOLATIONS_SHOWN = 5;

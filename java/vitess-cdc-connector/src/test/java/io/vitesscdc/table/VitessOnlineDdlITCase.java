@@ -53,7 +53,7 @@ class VitessOnlineDdlITCase extends SchemaChangeITBase {
         if (!onlineMigrations().isEmpty()) {
             List<String> args = new java.util.ArrayList<>(List.of("customer"));
             args.addAll(onlineMigrations());
-            MultiProcessCluster.script(1, "drop-workflows.sh", args.toArray(new String[0]));
+            MultiProcessCluster.script(TestTimeouts.CLUSTER_SCRIPT, "drop-workflows.sh", args.toArray(new String[0]));
         }
     }
 

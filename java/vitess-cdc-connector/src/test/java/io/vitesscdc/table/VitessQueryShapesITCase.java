@@ -27,7 +27,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -300,7 +299,7 @@ class VitessQueryShapesITCase extends VitessITBase {
                 // The binlog keeps whole seconds: the next round's names must come a second later
                 // than these visits, or they would be the visits' version too.
                 waitUntil(
-                        Duration.ofSeconds(5),
+                        TestTimeouts.NEXT_CLOCK_SECOND,
                         () -> System.currentTimeMillis() / 1000 > second + 1,
                         "the next second of the clock");
             }

@@ -56,8 +56,9 @@ final class FlinkSessionCluster implements AutoCloseable {
     private final List<Process> processes = new ArrayList<>();
     private final List<String> names = new ArrayList<>();
     private final Thread shutdownHook = new Thread(this::killAll, "flink-session-cluster-kill");
-    private final HttpClient http =
-            HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(2)).build();
+    private final HttpClient http = HttpClient.newBuilder()
+            .connectTimeout(SqlJarTestTimeouts.REST_CONNECT)
+            .build();
 
     private FlinkSessionCluster(Path dir, int restPort) {
         this.dir = dir;
@@ -153,7 +154,7 @@ final class FlinkSessionCluster implements AutoCloseable {
     /** GET of a REST path ({@code /overview}, {@code /jobs/overview}, ...) as text. */
     String rest(String path) throws IOException, InterruptedException {
         HttpRequest request = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + restPort + path))
-                .timeout(Duration.ofSeconds(5))
+                .timeout(SqlJarTestTimeouts.REST_CALL)
                 .GET()
                 .build();
         HttpResponse<String> response = http.send(request, HttpResponse.BodyHandlers.ofString());
@@ -182,7 +183,7 @@ final class FlinkSessionCluster implements AutoCloseable {
                 .redirectErrorStream(true)
                 .start();
         String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        if (!p.waitFor(SqlJarTestTimeouts.HELPER_PROCESS.toMillis(), TimeUnit.MILLISECONDS) || p.exitValue() != 0) {
             throw new IllegalStateException("BashJavaUtils " + command + " failed:\n" + output);
         }
         List<List<String>> results = new ArrayList<>();
@@ -286,15 +287,15 @@ final class FlinkSessionCluster implements AutoCloseable {
         }
     }
 
-    /** Stops the TaskManager, then the JobManager: SIGTERM, then SIGKILL after 15 s. */
+    /** Stops the TaskManager, then the JobManager: SIGTERM, then SIGKILL if it outlives {@link SqlJarTestTimeouts#PROCESS_EXIT}. */
     @Override
     public void close() {
         for (int i = processes.size() - 1; i >= 0; i--) {
             Process p = processes.get(i);
             p.destroy();
             try {
-                if (!p.waitFor(15, TimeUnit.SECONDS)) {
-                    p.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+                if (!p.waitFor(SqlJarTestTimeouts.PROCESS_EXIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    p.destroyForcibly().waitFor(SqlJarTestTimeouts.PROCESS_KILLED.toMillis(), TimeUnit.MILLISECONDS);
                 }
             } catch (InterruptedException e) {
                 p.destroyForcibly();

@@ -80,7 +80,7 @@ class SqlConnectorJarClusterITCase {
                 .contains("flink-runtime-", "flink-table-runtime-")
                 .doesNotContain("vitess-cdc", "flink-connector-base");
         cluster = FlinkSessionCluster.start(
-                Path.of(property("vitesscdc.flink.cluster.dir")), classpath, 2, Duration.ofSeconds(90));
+                Path.of(property("vitesscdc.flink.cluster.dir")), classpath, 2, SqlJarTestTimeouts.CLUSTER_START);
         System.out.printf(
                 "Flink session cluster (2 processes) up in %d ms, REST port %d%n",
                 Duration.between(started, Instant.now()).toMillis(), cluster.restPort());
@@ -133,7 +133,7 @@ class SqlConnectorJarClusterITCase {
         assertThat(rows).hasSize(60);
         assertThat(shards).as("both shards' splits read (parallelism 2)").containsExactlyInAnyOrder("-80", "80-");
         // It ran on the session cluster (and finished: snapshot mode is bounded).
-        awaitJobStatus(jobId, "FINISHED", Duration.ofSeconds(30));
+        awaitJobStatus(jobId, "FINISHED", SqlJarTestTimeouts.JOB_STATUS);
     }
 
     @Test
@@ -169,7 +169,7 @@ class SqlConnectorJarClusterITCase {
         reader.setDaemon(true);
         reader.start();
         try {
-            awaitCondition(() -> materialized.size() >= 30, Duration.ofSeconds(60), "the snapshot", failure);
+            awaitCondition(() -> materialized.size() >= 30, SqlJarTestTimeouts.RESULTS, "the snapshot", failure);
             // Changes after the snapshot: updates, deletes, inserts, in one transaction and alone.
             execute("UPDATE customer SET visits = visits + 5, balance = balance + 1.25 WHERE customer_id >= " + first
                     + " AND customer_id < " + (first + 10));
@@ -180,14 +180,14 @@ class SqlConnectorJarClusterITCase {
             assertThat(expected).hasSize(45);
             awaitCondition(
                     () -> materialized.equals(expected),
-                    Duration.ofSeconds(60),
+                    SqlJarTestTimeouts.RESULTS,
                     "the changelog to converge to SELECT * (" + expected.size() + " rows)",
                     failure);
             assertThat(cluster.rest("/jobs/" + jobId)).contains("\"state\":\"RUNNING\"");
         } finally {
             it.close(); // cancels the job
         }
-        awaitJobStatus(jobId, "CANCELED", Duration.ofSeconds(30));
+        awaitJobStatus(jobId, "CANCELED", SqlJarTestTimeouts.JOB_STATUS);
     }
 
     // ---- Flink client ----

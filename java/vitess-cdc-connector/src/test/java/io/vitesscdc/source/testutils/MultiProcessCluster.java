@@ -10,6 +10,7 @@ import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -53,9 +54,10 @@ public final class MultiProcessCluster {
 
     /**
      * Runs tests/vitess/cluster/SCRIPT with the arguments, echoing its output with a prefix;
-     * fails with the output when it exits non-zero or runs longer than {@code timeoutMinutes}.
+     * fails with the output when it exits non-zero or runs longer than {@code timeout} (one of
+     * {@link TestTimeouts}).
      */
-    public static void script(long timeoutMinutes, String script, String... args) throws Exception {
+    public static void script(Duration timeout, String script, String... args) throws Exception {
         List<String> command = new ArrayList<>();
         command.add("bash");
         command.add(new File(clusterDir(), script).getPath());
@@ -76,9 +78,9 @@ public final class MultiProcessCluster {
             }
         });
         pump.start();
-        if (!p.waitFor(timeoutMinutes, TimeUnit.MINUTES)) {
+        if (!p.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
             p.destroyForcibly();
-            fail(String.join(" ", command) + " did not finish in " + timeoutMinutes + " min");
+            fail(String.join(" ", command) + " did not finish in " + timeout);
         }
         pump.join(5_000);
         if (p.exitValue() != 0) {

@@ -108,7 +108,7 @@ public abstract class PacedWriter {
 
     /** A new connection; a tolerant writer waits (up to a minute) for the gate to take one. */
     private Connection reconnect() throws SQLException, InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(1);
+        long deadline = System.nanoTime() + TestTimeouts.GATE_TAKES_CONNECTIONS.toNanos();
         while (true) {
             try {
                 return endpoint.connect(keyspace);

@@ -14,7 +14,8 @@ import java.time.Duration;
  * (or the environment variable {@code VITESSCDC_TEST_TIMEOUT_FACTOR=2}); default 1. The whole-test
  * limits ({@link #IT_CASE_MINUTES}, {@link #LONG_IT_CASE_MINUTES}) are JUnit {@code @Timeout}
  * annotations, which take constants only: JUnit's {@code -Djunit.jupiter.execution.timeout.mode=disabled}
- * turns them off (README, "Tests").
+ * turns them off (README, "Test timeouts"). Bounds that are assertions ("fails within 20 s") are named
+ * here too, unscaled: scaling them would loosen what they assert.
  */
 public final class TestTimeouts {
 
@@ -61,6 +62,68 @@ public final class TestTimeouts {
 
     /** A local process (VTGate) stops. */
     public static final Duration PROCESS_EXIT = scaled(Duration.ofSeconds(10));
+
+    /** A reshard script of the multi-process cluster (copy, switch of reads and writes) finishes. */
+    public static final Duration RESHARD_SCRIPT = scaled(Duration.ofMinutes(10));
+
+    /** A short script of the multi-process cluster (dropping finished workflows) finishes. */
+    public static final Duration CLUSTER_SCRIPT = scaled(Duration.ofMinutes(1));
+
+    /** A tolerant writer's reconnect: the gate (restarted, reparented, resharded) takes connections again. */
+    public static final Duration GATE_TAKES_CONNECTIONS = scaled(Duration.ofMinutes(1));
+
+    /** A source metric shows what just happened: the idle time growing, a streamed record's lag. */
+    public static final Duration METRIC_UPDATED = scaled(Duration.ofSeconds(30));
+
+    /** Heartbeat watermarks (1 s apart) move past the last record while the table is quiet. */
+    public static final Duration HEARTBEAT_WATERMARKS_PASS = scaled(Duration.ofSeconds(3));
+
+    /** Waited out once the expected records arrived: a repeated record would have arrived by then. */
+    public static final Duration DUPLICATES_WOULD_ARRIVE = scaled(Duration.ofMillis(1500));
+
+    /** A paused capture is watched this long: no chunk may start while the log keeps flowing. */
+    public static final Duration PAUSED_CAPTURE_WATCHED = scaled(Duration.ofSeconds(2));
+
+    /** The copy's snapshot reads stopped growing for this long: the copy is over. */
+    public static final Duration COPY_STOPPED_GROWING = scaled(Duration.ofSeconds(5));
+
+    /** A job's results stopped changing for this long: the source delivered everything it will. */
+    public static final Duration RESULTS_STOPPED_CHANGING = scaled(Duration.ofSeconds(15));
+
+    /** The wall clock reaches the next second (the binlog's commit times have whole seconds). */
+    public static final Duration NEXT_CLOCK_SECOND = scaled(Duration.ofSeconds(5));
+
+    /** A native stream copies a small table and streams a row written around its open. */
+    public static final Duration NATIVE_STREAM_ROW = scaled(Duration.ofSeconds(90));
+
+    /** A native stream of a small table hands out its first batch. */
+    public static final Duration NATIVE_FIRST_BATCH = scaled(Duration.ofSeconds(30));
+
+    /** A closed native stream's runtime threads have exited. */
+    public static final Duration NATIVE_THREADS_EXIT = scaled(Duration.ofSeconds(15));
+
+    /** A job's class loader, dropped, is collected by the garbage collector. */
+    public static final Duration CLASS_LOADER_COLLECTED = scaled(Duration.ofSeconds(30));
+
+    /** A polling thread has drained the copy and blocks in its long poll. */
+    public static final Duration POLLER_BLOCKED = scaled(Duration.ofSeconds(2));
+
+    /** No batch for this long: the stream has handed out everything the cluster had. */
+    public static final Duration STREAM_QUIET = scaled(Duration.ofSeconds(2));
+
+    // Bounds that are assertions: not scaled, since scaling them would loosen what they assert.
+
+    /** Assertion: an unreachable VTGate fails the open within the connect timeout, not a retry budget. */
+    public static final Duration UNREACHABLE_FAILS_WITHIN = Duration.ofSeconds(20);
+
+    /** Assertion: closing a stream ends another thread's poll within this. */
+    public static final Duration CLOSE_ENDS_POLL_WITHIN = Duration.ofSeconds(20);
+
+    /** Assertion: a wake ends a long poll within this (the wake comes after 0.5 s). */
+    public static final Duration WAKE_ENDS_POLL_WITHIN = Duration.ofSeconds(5);
+
+    /** Assertion: credentials a TLS gate rejects fail the job within this. */
+    public static final Duration REJECTED_CREDENTIALS_FAIL_WITHIN = Duration.ofMinutes(1);
 
     /** Any other duration, scaled by {@link #FACTOR}. */
     public static Duration scaled(Duration d) {
