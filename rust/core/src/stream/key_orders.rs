@@ -25,6 +25,11 @@ pub async fn selected_key_orders(options: &StreamOptions) -> Result<TableKeyOrde
     async move {
         let (client, server, info) = discover(options).await?;
         let plan = plan(options, &info, server)?;
+        // A consumer that plans by key orders (the SQL connector, at planning) learns here too
+        // that a declared column is not in the table, instead of when the job starts.
+        client
+            .check_columns(&options.keyspace, &options.tables, &options.columns)
+            .await?;
         let mut orders = match tokio::time::timeout(
             options.connect_timeout,
             client.key_orders(&options.keyspace),

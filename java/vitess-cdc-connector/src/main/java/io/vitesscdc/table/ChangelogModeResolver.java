@@ -5,6 +5,7 @@
 
 package io.vitesscdc.table;
 
+import io.vitesscdc.nativeio.ErrorCode;
 import io.vitesscdc.nativeio.KeyOrders;
 import io.vitesscdc.nativeio.VitessCdcException;
 
@@ -202,6 +203,14 @@ final class ChangelogModeResolver {
         try {
             return keyOrders.get();
         } catch (VitessCdcException e) {
+            ErrorCode code = ErrorCode.of(e);
+            if (code == ErrorCode.UNKNOWN_TABLE
+                    || code == ErrorCode.UNKNOWN_COLUMN
+                    || code == ErrorCode.UNKNOWN_KEYSPACE) {
+                // A mistake in the declaration, found while VTGate was asked anyway: said as it is,
+                // at planning, rather than when the job starts.
+                throw new ValidationException("vitess-cdc table " + table + ": " + e.getMessage(), e);
+            }
             throw new ValidationException(
                     "vitess-cdc table " + table + " cannot decide its changelog mode: "
                             + "'changelog-mode' = '" + option.optionValue()

@@ -25,6 +25,7 @@ import org.apache.flink.table.catalog.ResolvedSchema;
 import org.apache.flink.table.connector.source.DynamicTableSource;
 import org.apache.flink.table.factories.DynamicTableSourceFactory;
 import org.apache.flink.table.factories.FactoryUtil;
+import org.apache.flink.table.types.DataType;
 
 import java.util.List;
 import java.util.Locale;
@@ -219,7 +220,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 schema.getPrimaryKey().isPresent(),
                 built.readsChunkedSnapshots(),
                 allowNoPk,
-                () -> KeyOrders.read(built.planningOptionsJson()));
+                () -> KeyOrders.read(declaredColumns(built, context).planningOptionsJson()));
         return VitessDynamicTableSource.of(
                 built, context.getPhysicalRowDataType(), changelog, options.get(FILTER_PUSH_DOWN));
     }
@@ -243,6 +244,19 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                         + "with '" + SCAN_STARTUP_MODE.key() + "' = 'snapshot': the job then ends by itself when every "
                         + "shard's copy completed, and its final result equals the table as of the copy's end "
                         + "(docs/sql-connector.md, \"Batch mode\")");
+    }
+
+    /**
+     * The configuration with the table's declared physical columns as its selection, for the key
+     * orders read at planning: the core then also checks that every declared column exists (only
+     * for a named table; a pattern's tables may differ).
+     */
+    private static VitessSourceConfig declaredColumns(VitessSourceConfig config, Context context) {
+        if (config.tables().isEmpty() || !config.tablePatterns().isEmpty()) {
+            return config;
+        }
+        return config.withNativeOption(
+                "columns", new java.util.ArrayList<>(DataType.getFieldNames(context.getPhysicalRowDataType())));
     }
 
     private static BadRecordHandling badRecordHandling(ReadableConfig options, String table) {

@@ -22,6 +22,7 @@ import org.apache.flink.metrics.Metric;
 import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.table.api.TableEnvironment;
 import org.apache.flink.table.api.TableResult;
+import org.apache.flink.table.api.ValidationException;
 import org.apache.flink.table.functions.ScalarFunction;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.Row;
@@ -360,9 +361,21 @@ class VitessTableSchemaITCase extends VitessITBase {
     void declaredColumnMissingInVitessFailsWithItsName() throws Exception {
         String t = createTable("missing", "id BIGINT NOT NULL PRIMARY KEY, email VARCHAR(64)");
         VitessCluster.execute("customer", "INSERT INTO " + t + " (id, email) VALUES (1, 'a@b')");
+        // 'auto' asks VTGate at planning anyway (the key orders): the statement is refused there.
+        TableEnvironment planning = tableEnv(1);
+        planning.executeSql("CREATE TABLE src (id BIGINT, email STRING, no_such_col STRING, "
+                + "PRIMARY KEY (id) NOT ENFORCED)" + with(t, ""));
+        planning.executeSql("CREATE TABLE snk (id BIGINT, email STRING, no_such_col STRING, "
+                + "PRIMARY KEY (id) NOT ENFORCED)" + sink());
+        assertThatThrownBy(() -> planning.executeSql("INSERT INTO snk SELECT * FROM src"))
+                .isInstanceOf(ValidationException.class)
+                .satisfies(e -> assertThat(rootMessages(e))
+                        .contains("column 'no_such_col' is not in Vitess table customer." + t)
+                        .contains("remove it from the selection"));
+        // 'upsert' needs no VTGate at planning: the job stops when it starts, once, naming the fix.
         TableEnvironment tEnv = tableEnv(1);
         tEnv.executeSql("CREATE TABLE src (id BIGINT, email STRING, no_such_col STRING, "
-                + "PRIMARY KEY (id) NOT ENFORCED)" + with(t, ""));
+                + "PRIMARY KEY (id) NOT ENFORCED)" + with(t, ", 'changelog-mode' = 'upsert'"));
         tEnv.executeSql("CREATE TABLE snk (id BIGINT, email STRING, no_such_col STRING, "
                 + "PRIMARY KEY (id) NOT ENFORCED)" + sink());
         TableResult insert = tEnv.executeSql("INSERT INTO snk SELECT * FROM src");
