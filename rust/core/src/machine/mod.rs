@@ -391,6 +391,12 @@ impl Machine {
             let what = match &effect.effect {
                 RowsGone::Truncated => "truncated it: every row is gone, and no row event says so".to_string(),
                 RowsGone::Dropped => "dropped it: its rows are gone (a table created again under the name starts empty), and no row event says so".to_string(),
+                // Vitess's online DROP (ddl_strategy vitess/online) renames the table into its
+                // garbage collection (`_vt_hld_…`, `_vt_prg_…`) before it is purged.
+                RowsGone::RenamedTo(new) if new.starts_with("_vt_") => format!(
+                    "dropped it (Vitess's online DROP renamed it to '{new}' for its table garbage collection): \
+                     its rows are gone, and no row event says so"
+                ),
                 RowsGone::RenamedTo(new) => format!("renamed it to '{new}': its rows live on under a name this stream does not read"),
                 RowsGone::Unreadable => "may have removed its rows (the connector could not read the statement)".to_string(),
             };

@@ -998,6 +998,25 @@ fn ddl_that_takes_a_selected_tables_rows_away_stops_the_stream_naming_the_fix() 
 }
 
 #[test]
+fn vitess_online_drop_is_told_as_a_drop() {
+    let mut m = machine(start("pos0", &[]), 1 << 20);
+    let mut out = Vec::new();
+    m.handle(field("t"), &mut out).unwrap();
+    let err = m
+        .handle(
+            ddl("RENAME TABLE `t` TO `_vt_hld_6ace8bcef73211ea87e9f875a4d24e90_20260101120000_`"),
+            &mut out,
+        )
+        .unwrap_err();
+    assert_eq!(err.code, ErrorCode::DestructiveDdl);
+    assert!(
+        err.message.contains("dropped it (Vitess's online DROP"),
+        "{}",
+        err.message
+    );
+}
+
+#[test]
 fn ddl_on_other_tables_swaps_and_continue_go_on() {
     let mut m = machine(start("pos0", &[]), 1 << 20);
     m.config.selected = SelectedTables::of(&StreamOptions {
