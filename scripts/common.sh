@@ -41,57 +41,46 @@ print_test_failures() {
   done
 }
 
-# Starts the cluster unless one is running; stops it at exit only if this script started it.
-CLUSTER_STARTED_HERE=0
-ensure_cluster() {
-  if bash "$REPO/tests/vitess/status.sh" > /dev/null 2>&1; then
-    echo "using the running cluster ($VTGATE_GRPC_ADDR)"
+# A local service (a folder with status.sh, up.sh and down.sh) is started unless it runs, and
+# stopped at exit only if this script started it (KEEP_CLUSTER=1 keeps it). The flag variable
+# named by the caller remembers who started it.
+ensure_service() {
+  local dir=$1 flag=$2 what=$3
+  if bash "$REPO/$dir/status.sh" > /dev/null 2>&1; then
+    echo "using the running $what"
   else
-    bash "$REPO/tests/vitess/up.sh"
-    CLUSTER_STARTED_HERE=1
+    bash "$REPO/$dir/up.sh"
+    printf -v "$flag" 1
   fi
 }
-stop_cluster_if_started_here() {
-  if [ "$CLUSTER_STARTED_HERE" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
-    bash "$REPO/tests/vitess/down.sh"
+stop_service_if_started_here() {
+  local dir=$1 flag=$2
+  if [ "${!flag}" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
+    bash "$REPO/$dir/down.sh"
+    printf -v "$flag" 0
   fi
 }
 
-# The same for the multi-process cluster (tests/vitess/cluster), whose tests need TLS gates and
-# real tablets; VT_CLUSTER_* (exported by its env.sh) tell the tests where it is.
+# The local Vitess (tests/vitess, vttestserver).
+CLUSTER_STARTED_HERE=0
+ensure_cluster() { ensure_service tests/vitess CLUSTER_STARTED_HERE "cluster ($VTGATE_GRPC_ADDR)"; }
+stop_cluster_if_started_here() { stop_service_if_started_here tests/vitess CLUSTER_STARTED_HERE; }
+
+# The multi-process cluster (tests/vitess/cluster), whose tests need TLS gates and real tablets;
+# VT_CLUSTER_* (exported by its env.sh) tell the tests where it is.
 MULTI_CLUSTER_STARTED_HERE=0
 ensure_multi_cluster() {
-  if bash "$REPO/tests/vitess/cluster/status.sh" > /dev/null 2>&1; then
-    echo "using the running multi-process cluster ($VT_CLUSTER_GRPC_ADDR)"
-  else
-    bash "$REPO/tests/vitess/cluster/up.sh"
-    MULTI_CLUSTER_STARTED_HERE=1
-  fi
+  ensure_service tests/vitess/cluster MULTI_CLUSTER_STARTED_HERE "multi-process cluster ($VT_CLUSTER_GRPC_ADDR)"
 }
-stop_multi_cluster_if_started_here() {
-  if [ "$MULTI_CLUSTER_STARTED_HERE" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
-    bash "$REPO/tests/vitess/cluster/down.sh"
-    MULTI_CLUSTER_STARTED_HERE=0
-  fi
-}
+stop_multi_cluster_if_started_here() { stop_service_if_started_here tests/vitess/cluster MULTI_CLUSTER_STARTED_HERE; }
 
-# The same for the standalone MySQL (tests/mysql), the target of the JDBC sink recipe's test;
-# MYSQL_SINK_* (exported by its env.sh) tell the tests where it is.
+# The standalone MySQL (tests/mysql), the target of the JDBC sink recipe's test; MYSQL_SINK_*
+# (exported by its env.sh) tell the tests where it is.
 MYSQL_SINK_STARTED_HERE=0
 ensure_mysql_sink() {
-  if bash "$REPO/tests/mysql/status.sh" > /dev/null 2>&1; then
-    echo "using the running standalone MySQL ($MYSQL_SINK_HOST:$MYSQL_SINK_PORT)"
-  else
-    bash "$REPO/tests/mysql/up.sh"
-    MYSQL_SINK_STARTED_HERE=1
-  fi
+  ensure_service tests/mysql MYSQL_SINK_STARTED_HERE "standalone MySQL ($MYSQL_SINK_HOST:$MYSQL_SINK_PORT)"
 }
-stop_mysql_sink_if_started_here() {
-  if [ "$MYSQL_SINK_STARTED_HERE" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
-    bash "$REPO/tests/mysql/down.sh"
-    MYSQL_SINK_STARTED_HERE=0
-  fi
-}
+stop_mysql_sink_if_started_here() { stop_service_if_started_here tests/mysql MYSQL_SINK_STARTED_HERE; }
 
 check_toolchain() {
   local missing=()
