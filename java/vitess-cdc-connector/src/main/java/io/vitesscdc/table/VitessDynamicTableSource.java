@@ -155,7 +155,7 @@ public class VitessDynamicTableSource
                         streamConfig,
                         deserializer,
                         new WatermarkExpressionHeartbeats(
-                                config.keyspace() + "." + config.tables(),
+                                config.keyspace() + "." + String.join(",", config.tables()),
                                 watermarkStrategy,
                                 names.size(),
                                 names.size() - metadataKeys.size() + opTs));
