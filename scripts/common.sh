@@ -29,16 +29,29 @@ print_step_times() {
 }
 
 # The failed Java tests' reports (exception, message, first frames), printed last so that a CI
-# log cut to its tail still says why a test failed, not only which.
+# log cut to its tail still says why a test failed, not only which; a forked JVM that died
+# (failsafe's "terminated without properly saying goodbye") is named with its dump files.
 print_test_failures() {
   local report
   for report in "$REPO"/java/*/target/{surefire,failsafe}-reports/*.txt; do
     [ -f "$report" ] || continue
     if grep -qE '<<< (FAILURE|ERROR)!' "$report"; then
       echo "==> failed: ${report#"$REPO"/}"
-      grep -vE '^\s+at (org\.junit|java\.base|org\.apache\.maven|jdk\.internal)' "$report" | head -60
+      grep -vE '^\s+at (org\.junit|java\.base|org\.apache\.maven|jdk\.internal|org\.assertj)' "$report" | head -40
     fi
   done
+  for report in "$REPO"/java/*/target/{surefire,failsafe}-reports/*.dump* "$REPO"/java/*/hs_err_pid*.log; do
+    [ -f "$report" ] || continue
+    echo "==> JVM report: ${report#"$REPO"/}"
+    head -20 "$report"
+  done
+}
+
+# Free space where the tests write (the build caches, the clusters' data, the temp dir the
+# native library is extracted to): a full disk fails tests far from their cause.
+print_disk_space() {
+  echo "==> disk space"
+  df -h "${TMPDIR:-/tmp}" "$VITESS_CDC_CACHE" "$REPO" 2> /dev/null | awk '!seen[$0]++'
 }
 
 # A local service (a folder with status.sh, up.sh and down.sh) is started unless it runs, and

@@ -15,7 +15,8 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$REPO"
 check_toolchain
-trap 'stop_mysql_sink_if_started_here; stop_multi_cluster_if_started_here; stop_cluster_if_started_here; print_test_failures; print_step_times' EXIT
+print_disk_space
+trap 'stop_mysql_sink_if_started_here; stop_multi_cluster_if_started_here; stop_cluster_if_started_here; print_step_times; print_disk_space; print_test_failures' EXIT
 
 # First tier, before anything is installed or started: a style slip or a broken unit test fails
 # in seconds to minutes, not after the cluster and the Maven build.

@@ -6,7 +6,7 @@
 
 use clap::{Args, ValueEnum};
 use std::time::Duration;
-use vitess_cdc_core::options::{defaults, TabletType, TlsOptions};
+use vitess_cdc_core::options::{defaults, AuthMode, TabletType, TlsOptions};
 use vitess_cdc_core::position::binary;
 use vitess_cdc_core::SnapshotOptions;
 use vitess_cdc_core::{
@@ -18,6 +18,13 @@ use vitess_cdc_core::{
 enum DestructiveDdlArg {
     Fail,
     Continue,
+}
+
+/// How username and password travel to VTGate.
+#[derive(Clone, Copy, ValueEnum)]
+enum AuthModeArg {
+    Static,
+    Basic,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -115,6 +122,10 @@ pub struct StreamArgs {
     /// VTGate static-auth password [password]
     #[arg(long, env = "VTGATE_PASSWORD", hide_env_values = true)]
     password: Option<String>,
+    /// How username and password travel: static (Vitess's static auth) or basic (HTTP Basic,
+    /// PlanetScale; needs --tls) [auth_mode]
+    #[arg(long, value_enum, default_value = "static")]
+    auth_mode: AuthModeArg,
     /// Use TLS (with the system's web PKI roots unless --tls-ca is given) [tls]
     #[arg(long)]
     tls: bool,
@@ -188,6 +199,10 @@ impl StreamArgs {
         o.cells = self.cells.clone();
         o.username = self.username.clone();
         o.password = self.password.clone();
+        o.auth_mode = match self.auth_mode {
+            AuthModeArg::Static => AuthMode::Static,
+            AuthModeArg::Basic => AuthMode::Basic,
+        };
         if self.tls || self.tls_ca.is_some() || self.tls_cert.is_some() {
             o.tls = Some(TlsOptions {
                 ca_cert_path: self.tls_ca.clone(),

@@ -22,7 +22,7 @@ pub fn capture(
     captures: Vec<Capture>,
     snap: SnapshotOptions,
     printer: json::Printer,
-    limits: Limits,
+    mut limits: Limits,
     exit_when_captured: bool,
 ) -> Result<(), Error> {
     install_signal_handler();
@@ -55,7 +55,7 @@ pub fn capture(
             Ok(events) => events?,
             Err(_) => Vec::new(),
         };
-        for event in &events {
+        for (i, event) in events.iter().enumerate() {
             if matches!(event, Event::Change(_)) {
                 last_change = Instant::now();
             }
@@ -66,11 +66,22 @@ pub fn capture(
             }
             printed.apply(event);
             if limits.max_changes.is_some_and(|m| changes >= m) {
+                // The marks right after the last change printed (its commit) still apply: the
+                // final position then resumes after it, not before it.
+                for later in events[i + 1..]
+                    .iter()
+                    .take_while(|e| !matches!(e, Event::Change(_)))
+                {
+                    printed.apply(later);
+                }
                 break 'outer "max changes reached";
             }
         }
         if out.flush().is_err() {
             return Ok(());
+        }
+        if let Some(state) = limits.state.as_mut().filter(|s| s.due()) {
+            state.save(&printed.to_json())?;
         }
         if captured_after.is_none() && stream.capture_done() {
             captured_after = Some(started.elapsed());
@@ -97,6 +108,9 @@ pub fn capture(
     drop(out);
     if captured_after.is_none() {
         report(&stream, "stopped while capturing");
+    }
+    if let Some(state) = limits.state.as_mut() {
+        state.save(&printed.to_json())?;
     }
     if limits.report_position {
         eprintln!(

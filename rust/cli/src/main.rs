@@ -6,8 +6,9 @@
 //!
 //! One module per subcommand (`tail`, `snapshot`, `signal`, `positions`), each with its
 //! arguments; `args` holds the options they share, `capture` the log with chunked snapshots
-//! beside it (`tail --resnapshot`, `snapshot --chunked`), `stop` when a printing run ends and
-//! `printed` the positions it reports.
+//! beside it (`tail --resnapshot`, `snapshot --chunked`), `stop` when a printing run ends,
+//! `printed` the positions it reports, `state` where it keeps them (`--state`) and `progress`
+//! the copy's progress on stderr.
 
 mod args;
 mod capture;
@@ -16,8 +17,10 @@ mod json;
 mod options_doc;
 mod positions;
 mod printed;
+mod progress;
 mod signal;
 mod snapshot;
+mod state;
 mod stop;
 mod tail;
 

@@ -8,7 +8,7 @@ use crate::args::{ChunkArgs, StreamArgs};
 use crate::capture::capture;
 use crate::json;
 use crate::runtime;
-use crate::stop::Limits;
+use crate::stop::{Limits, ProgressArg};
 use crate::tail::tail;
 use clap::Args;
 use vitess_cdc_core::snapshot::Capture;
@@ -29,6 +29,10 @@ pub struct SnapshotArgs {
     pub chunked: bool,
     #[command(flatten)]
     pub chunks: ChunkArgs,
+    /// The copy's progress on stderr: auto (a bar on a terminal, a line every 5 s when piped),
+    /// lines, off
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: ProgressArg,
 }
 
 /// `vstream snapshot`.
@@ -38,6 +42,7 @@ pub fn run(args: SnapshotArgs) -> Result<(), Error> {
         positions,
         chunked,
         chunks,
+        progress,
     } = args;
     if chunked {
         let mut opts = stream.to_options(StartMode::Latest)?;
@@ -70,7 +75,10 @@ pub fn run(args: SnapshotArgs) -> Result<(), Error> {
             marks: positions,
             schemas: false,
         },
-        Limits::default(),
+        Limits {
+            progress,
+            ..Limits::default()
+        },
     )
 }
 

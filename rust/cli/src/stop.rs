@@ -1,15 +1,34 @@
 // Copyright 2026 The vitess-cdc Authors
 // SPDX-License-Identifier: Apache-2.0
 
-//! When a printing run (`tail`, `snapshot`, a capture) stops: its limits, and SIGINT/SIGTERM,
-//! which finish the batch being printed first.
+//! How a printing run (`tail`, `snapshot`, a capture) goes: when it stops (its limits, and
+//! SIGINT/SIGTERM, which finish the batch being printed first), where it keeps its position and
+//! whether it shows the copy's progress.
 
+use crate::state::StateFile;
+use clap::ValueEnum;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-/// When `tail` stops (besides the end of a snapshot).
+/// The copy's progress on stderr.
+#[derive(Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
+pub enum ProgressArg {
+    /// A bar when stderr is a terminal, a line every 5 s when it is not.
+    #[default]
+    Auto,
+    /// A line every 5 s, also on a terminal.
+    Lines,
+    /// Nothing.
+    Off,
+}
+
+/// When `tail` stops (besides the end of a snapshot), and what it keeps and shows meanwhile.
 #[derive(Default)]
 pub struct Limits {
+    /// Where the printed position is kept as the run goes (`--state`).
+    pub state: Option<StateFile>,
+    /// The copy's progress (`--progress`).
+    pub progress: ProgressArg,
     /// After this many row changes (an update counts once).
     pub max_changes: Option<u64>,
     /// After this long without a row change.

@@ -9,9 +9,12 @@ use crate::args::{ChunkArgs, StreamArgs};
 use crate::capture::capture;
 use crate::json;
 use crate::printed::PrintedPositions;
-use crate::stop::{install_signal_handler, Limits, STOP};
+use crate::progress::CopyProgress;
+use crate::state::StateFile;
+use crate::stop::{install_signal_handler, Limits, ProgressArg, STOP};
 use clap::Args;
 use std::io::Write;
+use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
@@ -46,6 +49,14 @@ pub struct TailArgs {
     pub resnapshot: Vec<String>,
     #[command(flatten)]
     pub chunks: ChunkArgs,
+    /// Keep the position in FILE: saved as lines are printed (atomically, about once a second
+    /// and at exit) and resumed from when FILE exists, --start then ignored; a restartable pipe
+    #[arg(long, value_name = "FILE")]
+    pub state: Option<PathBuf>,
+    /// The copy's progress on stderr: auto (a bar on a terminal, a line every 5 s when piped),
+    /// lines, off
+    #[arg(long, value_enum, default_value = "auto")]
+    pub progress: ProgressArg,
 }
 
 /// `vstream tail`.
@@ -59,13 +70,31 @@ pub fn run(args: TailArgs) -> Result<(), Error> {
         duration,
         resnapshot,
         chunks,
+        state,
+        progress,
     } = args;
-    let opts = stream.to_options(StartMode::Initial)?;
+    let mut opts = stream.to_options(StartMode::Initial)?;
+    let state = match state {
+        None => None,
+        Some(path) => {
+            let mut file = StateFile::new(&path);
+            if let Some(start) = file.start()? {
+                eprintln!(
+                    "vstream: resuming from the position in {} (--start ignored)",
+                    path.display()
+                );
+                opts.start = start;
+            }
+            Some(file)
+        }
+    };
     let printer = json::Printer {
         marks: positions,
         schemas,
     };
     let limits = Limits {
+        state,
+        progress,
         max_changes,
         idle_exit: idle_exit_secs.map(Duration::from_secs),
         duration: duration.map(Duration::from_secs),
@@ -80,25 +109,41 @@ pub fn run(args: TailArgs) -> Result<(), Error> {
             .collect::<Result<Vec<_>, _>>()?;
         return capture(opts, captures, chunks.to_options(), printer, limits, false);
     }
-    tail(
-        opts,
-        printer,
-        Limits {
-            max_changes,
-            idle_exit: idle_exit_secs.map(Duration::from_secs),
-            duration: duration.map(Duration::from_secs),
-            report_position: true,
-        },
-    )
+    tail(opts, printer, limits)
+}
+
+/// The copy's display, when the stream copies (`initial`, `snapshot`) and `--progress` wants one;
+/// without estimates (VTGate refused the statistics query) the copy just runs without it.
+fn copy_progress(options: &StreamOptions, progress: ProgressArg) -> Option<CopyProgress> {
+    if progress == ProgressArg::Off
+        || !matches!(options.start, StartMode::Initial | StartMode::SnapshotOnly)
+    {
+        return None;
+    }
+    match vitess_cdc_core::blocking::copy_estimates(options) {
+        Ok(estimates) => Some(CopyProgress::new(
+            &estimates,
+            progress == ProgressArg::Auto && CopyProgress::stderr_is_terminal(),
+        )),
+        Err(e) => {
+            tracing::warn!("no copy progress: the row estimates could not be read ({e})");
+            None
+        }
+    }
 }
 
 /// The stream's events printed as JSON lines until a limit, the end of a snapshot, a reshard
 /// (with `--stop-on-reshard`) or SIGINT/SIGTERM; the final position goes to stderr.
-pub fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> Result<(), Error> {
+pub fn tail(
+    options: StreamOptions,
+    printer: json::Printer,
+    mut limits: Limits,
+) -> Result<(), Error> {
     if limits.report_position {
         install_signal_handler();
     }
     let started = Instant::now();
+    let mut progress = copy_progress(&options, limits.progress);
     let stream = BlockingStream::open(options)?;
     let mut printed = PrintedPositions::new(stream.positions());
     let stdout = std::io::stdout();
@@ -114,7 +159,7 @@ pub fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> R
         }
         let events = stream.poll(Duration::from_millis(200))?;
         let mut ended = false;
-        for event in &events {
+        for (i, event) in events.iter().enumerate() {
             if matches!(event, Event::Change(_)) {
                 last_change = Instant::now();
             }
@@ -128,12 +173,26 @@ pub fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> R
             }
             printed.apply(event);
             if limits.max_changes.is_some_and(|m| changes >= m) {
+                // The marks right after the last change printed (its commit) still apply: the
+                // final position then resumes after it, not before it.
+                for later in events[i + 1..]
+                    .iter()
+                    .take_while(|e| !matches!(e, Event::Change(_)))
+                {
+                    printed.apply(later);
+                }
                 break 'outer "max changes reached";
             }
         }
         if out.flush().is_err() {
             stream.close();
             return Ok(());
+        }
+        if let Some(p) = progress.as_mut() {
+            p.observe(&events);
+        }
+        if let Some(state) = limits.state.as_mut().filter(|s| s.due()) {
+            state.save(&printed.to_json())?;
         }
         if ended {
             break if journal_seen {
@@ -152,6 +211,9 @@ pub fn tail(options: StreamOptions, printer: json::Printer, limits: Limits) -> R
     let _ = out.flush();
     drop(out);
     stream.close();
+    if let Some(state) = limits.state.as_mut() {
+        state.save(&printed.to_json())?;
+    }
     if limits.report_position {
         eprintln!(
             "vstream: stopped ({stop_reason}) after {changes} changes; final position (resume with --start):\n{}",

@@ -55,6 +55,29 @@ pub mod defaults {
     /// DDL that takes a selected table's rows away stops the stream: a consumer would otherwise
     /// keep rows the table no longer has, without a word.
     pub const DESTRUCTIVE_DDL: super::DestructiveDdl = super::DestructiveDdl::Fail;
+    /// Vitess's own static auth: what a self-run VTGate with `--grpc_auth_mode static` checks.
+    pub const AUTH_MODE: super::AuthMode = super::AuthMode::Static;
+}
+
+/// How `username` and `password` travel to VTGate, on every call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AuthMode {
+    /// Vitess's static auth (`--grpc_auth_mode static`): `username` and `password` metadata.
+    Static,
+    /// HTTP Basic (`authorization: Basic base64(username:password)`), as PlanetScale's VTGates
+    /// take it; over TLS only, since it carries the password.
+    Basic,
+}
+
+impl AuthMode {
+    /// `static` or `basic` (any case).
+    pub fn parse(text: &str) -> Option<AuthMode> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "static" => Some(AuthMode::Static),
+            "basic" => Some(AuthMode::Basic),
+            _ => None,
+        }
+    }
 }
 
 /// What a stream does at DDL that changes what its consumer holds without a row event:
@@ -176,6 +199,8 @@ pub struct StreamOptions {
     pub cells: Option<String>,
     pub username: Option<String>,
     pub password: Option<String>,
+    /// How the credentials travel ([`defaults::AUTH_MODE`]).
+    pub auth_mode: AuthMode,
     pub tls: Option<TlsOptions>,
     /// Connecting to VTGate and the first response ([`defaults::CONNECT_TIMEOUT`]).
     pub connect_timeout: Duration,
@@ -232,6 +257,7 @@ impl StreamOptions {
             cells: None,
             username: None,
             password: None,
+            auth_mode: defaults::AUTH_MODE,
             tls: None,
             connect_timeout: defaults::CONNECT_TIMEOUT,
             max_message_bytes: defaults::MAX_MESSAGE_BYTES,

@@ -818,8 +818,14 @@ fn signals_in_the_log_capture_a_key_range_pause_survive_a_restart_resume_and_sto
         s.progress().total().signals_rejected == 2
     });
 
-    // execute-snapshot of a key range: the capture starts on both shards.
-    send(&rt, "exec-1", &Signal::Execute(vec![range.clone()]));
+    // execute-snapshot of a key range, naming also a table another stream of the job would read:
+    // this stream captures its own table, on both shards.
+    let elsewhere = Capture::parse("snap_read_elsewhere").unwrap();
+    send(
+        &rt,
+        "exec-1",
+        &Signal::Execute(vec![range.clone(), elsewhere]),
+    );
     read_until(&rt, &mut stream, &mut view, "the first chunks", |s, _| {
         s.progress().total().chunks_done >= 2
     });

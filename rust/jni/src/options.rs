@@ -17,7 +17,7 @@
 //!   "start_mode": "initial | latest | snapshot_only | positions",
 //!   "start_positions": {"shards": [{"keyspace": "commerce", "shard": "0", "gtid": "MySQL56/..."}]},
 //!   "tablet_type": "primary | replica | rdonly",   "cells": "zone1",
-//!   "username": "u", "password": "p",
+//!   "username": "u", "password": "p",   "auth_mode": "static | basic",   (basic: PlanetScale)
 //!   "tls": {"ca_cert_path": "...", "client_cert_path": "...", "client_key_path": "...", "server_name": "..."},
 //!   "connect_timeout_ms": 10000, "max_message_bytes": 1048576, "keepalive_interval_ms": 20000,
 //!   "heartbeat_interval_secs": 1, "transaction_chunk_bytes": 0,
@@ -49,7 +49,7 @@
 
 use serde::Deserialize;
 use std::time::Duration;
-use vitess_cdc_core::options::{TabletType, TlsOptions};
+use vitess_cdc_core::options::{AuthMode, TabletType, TlsOptions};
 use vitess_cdc_core::snapshot::Capture;
 use vitess_cdc_core::{
     DestructiveDdl, Error, ErrorCode, InitialSnapshot, Result, ShardPosition, SnapshotOptions,
@@ -76,6 +76,7 @@ pub struct OptionsJson {
     pub tablet_type: Option<String>,
     pub cells: Option<String>,
     pub username: Option<String>,
+    pub auth_mode: Option<String>,
     pub password: Option<String>,
     pub tls: Option<TlsJson>,
     pub connect_timeout_ms: Option<u64>,
@@ -296,6 +297,14 @@ impl OptionsJson {
         opts.log_label = self.log_label;
         opts.cells = self.cells;
         opts.username = self.username;
+        if let Some(mode) = self.auth_mode {
+            opts.auth_mode = AuthMode::parse(&mode).ok_or_else(|| {
+                Error::config(format!(
+                    "stream option `auth_mode` is `{mode}`: use static (Vitess's static auth) or basic (PlanetScale)"
+                ))
+                .with_code(ErrorCode::InvalidOption)
+            })?;
+        }
         opts.password = self.password;
         opts.tls = self.tls.map(|t| TlsOptions {
             ca_cert_path: t.ca_cert_path,
@@ -384,7 +393,7 @@ mod tests {
         let o = parse(
             r#"{"address":"a:1","keyspace":"k","shards":["-80"],"tables":["t"],"table_patterns":["^x"],
                 "start_mode":"latest","tablet_type":"REPLICA","cells":"zone1","username":"u","password":"p",
-                "tls":{"ca_cert_path":"/ca.pem"},"connect_timeout_ms":1500,"max_message_bytes":1024,
+                "auth_mode":"Basic","tls":{"ca_cert_path":"/ca.pem"},"connect_timeout_ms":1500,"max_message_bytes":1024,
                 "keepalive_interval_ms":2,"heartbeat_interval_secs":0,"transaction_chunk_bytes":0,
                 "include_reshard_journal_events":false,"stop_on_reshard":true,"buffer_bytes":4096,
                 "retry_initial_backoff_ms":3,"retry_max_backoff_ms":4,"retry_max_attempts":5,
@@ -394,6 +403,7 @@ mod tests {
         assert_eq!(o.shards, vec!["-80"]);
         assert_eq!(o.start, StartMode::Latest);
         assert_eq!(o.tablet_type, TabletType::Replica);
+        assert_eq!(o.auth_mode, AuthMode::Basic);
         assert_eq!(o.tls.unwrap().ca_cert_path.as_deref(), Some("/ca.pem"));
         assert_eq!(o.connect_timeout, Duration::from_millis(1500));
         assert_eq!(o.max_message_bytes, 1024);
@@ -476,6 +486,10 @@ mod tests {
             (
                 r#"{"address":"a:1","keyspace":"k","tablet_type":"leader"}"#,
                 "leader",
+            ),
+            (
+                r#"{"address":"a:1","keyspace":"k","auth_mode":"bearer"}"#,
+                "auth_mode",
             ),
             (
                 r#"{"address":"a:1","keyspace":"k","connect_timeout_ms":"10s"}"#,

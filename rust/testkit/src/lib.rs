@@ -14,6 +14,7 @@
 //! ```
 
 pub mod events;
+pub mod front;
 pub mod reshard;
 
 use std::net::SocketAddr;

@@ -12,6 +12,11 @@
 #                                           the other tablet, then replace the dead tablet by a
 #                                           fresh REPLICA (new alias; it replicates from the start)
 #   fault.sh restart-replica KEYSPACE/SHARD kill -9 the shard's REPLICA vttablet and start it again
+#   fault.sh tablet-flags KEYSPACE/SHARD [FLAG...]
+#                                           restart the shard's vttablets (REPLICA first, mysqld
+#                                           stays up) with these extra flags, kept for their later
+#                                           restarts; no FLAG: back to the defaults. E.g.
+#                                           --vreplication-copy-phase-duration=2s (copies cut)
 #   fault.sh primary KEYSPACE/SHARD         print the uid of the shard's PRIMARY
 #
 # The TLS gate's MySQL port ($VT_CLUSTER_TLS_MYSQL_PORT) stays up through restart-vtgate: writers
@@ -26,7 +31,7 @@ source "$HERE/lib.sh"
 source "$HERE/tablets.sh"
 T0=$SECONDS
 
-usage() { sed -n '4,18p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 
 # uid_of KEYSPACE/SHARD TYPE: the uid of the shard's (first) tablet of that type.
@@ -106,11 +111,34 @@ restart_replica() {
   wait_for "replica $uid of $shard" 60 replica_healthy "$shard" "$uid" || die "replica $uid of $shard does not replicate"
 }
 
+# tablet_flags KEYSPACE/SHARD [FLAG...]: each vttablet of the shard stopped (SIGTERM: it leaves
+# the serving graph cleanly) and started again with the flags; returns when the shard serves
+# writes and its replica replicates again.
+tablet_flags() {
+  local shard=$1 uid pid primary replica
+  shift
+  primary=$(uid_of "$shard" primary)
+  replica=$(uid_of "$shard" replica)
+  for uid in "$replica" "$primary"; do
+    if [ $# -gt 0 ]; then printf '%s\n' "$@" > "$(tablet_flags_file "$uid")"; else rm -f "$(tablet_flags_file "$uid")"; fi
+    pid=$(live_pid "$PIDS_DIR/vttablet-$uid.pid") || die "the vttablet $uid of $shard does not run"
+    kill -TERM "$pid"
+    while kill -0 "$pid" 2> /dev/null; do sleep 0.1; done
+    start_vttablet "$uid:${shard%%/*}:${shard#*/}"
+    wait_for "vttablet $uid" 90 tablet_registered "$uid" || die "vttablet $uid did not come up; see $LOGS_DIR/vttablet-$uid.log"
+    say "vttablet $uid of $shard restarted with ${*:-its default flags}"
+  done
+  wait_for "$shard writes" 60 shard_serves "$shard" || die "$shard does not serve writes after its tablets restarted"
+  wait_for "replica $replica of $shard" 60 replica_healthy "$shard" "$replica" || die "replica $replica of $shard does not replicate"
+  wait_for "VTGate serving every shard" 60 cluster_ready || die "VTGate does not serve every shard again"
+}
+
 case "$1" in
   restart-vtgate) [ $# -le 2 ] || usage; restart_vtgate "${2:-2}" ;;
   prs) [ $# = 2 ] || usage; prs "$2" ;;
   ers) [ $# = 2 ] || usage; ers "$2" ;;
   restart-replica) [ $# = 2 ] || usage; restart_replica "$2" ;;
+  tablet-flags) [ $# -ge 2 ] || usage; tablet_flags "${@:2}" ;;
   primary) [ $# = 2 ] || usage; uid_of "$2" primary; exit 0 ;;
   *) usage ;;
 esac

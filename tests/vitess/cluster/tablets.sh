@@ -64,9 +64,12 @@ start_tablets() {
 # tablet again after a restart: it finds its type and replication in the topology and mysqld).
 # --track-schema-versions: VStreams decode rows written before a DDL with the schema of their
 # time (a job restored from a checkpoint before an ALTER), as production tablets should.
+# Extra flags of a tablet (fault.sh tablet-flags) are kept in a file of its own, one per line, so
+# every later restart of that tablet (a fault, a reparent's replacement) keeps them.
 start_vttablet() {
-  local t=$1 uid
+  local t=$1 uid extra=()
   uid=$(spec_uid "$t")
+  [ -f "$(tablet_flags_file "$uid")" ] && mapfile -t extra < "$(tablet_flags_file "$uid")"
   start_daemon "vttablet-$uid" "$VTROOT/bin/vttablet" "${TOPO_FLAGS[@]}" \
     --tablet-path "$(tablet_alias "$uid")" --tablet-hostname 127.0.0.1 \
     --init-keyspace "$(spec_keyspace "$t")" --init-shard "$(spec_shard "$t")" --init-tablet-type replica \
@@ -75,8 +78,10 @@ start_vttablet() {
     --service-map grpc-queryservice,grpc-tabletmanager,grpc-updatestream \
     --health-check-interval 2s --heartbeat-on-demand-duration 5s --enable-replication-reporter \
     --track-schema-versions \
-    --pid-file "$VT_CLUSTER_RUN/tmp/vttablet-$uid.pid" --log-format text
+    --pid-file "$VT_CLUSTER_RUN/tmp/vttablet-$uid.pid" --log-format text "${extra[@]}"
 }
+
+tablet_flags_file() { echo "$VT_CLUSTER_RUN/vttablet-$1.flags"; }
 
 # A tablet group (uids 100g, 100g+1) never used in this cluster's life (groups-used, kept by
 # up.sh, reshard.sh and fault.sh) and not among the groups given (claimed already). New tablets

@@ -280,15 +280,35 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
                  retrying; this passes once VTGate sees the shard's tablet healthy again"
             ),
         ),
+        // A front that serves named cells only (PlanetScale) refuses the others.
+        Code::FailedPrecondition | Code::InvalidArgument | Code::NotFound
+            if lower.contains("cell") && lower.contains("not served") =>
+        {
+            (
+                ErrorKind::Config,
+                ErrorCode::InvalidOption,
+                format!("VTGate at {address} does not serve the cells asked for ({msg}) — set the cells option to the cell it serves (PlanetScale: planetscale_operator_default), or leave it unset for VTGate's own"),
+            )
+        }
+        // HTTP Basic fronts (PlanetScale) answer wrong credentials with UNAUTHENTICATED too.
+        Code::Unauthenticated
+            if lower.contains("invalid") || lower.contains("incorrect") || lower.contains("wrong") =>
+        {
+            (
+                ErrorKind::Config,
+                ErrorCode::AuthFailed,
+                format!("VTGate at {address} rejected the credentials ({msg}) — check username and password, and the auth mode (static: Vitess's static auth; basic: PlanetScale)"),
+            )
+        }
         Code::Unauthenticated => (
             ErrorKind::Config,
             ErrorCode::AuthFailed,
-            format!("VTGate at {address} requires credentials ({msg}) — set username and password (static auth)"),
+            format!("VTGate at {address} requires credentials ({msg}) — set username and password (with auth mode basic for PlanetScale)"),
         ),
         Code::PermissionDenied => (
             ErrorKind::Config,
             ErrorCode::AuthFailed,
-            format!("VTGate at {address} rejected the credentials ({msg}) — check username and password"),
+            format!("VTGate at {address} rejected the credentials ({msg}) — check username and password, and the auth mode (static: Vitess's static auth; basic: PlanetScale)"),
         ),
         Code::ResourceExhausted | Code::OutOfRange
             if lower.contains("message")

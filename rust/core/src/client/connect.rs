@@ -1,61 +1,84 @@
 // Copyright 2026 The vitess-cdc Authors
 // SPDX-License-Identifier: Apache-2.0
 
-//! The channel to VTGate: the address as a URI, TLS and mTLS, static-auth credentials on every
-//! call, keepalive within VTGate's ping policy, message limits, and a connect that fails within
+//! The channel to VTGate: the address as a URI, TLS and mTLS, credentials on every call (static
+//! auth or HTTP Basic), keepalive within VTGate's ping policy, message limits, and a connect that fails within
 //! `connect_timeout` with the cause and the fix.
 
 use super::classify::{transport_error, TlsMode};
 use super::{VtgateClient, MIN_KEEPALIVE};
 use crate::error::{Error, ErrorCode, Result};
-use crate::options::{StreamOptions, TlsOptions};
+use crate::options::{AuthMode, StreamOptions, TlsOptions};
 use crate::proto::vtgateservice::vitess_client::VitessClient;
+use base64::Engine;
 use std::time::Duration;
 use tonic::metadata::AsciiMetadataValue;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::{Certificate, ClientTlsConfig, Endpoint, Identity};
 
-/// Adds VTGate static-auth credentials (`username` / `password` metadata) to every call.
+/// Adds the credentials to every call: Vitess's static auth (`username` / `password`
+/// metadata) or HTTP Basic (`authorization`), as [`AuthMode`] says.
 #[derive(Clone, Default)]
-pub struct StaticAuth {
-    credentials: Option<(AsciiMetadataValue, AsciiMetadataValue)>,
+pub struct CallCredentials {
+    headers: Vec<(&'static str, AsciiMetadataValue)>,
 }
 
-impl StaticAuth {
+impl CallCredentials {
     fn from_options(options: &StreamOptions) -> Result<Self> {
+        let invalid = |message: String| Error::config(message).with_code(ErrorCode::InvalidOption);
         let ascii = |what: &str, v: &str| {
             AsciiMetadataValue::try_from(v).map_err(|_| {
-                Error::config(format!(
-                    "the {what} for VTGate static auth must be printable ASCII (gRPC metadata)"
+                invalid(format!(
+                    "the {what} for VTGate must be printable ASCII (it travels as gRPC metadata)"
                 ))
-                .with_code(ErrorCode::InvalidOption)
             })
         };
-        let credentials = match (&options.username, &options.password) {
-            (None, None) => None,
-            (Some(u), p) => Some((
-                ascii("username", u)?,
-                ascii("password", p.as_deref().unwrap_or(""))?,
-            )),
-            (None, Some(_)) => {
-                return Err(Error::config(
-                    "a password was given without a username: set both for VTGate static auth",
-                )
-                .with_code(ErrorCode::InvalidOption))
+        let (user, password) =
+            match (&options.username, &options.password) {
+                (None, None) => return Ok(CallCredentials::default()),
+                (Some(u), p) => (u.as_str(), p.as_deref().unwrap_or("")),
+                (None, Some(_)) => return Err(invalid(
+                    "a password was given without a username: set both for VTGate's authentication"
+                        .into(),
+                )),
+            };
+        let headers = match options.auth_mode {
+            AuthMode::Static => vec![
+                ("username", ascii("username", user)?),
+                ("password", ascii("password", password)?),
+            ],
+            AuthMode::Basic => {
+                if options.tls.is_none() {
+                    return Err(invalid(
+                        "auth mode basic sends the password with every call: turn TLS on (tls options; \
+                         PlanetScale serves VTGate over TLS only, on port 443)"
+                            .into(),
+                    ));
+                }
+                if user.contains(':') {
+                    return Err(invalid(
+                        "a username for auth mode basic cannot contain ':' (it separates user and password)".into(),
+                    ));
+                }
+                let token =
+                    base64::engine::general_purpose::STANDARD.encode(format!("{user}:{password}"));
+                vec![(
+                    "authorization",
+                    ascii("username and password", &format!("Basic {token}"))?,
+                )]
             }
         };
-        Ok(StaticAuth { credentials })
+        Ok(CallCredentials { headers })
     }
 }
 
-impl tonic::service::Interceptor for StaticAuth {
+impl tonic::service::Interceptor for CallCredentials {
     fn call(
         &mut self,
         mut request: tonic::Request<()>,
     ) -> std::result::Result<tonic::Request<()>, tonic::Status> {
-        if let Some((user, password)) = &self.credentials {
-            request.metadata_mut().insert("username", user.clone());
-            request.metadata_mut().insert("password", password.clone());
+        for (name, value) in &self.headers {
+            request.metadata_mut().insert(*name, value.clone());
         }
         Ok(request)
     }
@@ -86,7 +109,7 @@ impl VtgateClient {
                     .with_source(e)
             })?;
         }
-        let auth = StaticAuth::from_options(options)?;
+        let auth = CallCredentials::from_options(options)?;
         let span = tracing::info_span!("connect", address = %options.address);
         let _enter = span.enter();
         let channel = match tokio::time::timeout(options.connect_timeout, endpoint.connect()).await
@@ -198,7 +221,58 @@ mod tests {
     fn password_without_user_is_refused() {
         let mut o = StreamOptions::new("x:1", "ks");
         o.password = Some("p".into());
-        assert!(StaticAuth::from_options(&o).is_err());
+        assert!(CallCredentials::from_options(&o).is_err());
+    }
+
+    fn headers(o: &StreamOptions) -> Vec<(&'static str, String)> {
+        CallCredentials::from_options(o)
+            .unwrap()
+            .headers
+            .into_iter()
+            .map(|(n, v)| (n, v.to_str().unwrap().to_string()))
+            .collect()
+    }
+
+    #[test]
+    fn static_auth_sends_vitess_metadata_and_basic_an_authorization_header() {
+        let mut o = StreamOptions::new("x:1", "ks");
+        o.username = Some("app".into());
+        o.password = Some("pscale_pw_x".into());
+        assert_eq!(
+            headers(&o),
+            vec![
+                ("username", "app".into()),
+                ("password", "pscale_pw_x".into())
+            ]
+        );
+        o.auth_mode = AuthMode::Basic;
+        o.tls = Some(TlsOptions::default());
+        // base64("app:pscale_pw_x")
+        assert_eq!(
+            headers(&o),
+            vec![("authorization", "Basic YXBwOnBzY2FsZV9wd194".into())]
+        );
+        o.username = None;
+        o.password = None;
+        assert!(headers(&o).is_empty(), "no credentials, no header");
+    }
+
+    #[test]
+    fn basic_auth_needs_tls_and_a_user_without_a_colon() {
+        let mut o = StreamOptions::new("x:1", "ks");
+        o.username = Some("app".into());
+        o.password = Some("p".into());
+        o.auth_mode = AuthMode::Basic;
+        let err = CallCredentials::from_options(&o).err().unwrap();
+        assert!(err.message.contains("turn TLS on"), "{}", err.message);
+        o.tls = Some(TlsOptions::default());
+        o.username = Some("a:b".into());
+        let err = CallCredentials::from_options(&o).err().unwrap();
+        assert!(
+            err.message.contains("cannot contain ':'"),
+            "{}",
+            err.message
+        );
     }
 
     #[tokio::test]

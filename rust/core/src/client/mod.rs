@@ -21,7 +21,7 @@ mod metadata;
 use classify::{refusal_error, tls_status_error};
 pub use classify::{status_error, TlsMode};
 pub use codec::ReceivedResponse;
-pub use connect::StaticAuth;
+pub use connect::CallCredentials;
 pub(crate) use metadata::sql_string;
 pub use metadata::{
     parse_version_comment, KeyspaceInfo, PrimaryKeys, ServerVersion, TableRowEstimates,
@@ -46,7 +46,7 @@ const READ_RETRY_PAUSE: Duration = Duration::from_millis(50);
 /// `too_many_pings`, so the client never pings more often than this.
 pub const MIN_KEEPALIVE: Duration = Duration::from_secs(10);
 
-type Service = InterceptedService<Channel, StaticAuth>;
+type Service = InterceptedService<Channel, CallCredentials>;
 type Inner = VitessClient<Service>;
 
 /// A connected VTGate client. Cheap to clone (one HTTP/2 connection underneath).

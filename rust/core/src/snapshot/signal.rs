@@ -61,6 +61,21 @@ pub struct SignalError {
     pub reason: String,
 }
 
+/// The column `name` (any case) of a signal row as text.
+fn text_column(schema: &TableSchema, values: &[Value], name: &str) -> Option<String> {
+    let i = schema
+        .columns
+        .iter()
+        .position(|c| c.name.eq_ignore_ascii_case(name))?;
+    match values.get(i)? {
+        Value::String(s) => Some(s.to_string()),
+        Value::Bytes(b) => String::from_utf8(b.to_vec()).ok(),
+        Value::Int(v) => Some(v.to_string()),
+        Value::UInt(v) => Some(v.to_string()),
+        _ => None,
+    }
+}
+
 #[derive(Deserialize)]
 #[serde(rename_all = "kebab-case", deny_unknown_fields)]
 struct ExecuteData {
@@ -95,20 +110,8 @@ impl Signal {
         schema: &TableSchema,
         values: &[Value],
     ) -> std::result::Result<Signal, SignalError> {
-        let text = |name: &str| -> Option<String> {
-            let i = schema
-                .columns
-                .iter()
-                .position(|c| c.name.eq_ignore_ascii_case(name))?;
-            match values.get(i)? {
-                Value::String(s) => Some(s.to_string()),
-                Value::Bytes(b) => String::from_utf8(b.to_vec()).ok(),
-                Value::Int(v) => Some(v.to_string()),
-                Value::UInt(v) => Some(v.to_string()),
-                _ => None,
-            }
-        };
-        let id = text("id").unwrap_or_else(|| "?".into());
+        let text = |name: &str| text_column(schema, values, name);
+        let id = Self::row_id(schema, values);
         let fail = |reason: String| SignalError {
             id: id.clone(),
             reason,
@@ -121,6 +124,11 @@ impl Signal {
         };
         let data = text("data").filter(|d| !d.trim().is_empty());
         Self::parse(keyspace, &kind, data.as_deref()).map_err(fail)
+    }
+
+    /// The `id` of a signal row, to name it by in logs ("?" when it has none).
+    pub fn row_id(schema: &TableSchema, values: &[Value]) -> String {
+        text_column(schema, values, "id").unwrap_or_else(|| "?".into())
     }
 
     /// A signal of type `kind` with JSON `data`.

@@ -150,6 +150,29 @@ pub fn poll_until(
     }
 }
 
+/// Like [`poll_until`], but every event of every batch polled is applied, also those after the
+/// one that satisfied `done`: for a caller that goes on reading, so nothing between two waits is
+/// lost (`poll_until` leaves the rest of its last batch unread, for callers that take the
+/// position as of the event it stopped at).
+pub fn poll_through(
+    stream: &BlockingStream,
+    view: &mut Materialized,
+    deadline: Duration,
+    mut done: impl FnMut(&Event, &Materialized) -> bool,
+) {
+    let started = Instant::now();
+    let mut reached = false;
+    while !reached {
+        assert!(started.elapsed() < deadline, "timed out after {deadline:?}");
+        for e in stream.poll(Duration::from_millis(200)).expect("poll") {
+            if let Event::Change(c) = &e {
+                view.apply(c);
+            }
+            reached |= done(&e, view);
+        }
+    }
+}
+
 pub fn marks(events: &[Event]) -> BTreeMap<String, ShardPosition> {
     let mut out = BTreeMap::new();
     for e in events {

@@ -39,11 +39,6 @@ pub fn copy() -> Duration {
     scaled(120)
 }
 
-/// After the expected rows arrived: a repeated row would arrive within this, so it is waited out.
-pub fn duplicates_would_arrive() -> Duration {
-    scaled(2)
-}
-
 /// A stream left idle is watched this long for an error it must not raise.
 pub fn idle_stream_watched() -> Duration {
     scaled(3)

@@ -237,14 +237,14 @@ impl CaptureStream {
         let mut out = Vec::with_capacity(events.len());
         let mut events = events.into_iter();
         while let Some(event) = events.next() {
-            if let Some((shard, signal)) = self.signal_in(&event) {
-                if self.needs_keys(&signal) && !self.keys_refreshed {
+            if let Some(row) = self.signal_in(&event) {
+                if self.needs_keys(&row.signal) && !self.keys_refreshed {
                     // A table this stream has not seen the key of: hold the rest of the batch
                     // (nothing after the signal is handed out before it takes effect).
                     self.held = std::iter::once(event).chain(events).collect();
                     return Ok(out);
                 }
-                self.apply_signal(&shard, signal);
+                self.apply_signal(row);
                 continue;
             }
             match &event {

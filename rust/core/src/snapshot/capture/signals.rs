@@ -61,26 +61,26 @@ impl CaptureStream {
         self.snap.signal_table.as_deref() == Some(table)
     }
 
-    /// The signal `event` carries: an insert into the signal table read from the log (rows the
-    /// in-stream copy reads are old signals, not requests).
-    pub(super) fn signal_in(
-        &self,
-        event: &Event,
-    ) -> Option<(String, std::result::Result<Signal, SignalError>)> {
+    /// The signal `event` carries, with its shard and its row's id: an insert into the signal
+    /// table read from the log (rows the in-stream copy reads are old signals, not requests).
+    pub(super) fn signal_in(&self, event: &Event) -> Option<SignalRow> {
         let Event::Change(c) = event else {
             return None;
         };
         if !self.is_signal_table(&c.schema.table) {
             return None;
         }
-        if c.kind != RowKind::Insert || c.is_snapshot {
+        let signal = if c.kind != RowKind::Insert || c.is_snapshot {
             // Not a request; still never handed out (the table is not one of the data tables).
-            return Some((c.schema.shard.clone(), Ok(Signal::Ignored)));
-        }
-        Some((
-            c.schema.shard.clone(),
-            Signal::from_row(&self.options.keyspace, &c.schema, &c.values),
-        ))
+            Ok(Signal::Ignored)
+        } else {
+            Signal::from_row(&self.options.keyspace, &c.schema, &c.values)
+        };
+        Some(SignalRow {
+            shard: c.schema.shard.clone(),
+            id: Signal::row_id(&c.schema, &c.values),
+            signal,
+        })
     }
 
     /// Whether `signal` names a table whose primary key this stream has not read.
@@ -103,18 +103,16 @@ impl CaptureStream {
         Ok(())
     }
 
-    /// Acts on a signal read from `shard`'s log, before anything after it is handed out.
-    pub(super) fn apply_signal(
-        &mut self,
-        shard: &str,
-        signal: std::result::Result<Signal, SignalError>,
-    ) {
+    /// Acts on a signal read from its shard's log, before anything after it is handed out.
+    pub(super) fn apply_signal(&mut self, row: SignalRow) {
+        let SignalRow { shard, id, signal } = row;
+        let shard = shard.as_str();
         if !self.shards.contains_key(shard) {
             return;
         }
         let outcome = match signal {
             Ok(Signal::Ignored) => return,
-            Ok(Signal::Execute(captures)) => self.execute_signal(shard, captures),
+            Ok(Signal::Execute(captures)) => self.execute_signal(shard, &id, captures),
             Ok(Signal::Pause) => {
                 self.set_paused(shard, true);
                 Ok(())
@@ -134,32 +132,32 @@ impl CaptureStream {
             Ok(()) => progress.signals += 1,
             Err(reason) => {
                 progress.signals_rejected += 1;
-                tracing::warn!(shard = %shard, signal_table = ?self.snap.signal_table, "{reason}");
+                tracing::warn!(shard = %shard, signal = %id, signal_table = ?self.snap.signal_table, "{reason}");
             }
         }
         self.update_progress(shard);
     }
 
-    /// Starts (or queues behind a running one) a capture per table; every table is checked
-    /// first, so a signal with a wrong table changes nothing.
+    /// Starts (or queues behind a running one) a capture of each table of the signal this
+    /// stream reads; the others are left to the streams that read them (a Flink job has a
+    /// stream per SQL table). Every table this stream reads is checked first, so a signal with a
+    /// table it cannot capture changes nothing; one naming no table it reads is refused.
     pub(super) fn execute_signal(
         &mut self,
         shard: &str,
+        id: &str,
         captures: Vec<Capture>,
     ) -> std::result::Result<(), String> {
         let mut planned = Vec::with_capacity(captures.len());
+        let mut elsewhere = Vec::new();
         for c in captures {
             let selected = self.selected.contains(&c.table)
                 || self
                     .schemas
                     .contains_key(&(shard.to_string(), c.table.clone()));
             if !selected || self.is_signal_table(&c.table) {
-                return Err(format!(
-                    "execute-snapshot names table '{}', which this stream does not read (it reads: {}) — \
-                     capture one of the stream's tables",
-                    c.table,
-                    self.selected.join(", ")
-                ));
+                elsewhere.push(c.table);
+                continue;
             }
             let key = table_key(
                 &self.options.keyspace,
@@ -169,6 +167,18 @@ impl CaptureStream {
             )
             .map_err(|e| format!("table '{}' cannot be captured: {}", c.table, e.message))?;
             planned.push((c, Arc::new(key)));
+        }
+        if planned.is_empty() {
+            return Err(format!(
+                "signal '{id}': execute-snapshot names {}, which this stream does not read (it reads: {}) — \
+                 name the tables of the job's sources (a table no source reads is a typo or another keyspace's)",
+                quoted(&elsewhere),
+                self.selected.join(", ")
+            ));
+        }
+        if !elsewhere.is_empty() {
+            tracing::info!(shard = %shard, signal = %id, "signal also names {}, which this stream does not read: \
+                           the job's other sources capture them", quoted(&elsewhere));
         }
         let s = self.shards.get_mut(shard).expect("shard");
         for (c, key) in planned {
@@ -240,6 +250,21 @@ impl CaptureStream {
             }
         }
     }
+}
+
+/// A row of the signal table read from the log: its shard, its id and what it asks.
+pub(super) struct SignalRow {
+    pub shard: String,
+    pub id: String,
+    pub signal: std::result::Result<Signal, SignalError>,
+}
+
+fn quoted(tables: &[String]) -> String {
+    tables
+        .iter()
+        .map(|t| format!("'{t}'"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Makes the log stream read the signal table (it is never handed out), after checking it exists.

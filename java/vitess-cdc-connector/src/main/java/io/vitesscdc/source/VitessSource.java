@@ -16,7 +16,6 @@ import io.vitesscdc.source.enumerator.VitessEnumeratorStateSerializer;
 import io.vitesscdc.source.enumerator.VitessSourceEnumerator;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.reader.HeartbeatWatermarks;
-import io.vitesscdc.source.reader.ReaderWarmUp;
 import io.vitesscdc.source.reader.VitessRecordEmitter;
 import io.vitesscdc.source.reader.VitessSourceReader;
 import io.vitesscdc.source.reader.VitessSplitReader;
@@ -119,9 +118,6 @@ public final class VitessSource<T>
     SourceReader<T, VitessSplit> createReader(
             SourceReaderContext context, BiFunction<String, List<Position>, NativeStream> opener) throws Exception {
         deserializer.open(new InitContext(context));
-        // While Flink assigns the splits and the stream opens: the first packet's rows then meet
-        // compiled code (the first record waits for a whole packet to be converted).
-        ReaderWarmUp.startOnce(deserializer);
         VitessSourceReaderMetrics metrics = new VitessSourceReaderMetrics(context.metricGroup());
         // Every log line of this reader's native streams names it: with several sources in one
         // job, the Java thread that forwards the core's lines says nothing of which one it is.

@@ -87,9 +87,18 @@ public final class VitessSourceBuilder<T> {
         return this;
     }
 
-    /** VTGate static-auth credentials. */
+    /** VTGate credentials, sent with every call as {@link #authMode} says (static auth by default). */
     public VitessSourceBuilder<T> credentials(String username, String password) {
         config.credentials(username, password);
+        return this;
+    }
+
+    /**
+     * How the credentials travel: {@link AuthMode#STATIC} (Vitess's static auth, the default) or
+     * {@link AuthMode#BASIC} (HTTP Basic over TLS, as PlanetScale takes it; docs/tls.md).
+     */
+    public VitessSourceBuilder<T> authMode(AuthMode mode) {
+        config.authMode(mode);
         return this;
     }
 

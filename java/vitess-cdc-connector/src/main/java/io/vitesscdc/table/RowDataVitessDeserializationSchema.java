@@ -11,13 +11,9 @@ import io.vitesscdc.nativeio.ColumnType;
 import io.vitesscdc.nativeio.TableDescriptor;
 import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
-import io.vitesscdc.source.reader.ReaderWarmUp;
 
 import org.apache.flink.annotation.Internal;
-import org.apache.flink.api.common.serialization.SerializerConfigImpl;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
-import org.apache.flink.api.common.typeutils.TypeSerializer;
-import org.apache.flink.core.memory.DataOutputSerializer;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.writer.BinaryRowWriter;
@@ -47,8 +43,7 @@ import java.util.Map;
  * fails with the missing column and the table's real columns when a declared column is absent.
  */
 @Internal
-public final class RowDataVitessDeserializationSchema
-        implements VitessDeserializationSchema<RowData>, ReaderWarmUp.WarmsUp {
+public final class RowDataVitessDeserializationSchema implements VitessDeserializationSchema<RowData> {
 
     private static final long serialVersionUID = 1L;
 
@@ -100,27 +95,6 @@ public final class RowDataVitessDeserializationSchema
         }
         out.collect(writers.write(record, context));
     }
-
-    /**
-     * Converts synthetic records of the declared columns with writers of its own (the reader's
-     * are untouched), each row then copied and serialized as Flink's next operator does, so the
-     * JVM compiles this path before the first real batch ({@link ReaderWarmUp}).
-     */
-    @Override
-    public int warmUp(int maxRecords, long deadlineNanos) throws Exception {
-        RowWriters own = new RowWriters();
-        TypeSerializer<RowData> serializer = producedType.createSerializer(new SerializerConfigImpl());
-        DataOutputSerializer output = new DataOutputSerializer(256);
-        List<VitessRecord> records = WarmUpRecords.of(physicalType, WARM_UP_BATCH);
-        return ReaderWarmUp.repeat(records, maxRecords, deadlineNanos, record -> {
-            RowData row = serializer.copy(own.write(record, ReaderWarmUp.SYNTHETIC_CONTEXT));
-            output.clear();
-            serializer.serialize(row, output);
-        });
-    }
-
-    /** Records per synthetic batch of the warm-up (the batch is converted again and again). */
-    private static final int WARM_UP_BATCH = 256;
 
     /**
      * The writers of one reader's rows: one per reader, in its thread (they are not

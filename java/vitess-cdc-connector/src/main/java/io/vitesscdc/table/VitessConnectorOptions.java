@@ -68,6 +68,12 @@ public final class VitessConnectorOptions {
     public static final ConfigOption<String> PASSWORD =
             ConfigOptions.key("password").stringType().noDefaultValue().withDescription("VTGate static-auth password.");
 
+    public static final ConfigOption<String> AUTH_MODE = ConfigOptions.key("auth-mode")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("How username and password travel: static (Vitess's static auth metadata) or basic "
+                    + "(HTTP Basic over TLS, as PlanetScale takes it)." + CORE_DEFAULT);
+
     public static final ConfigOption<String> TLS_CA_CERT = ConfigOptions.key("tls.ca-cert")
             .stringType()
             .noDefaultValue()

@@ -9,6 +9,7 @@ import io.vitesscdc.nativeio.ConfigurationException;
 import io.vitesscdc.nativeio.ErrorCode;
 import io.vitesscdc.nativeio.KeyOrders;
 import io.vitesscdc.nativeio.NativeStream;
+import io.vitesscdc.source.AuthMode;
 import io.vitesscdc.source.BadRecordHandling;
 import io.vitesscdc.source.DestructiveDdl;
 import io.vitesscdc.source.InitialSnapshot;
@@ -34,6 +35,7 @@ import java.util.regex.Pattern;
 import java.util.regex.PatternSyntaxException;
 
 import static io.vitesscdc.table.VitessConnectorOptions.ALLOW_TABLES_WITHOUT_PRIMARY_KEY;
+import static io.vitesscdc.table.VitessConnectorOptions.AUTH_MODE;
 import static io.vitesscdc.table.VitessConnectorOptions.BAD_RECORD_HANDLING;
 import static io.vitesscdc.table.VitessConnectorOptions.BUFFER_SIZE;
 import static io.vitesscdc.table.VitessConnectorOptions.CELLS;
@@ -102,6 +104,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 SHARDS,
                 USERNAME,
                 PASSWORD,
+                AUTH_MODE,
                 TLS_CA_CERT,
                 TLS_CLIENT_CERT,
                 TLS_CLIENT_KEY,
@@ -176,6 +179,7 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                     options.getOptional(USERNAME).orElse(null),
                     options.getOptional(PASSWORD).orElse(null));
         }
+        options.getOptional(AUTH_MODE).ifPresent(m -> config.authMode(authMode(m, table)));
         tls(options, table, config);
         startup(options, table, config);
         // The core's knobs are passed only when the table sets them; unset, the core's default
@@ -323,6 +327,14 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                     "option '" + option.key() + "' = '" + value + "' is unknown: use primary, " + "replica or rdonly");
         }
         return v;
+    }
+
+    private static AuthMode authMode(String value, String table) {
+        try {
+            return AuthMode.fromOptionValue(value);
+        } catch (IllegalArgumentException e) {
+            throw invalid(table, "option '" + AUTH_MODE.key() + "': " + e.getMessage());
+        }
     }
 
     private static void tls(ReadableConfig options, String table, VitessSourceConfig.Builder config) {

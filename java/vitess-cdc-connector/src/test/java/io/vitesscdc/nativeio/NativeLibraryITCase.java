@@ -134,15 +134,25 @@ class NativeLibraryITCase {
 
     /**
      * The library a jar bundles registers exactly the product's natives: every native of
-     * NativeStream is linked, none of NativeDiagnostics' test natives (synthetic streams, raised
-     * errors, injected panics) is, whatever Maven profile built the jar.
+     * NativeStream is linked, and none of NativeDiagnostics' test natives (synthetic streams,
+     * raised errors, injected panics) is, whatever Maven profile built the jar. The jar does not
+     * even hold that class; here a loader sees it from the tests' classes, next to the jar.
      */
     @Test
     void thePackagedLibraryRegistersTheProductNativesAndNoTestNatives() throws Exception {
         URL jar = packagedJar();
+        URL testClasses =
+                NativeDiagnostics.class.getProtectionDomain().getCodeSource().getLocation();
+        assertThat(testClasses).as("NativeDiagnostics is a test class").isNotEqualTo(jar);
         withBundledLibrary(() -> {
-            try (URLClassLoader loader =
-                    new URLClassLoader("release", new URL[] {jar}, ClassLoader.getPlatformClassLoader())) {
+            try (URLClassLoader jarOnly =
+                    new URLClassLoader("jar-only", new URL[] {jar}, ClassLoader.getPlatformClassLoader())) {
+                assertThat(jarOnly.getResource(NativeDiagnostics.class.getName().replace('.', '/') + ".class"))
+                        .as("the test natives' class in the packaged jar")
+                        .isNull();
+            }
+            try (URLClassLoader loader = new URLClassLoader(
+                    "release-and-tests", new URL[] {jar, testClasses}, ClassLoader.getPlatformClassLoader())) {
                 assertThat(version(loader, NativeStream.class.getName()))
                         .asString()
                         .startsWith("vitess-cdc-jni ");

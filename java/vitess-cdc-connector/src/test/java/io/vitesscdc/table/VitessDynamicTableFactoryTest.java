@@ -220,6 +220,7 @@ class VitessDynamicTableFactoryTest {
         assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'tls.client-cert' = '/c.pem'", "'tls.client-key'");
         assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'heartbeat.interval' = '1500 ms'", "whole seconds");
         assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'no-such-option' = 'x'", "no-such-option");
+        assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'auth-mode' = 'bearer'", "use 'static'");
         assertInvalid(COLUMNS, "'connector' = 'vitess-cdc', 'hostname' = 'h', 'table-name' = 't'", "keyspace");
     }
 
@@ -234,6 +235,7 @@ class VitessDynamicTableFactoryTest {
         options.put("scan.startup.mode", "snapshot");
         options.put("username", "u");
         options.put("password", "p");
+        options.put("auth-mode", "BASIC");
         options.put("shards", "-80;80-");
         options.put("tls.ca-cert", "/ca.pem");
         options.put("buffer.size", "8mb");
@@ -267,6 +269,7 @@ class VitessDynamicTableFactoryTest {
                 .contains("\"table_patterns\":[\"order_.*\"]")
                 .contains("\"tablet_type\":\"replica\"")
                 .contains("\"username\":\"u\"")
+                .contains("\"auth_mode\":\"basic\"")
                 .contains("\"tls\":{\"ca_cert_path\":\"/ca.pem\"}")
                 .contains("\"buffer_bytes\":8388608")
                 .contains("\"heartbeat_interval_secs\":2")

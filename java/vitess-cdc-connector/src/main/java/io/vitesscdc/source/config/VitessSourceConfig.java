@@ -5,6 +5,7 @@
 
 package io.vitesscdc.source.config;
 
+import io.vitesscdc.source.AuthMode;
 import io.vitesscdc.source.BadRecordHandling;
 import io.vitesscdc.source.DestructiveDdl;
 import io.vitesscdc.source.InitialSnapshot;
@@ -61,6 +62,7 @@ public final class VitessSourceConfig implements Serializable {
     static final String IDLE_TIMEOUT_MS = "idle_timeout_ms";
     static final String INITIAL_SNAPSHOT = "initial_snapshot";
     static final String DESTRUCTIVE_DDL = "destructive_ddl";
+    static final String AUTH_MODE = "auth_mode";
     static final String SNAPSHOT_CHUNK_ROWS = "snapshot_chunk_rows";
     static final String SNAPSHOT_CHUNK_BYTES = "snapshot_chunk_bytes";
     static final String SNAPSHOT_CHUNKS_IN_FLIGHT = "snapshot_chunks_in_flight";
@@ -431,6 +433,12 @@ public final class VitessSourceConfig implements Serializable {
             this.username = username;
             this.password = password;
             return this;
+        }
+
+        /** How the credentials travel: Vitess's static auth (the default) or HTTP Basic (PlanetScale). */
+        public Builder authMode(AuthMode mode) {
+            return nativeOption(
+                    AUTH_MODE, Objects.requireNonNull(mode, "authMode").optionValue());
         }
 
         public Builder tls(TlsConfig tls) {

@@ -5,14 +5,10 @@
 
 package io.vitesscdc.source.deserializer;
 
-import io.vitesscdc.nativeio.BatchEntry;
-import io.vitesscdc.nativeio.BatchWriter;
 import io.vitesscdc.nativeio.ChangeKind;
 import io.vitesscdc.nativeio.ColumnDescriptor;
-import io.vitesscdc.nativeio.ColumnType;
 import io.vitesscdc.nativeio.TableDescriptor;
 import io.vitesscdc.nativeio.VitessRecord;
-import io.vitesscdc.source.reader.ReaderWarmUp;
 
 import org.apache.flink.annotation.PublicEvolving;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
@@ -27,11 +23,7 @@ import java.io.Writer;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;
-import java.time.LocalDate;
-import java.time.LocalDateTime;
-import java.util.ArrayList;
 import java.util.Base64;
-import java.util.List;
 
 /**
  * Change records as Debezium-style JSON strings:
@@ -50,8 +42,7 @@ import java.util.List;
  * tree of JSON nodes per record): this is the fetcher's per-record work on the DataStream path.
  */
 @PublicEvolving
-public final class JsonDebeziumDeserializationSchema
-        implements VitessDeserializationSchema<String>, ReaderWarmUp.WarmsUp {
+public final class JsonDebeziumDeserializationSchema implements VitessDeserializationSchema<String> {
 
     private static final long serialVersionUID = 1L;
 
@@ -187,78 +178,6 @@ public final class JsonDebeziumDeserializationSchema
             json.writeString(v.toString());
         }
     }
-
-    /**
-     * Converts synthetic rows of one column of every value family with a converter of its own
-     * (the reader's is untouched), so the JVM compiles this path before the first real batch
-     * ({@link ReaderWarmUp}).
-     */
-    @Override
-    public int warmUp(int maxRecords, long deadlineNanos) throws Exception {
-        JsonDebeziumDeserializationSchema own = new JsonDebeziumDeserializationSchema();
-        Collector<String> discard = new Collector<>() {
-            @Override
-            public void collect(String record) {}
-
-            @Override
-            public void close() {}
-        };
-        return ReaderWarmUp.repeat(
-                warmUpRecords(),
-                maxRecords,
-                deadlineNanos,
-                record -> own.deserialize(record, ReaderWarmUp.SYNTHETIC_CONTEXT, discard));
-    }
-
-    /**
-     * Synthetic rows of a table with a column of each value family the JSON text distinguishes,
-     * values varying in length and sign, some NULLs, every change kind (no Flink table types
-     * here: a DataStream job may run without them).
-     */
-    private static List<VitessRecord> warmUpRecords() {
-        BatchWriter writer = new BatchWriter()
-                .table(
-                        1,
-                        "warm_up",
-                        "-",
-                        "warm_up",
-                        new BatchWriter.Column("id", ColumnType.INT, "bigint", 20, 0),
-                        new BatchWriter.Column("big", ColumnType.UINT, "bigint unsigned", 20, 0),
-                        new BatchWriter.Column("amount", ColumnType.DECIMAL, "decimal(12,2)", 12, 2),
-                        new BatchWriter.Column("ratio", ColumnType.DOUBLE, "double", 22, 31),
-                        new BatchWriter.Column("name", ColumnType.STRING, "varchar(255)", 255, 0),
-                        new BatchWriter.Column("created", ColumnType.DATETIME, "datetime(6)", 26, 6),
-                        new BatchWriter.Column("day", ColumnType.DATE, "date", 10, 0),
-                        new BatchWriter.Column("at", ColumnType.TIME, "time", 10, 0),
-                        new BatchWriter.Column("raw", ColumnType.BYTES, "varbinary(255)", 255, 0));
-        ChangeKind[] kinds = {ChangeKind.INSERT, ChangeKind.UPDATE_BEFORE, ChangeKind.UPDATE_AFTER, ChangeKind.DELETE};
-        for (int i = 0; i < WARM_UP_BATCH; i++) {
-            boolean nulls = i % 5 == 4;
-            writer.record(
-                    1,
-                    kinds[i % kinds.length],
-                    i % 8 == 0,
-                    1_700_000_000_000L + i,
-                    (long) i * 7_919 - 1_000_000,
-                    nulls ? null : BigInteger.valueOf(i).shiftLeft(40),
-                    nulls ? null : BigDecimal.valueOf(i * 7_919L - 500_000, 2),
-                    nulls ? null : i * 0.25 - 10,
-                    nulls ? null : ("warm-up row " + i + " of the JSON conversion").substring(0, 10 + i % 20),
-                    nulls ? null : LocalDateTime.of(2020, 1 + i % 12, 1 + i % 28, i % 24, i % 60, i % 60, i * 1_000),
-                    nulls ? null : LocalDate.of(1990 + i % 40, 1 + i % 12, 1 + i % 28),
-                    nulls ? null : Duration.ofSeconds(i % 86_400 - 40_000),
-                    nulls ? null : new byte[i % 17 + 1]);
-        }
-        List<VitessRecord> records = new ArrayList<>(WARM_UP_BATCH);
-        for (BatchEntry entry : writer.build(0).entries()) {
-            if (entry instanceof VitessRecord record) {
-                records.add(record);
-            }
-        }
-        return records;
-    }
-
-    private static final int WARM_UP_BATCH = 256;
 
     /** The text written since the last call. */
     private String take() throws IOException {

@@ -113,32 +113,4 @@ class JsonDebeziumDeserializationSchemaTest {
                 .contains("\"op\":\"u\"")
                 .contains("\"position\":null,\"epoch\":0,\"rank\":0}}");
     }
-
-    @Test
-    void theWarmUpConvertsToItsBoundAndLeavesTheReadersHeldBeforeImageAlone() throws Exception {
-        Batch batch = new NativeBatches()
-                .table(1, "-80", "things", COLUMNS)
-                .row(1, UPDATE_BEFORE, false, 5L, row(7, "1.00", "held"))
-                .row(1, UPDATE_AFTER, false, 5L, row(7, "2.00", "after"))
-                .build();
-        List<VitessRecord> records = new ArrayList<>();
-        for (Object entry : batch.entries()) {
-            if (entry instanceof VitessRecord r) {
-                records.add(r);
-            }
-        }
-        JsonDebeziumDeserializationSchema schema = new JsonDebeziumDeserializationSchema();
-        List<String> out = new ArrayList<>();
-        Collector<String> collector = new ListCollector<>(out);
-        schema.deserialize(records.get(0), new FixedRecordContext("p", 0, 0), collector);
-        assertThat(schema.warmUp(1_000, System.nanoTime() + 60_000_000_000L))
-                .as("whole synthetic batches up to the bound")
-                .isEqualTo(1_024);
-        assertThat(schema.warmUp(1_000_000, System.nanoTime() - 1))
-                .as("past its deadline")
-                .isZero();
-        schema.deserialize(records.get(1), new FixedRecordContext("p", 0, 0), collector);
-        assertThat(out).hasSize(1);
-        assertThat(out.get(0)).contains("\"before\":{\"id\":7,").contains("\"name\":\"held\"");
-    }
 }

@@ -78,9 +78,6 @@ public final class TestTimeouts {
     /** Heartbeat watermarks (1 s apart) move past the last record while the table is quiet. */
     public static final Duration HEARTBEAT_WATERMARKS_PASS = scaled(Duration.ofSeconds(3));
 
-    /** Waited out once the expected records arrived: a repeated record would have arrived by then. */
-    public static final Duration DUPLICATES_WOULD_ARRIVE = scaled(Duration.ofMillis(1500));
-
     /** A paused capture is watched this long: no chunk may start while the log keeps flowing. */
     public static final Duration PAUSED_CAPTURE_WATCHED = scaled(Duration.ofSeconds(2));
 

@@ -13,8 +13,9 @@ import java.nio.ByteBuffer;
  * batch that isolates the cost of the JNI boundary. Registered by {@code JNI_OnLoad} next to
  * {@link NativeStream} only by the test library, built with the cargo feature {@code diagnostics}
  * (the pom's {@code cargo.test.features}; the tests load it through {@code
- * -Dvitesscdc.native.library}). The library a jar bundles never has them: there these methods throw
- * {@link UnsatisfiedLinkError}. Call {@link NativeLibrary#load()} first.
+ * -Dvitesscdc.native.library}). The class lives with the tests and the library a jar bundles never
+ * registers it (NativeLibraryITCase checks both); the test library registers it only where its
+ * class loader can see this class. Call {@link NativeLibrary#load()} first.
  */
 final class NativeDiagnostics {
 

@@ -5,8 +5,6 @@
 
 package io.vitesscdc.nativeio;
 
-import org.apache.flink.annotation.Internal;
-
 import java.io.ByteArrayOutputStream;
 import java.math.BigDecimal;
 import java.math.BigInteger;
@@ -19,11 +17,10 @@ import java.time.LocalDateTime;
 
 /**
  * Writes batches in the native batch format (docs/batch-format.md) on the Java side, decoded by
- * the real {@link BatchDecoder}: for records that do not come from a server — the reader's
- * warm-up rows, and tests. The core's encoder ({@code rust/core/src/handoff/batch.rs}) is the one that
- * matters; this one writes the same layout for the entries it knows.
+ * the real {@link BatchDecoder}: for tests of records that do not come from a server. The core's
+ * encoder ({@code rust/core/src/handoff/batch.rs}) is the one that matters; this one writes the
+ * same layout for the entries it knows.
  */
-@Internal
 public final class BatchWriter {
 
     private final BatchDecoder decoder = new BatchDecoder();
