@@ -11,7 +11,7 @@
 //! second while a table that takes several seconds to stream is copied and a writer changes it,
 //! so the copy is cut again and again. VTGate v24 resumes the shard's stream from its last
 //! position itself; older VTGates pass the error on, and the core resumes (`tests/scripted.rs`,
-//! `copy_cut_by_the_server_resumes_from_the_last_primary_key`, counts those in `copy_resumes`).
+//! `a_copy_cut_again_and_again_by_the_server_resumes_from_its_last_primary_key`, counts those in `copy_resumes`).
 //! Either way every row must arrive once, the changelog must stay strict and the result must equal
 //! the table.
 #![cfg(feature = "cluster")]

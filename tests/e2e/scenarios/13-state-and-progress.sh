@@ -9,10 +9,12 @@ rm -f "$state"
 base=$(( $(date +%s%N) % 1000000000000 + 7000000000000 ))
 insert() { vt_mysql -D customer -e "INSERT INTO customer (customer_id, email, name) VALUES ($1, 'state.$1@example.com', 'state')"; }
 
-# The first run copies the table, shows the copy's progress and leaves its position in the file.
+# The first run copies the table (a row of its own there at least), shows the copy's progress and
+# leaves its position in the file.
+insert $((base - 1))
 "$VSTREAM" tail -k customer -t customer --state "$state" --progress lines --idle-exit-secs 2 \
   > "$WORK/state-1.jsonl" 2> "$WORK/state-1.err"
-check "the first run with --state copies the table" grep -q '"snapshot":true' "$WORK/state-1.jsonl"
+check "the first run with --state copies the table" grep -q "\"customer_id\":$((base - 1)),.*\"snapshot\":true" "$WORK/state-1.jsonl"
 check "the copy's progress ends with a 'copy done' line on stderr" grep -q "vstream: copy done: .* rows of 1 tables from 2 shards" "$WORK/state-1.err"
 check "--state wrote the position" python3 -c 'import json,sys; p=json.load(open(sys.argv[1])); assert len(p["shards"]) == 2, p' "$state"
 
@@ -36,4 +38,4 @@ insert $((base + 3))
 counts=$(cat "$WORK"/state-{2,3,4}.jsonl | grep -oE "\"customer_id\":($base|$((base + 1))|$((base + 2))|$((base + 3)))[,}]" | sort | uniq -c | awk '{print $1}' | xargs)
 check "across a limit, a kill -9 and two restarts each change printed once (counts: $counts)" test "$counts" = "1 1 1 1"
 check "the change made after the kill arrives after it" grep -q "\"customer_id\":$((base + 3))" "$WORK/state-4.jsonl"
-vt_mysql -D customer -e "DELETE FROM customer WHERE customer_id BETWEEN $base AND $((base + 3))"
+vt_mysql -D customer -e "DELETE FROM customer WHERE customer_id BETWEEN $((base - 1)) AND $((base + 3))"

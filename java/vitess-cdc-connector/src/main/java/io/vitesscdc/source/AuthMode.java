@@ -14,27 +14,20 @@ import org.apache.flink.annotation.PublicEvolving;
 @PublicEvolving
 public enum AuthMode {
     /** Vitess's static auth ({@code --grpc_auth_mode static}): {@code username} and {@code password} metadata; the default. */
-    STATIC("static"),
+    STATIC,
     /** HTTP Basic ({@code authorization: Basic …}), as PlanetScale's VTGates take it; needs TLS. */
-    BASIC("basic");
-
-    private final String optionValue;
-
-    AuthMode(String optionValue) {
-        this.optionValue = optionValue;
-    }
+    BASIC;
 
     /** The value of the SQL option {@code auth-mode} and the native option {@code auth_mode}. */
     public String optionValue() {
-        return optionValue;
+        return OptionValues.of(this);
     }
 
     /** The mode of an option value, case-insensitively. */
     public static AuthMode fromOptionValue(String value) {
-        for (AuthMode m : values()) {
-            if (m.optionValue.equalsIgnoreCase(value.trim())) {
-                return m;
-            }
+        AuthMode found = OptionValues.find(AuthMode.class, value);
+        if (found != null) {
+            return found;
         }
         throw new IllegalArgumentException("unknown auth mode '" + value
                 + "': use 'static' (Vitess's static auth) or 'basic' (HTTP Basic, as PlanetScale takes it)");

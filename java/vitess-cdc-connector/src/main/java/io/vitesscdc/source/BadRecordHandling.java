@@ -7,8 +7,6 @@ package io.vitesscdc.source;
 
 import org.apache.flink.annotation.PublicEvolving;
 
-import java.util.Locale;
-
 /**
  * What the source does with a record that cannot be converted: a value that does not fit its
  * declared SQL type, or an exception of the user's deserializer (the SQL option {@code
@@ -19,31 +17,20 @@ import java.util.Locale;
 @PublicEvolving
 public enum BadRecordHandling {
     /** Stop the job, without restarts (a restart would meet the same record again). */
-    FAIL("fail"),
+    FAIL,
     /**
      * Leave the record out and go on: it is logged (table, shard, key, position, cause) and counted
      * in {@code numRecordsInErrors}, and the split's position moves past it, so a restore from a
      * later checkpoint does not meet it again.
      */
-    SKIP("skip");
-
-    private final String optionValue;
-
-    BadRecordHandling(String optionValue) {
-        this.optionValue = optionValue;
-    }
+    SKIP;
 
     public String optionValue() {
-        return optionValue;
+        return OptionValues.of(this);
     }
 
     /** The policy of an option value (any case), or null when there is none of that name. */
     public static BadRecordHandling fromOptionValue(String value) {
-        for (BadRecordHandling h : values()) {
-            if (h.optionValue.equals(value.trim().toLowerCase(Locale.ROOT))) {
-                return h;
-            }
-        }
-        return null;
+        return OptionValues.find(BadRecordHandling.class, value);
     }
 }

@@ -15,27 +15,20 @@ import org.apache.flink.annotation.PublicEvolving;
 @PublicEvolving
 public enum DestructiveDdl {
     /** Stop the job (without restarts) naming the table, the statement and the fix; the default. */
-    FAIL("fail"),
+    FAIL,
     /** Log a warning naming the table and the statement, and go on: downstream keeps the rows it had. */
-    CONTINUE("continue");
-
-    private final String optionValue;
-
-    DestructiveDdl(String optionValue) {
-        this.optionValue = optionValue;
-    }
+    CONTINUE;
 
     /** The value of the SQL option {@code scan.destructive-ddl} and the native option {@code destructive_ddl}. */
     public String optionValue() {
-        return optionValue;
+        return OptionValues.of(this);
     }
 
     /** The handling of an option value, case-insensitively. */
     public static DestructiveDdl fromOptionValue(String value) {
-        for (DestructiveDdl d : values()) {
-            if (d.optionValue.equalsIgnoreCase(value.trim())) {
-                return d;
-            }
+        DestructiveDdl found = OptionValues.find(DestructiveDdl.class, value);
+        if (found != null) {
+            return found;
         }
         throw new IllegalArgumentException("unknown destructive DDL handling '" + value
                 + "': use 'fail' (stop the job) or 'continue' (log it and keep the rows downstream)");

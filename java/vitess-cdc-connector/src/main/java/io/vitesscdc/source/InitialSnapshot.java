@@ -17,31 +17,24 @@ public enum InitialSnapshot {
      * VStream's in-stream copy (the default): per shard, tables one after another, the change log
      * held back while a table is copied; a retract changelog.
      */
-    COPY("copy"),
+    COPY,
     /**
      * A chunked snapshot of every selected table beside a change log that starts at once: chunks in
      * parallel, the log never waits. Its rows are snapshot reads ({@code ChangeKind.SNAPSHOT_READ})
      * applied as upserts, so the changelog is an upsert one.
      */
-    CHUNKED("chunked");
-
-    private final String optionValue;
-
-    InitialSnapshot(String optionValue) {
-        this.optionValue = optionValue;
-    }
+    CHUNKED;
 
     /** The value of the SQL option {@code scan.initial-snapshot} and the native option {@code initial_snapshot}. */
     public String optionValue() {
-        return optionValue;
+        return OptionValues.of(this);
     }
 
     /** The mode of an option value, case-insensitively. */
     public static InitialSnapshot fromOptionValue(String value) {
-        for (InitialSnapshot m : values()) {
-            if (m.optionValue.equalsIgnoreCase(value.trim())) {
-                return m;
-            }
+        InitialSnapshot found = OptionValues.find(InitialSnapshot.class, value);
+        if (found != null) {
+            return found;
         }
         throw new IllegalArgumentException(
                 "unknown initial snapshot '" + value + "': use 'copy' (the in-stream VStream copy) or 'chunked'");
