@@ -7,7 +7,7 @@
 #   gates, real tablets) and a standalone MySQL (tests/mysql: the JDBC sink recipe's target),
 #   Rust integration tests against both, the Maven build (Rust cdylib inside the jar) with Java
 #   unit and integration tests against them, the multi-process cluster
-#   stopped again, the end-to-end CLI scenarios, a short smoke of the fuzz targets (nightly +
+#   stopped again, the end-to-end CLI scenarios, the demo, a short smoke of the fuzz targets (nightly +
 #   cargo-fuzz, installed once if missing); then the other Flink lines (1.20, 2.3): their build,
 #   unit tests and main ITCases.
 # Env: KEEP_CLUSTER=1 leaves the clusters (and the MySQL) this script started running afterwards.
@@ -41,6 +41,8 @@ step "native bridge tests again under -Xcheck:jni (fails on any JNI warning)" \
 step "the bridge's server-free tests in a linux-aarch64 JVM under qemu-user (the jar's aarch64 library)" \
   bash scripts/aarch64-jvm-tests.sh
 step "end-to-end scenarios" bash tests/e2e/run.sh
+step "the demo (the README's first command), 10 s of writes: exits non-zero unless IN SYNC" \
+  env DEMO_SECONDS=10 DEMO_CARGO_PROFILE=dev bash scripts/demo.sh
 step "the core's and the bridge's Rust unit tests built for linux-aarch64, run under qemu-user" \
   cargo test --target aarch64-unknown-linux-gnu -p vitess-cdc-core -p vitess-cdc-jni --all-features --lib
 step "fuzz smoke (every rust/fuzz target for a few seconds over its committed corpus)" bash scripts/fuzz.sh smoke
