@@ -49,6 +49,14 @@ if ! command -v mariadb > /dev/null; then
 fi
 
 # --- 2. Vitess binaries ---------------------------------------------------------------------
+# The module that pins the version: vtbuild for the main line, vtbuild-<version> for an older one
+# (scripts/vitess-lines.sh).
+vtbuild_dir() {
+  local dir="$HERE/vtbuild"
+  grep -q "^require vitess.io/vitess $VITESS_VERSION\$" "$dir/go.mod" || dir="$HERE/vtbuild-$VITESS_VERSION"
+  [ -f "$dir/go.mod" ] || { echo "install: no module pins Vitess $VITESS_VERSION: add tests/vitess/vtbuild-$VITESS_VERSION (a copy of vtbuild-v0.23.3 with that version, then go mod tidy)" >&2; exit 1; }
+  echo "$dir"
+}
 command -v go > /dev/null || { echo "install: 'go' not found; install Go >= 1.26 (Debian: golang, or the machine's Go)" >&2; exit 1; }
 want=${VITESS_VERSION#v0.}   # v0.24.4 -> 24.4 ; vtcombo prints "Version: 24.0.4"
 want_major=${want%%.*}; want_patch=${want#*.}
@@ -63,7 +71,7 @@ if [ $need_build = 1 ]; then
   say "building vttestserver, vtcombo, mysqlctl at vitess.io/vitess $VITESS_VERSION (first time: ~3-10 min)"
   mkdir -p "$VTROOT/bin"
   (
-    cd "$HERE/vtbuild"
+    cd "$(vtbuild_dir)"
     # go.mod pins the version; the module cache makes later builds fast.
     GOFLAGS=-mod=mod GOBIN="$VTROOT/bin" go install \
       vitess.io/vitess/go/cmd/vttestserver vitess.io/vitess/go/cmd/vtcombo vitess.io/vitess/go/cmd/mysqlctl
@@ -74,7 +82,7 @@ say "vitess: $("$VTROOT/bin/vtcombo" --version 2>&1 | head -1)"
 # --- 3. config files vttestserver reads from disk ---------------------------------------------
 mkdir -p "$VTROOT/config/mycnf"
 if [ ! -s "$VTROOT/config/init_db.sql" ]; then
-  moddir=$(cd "$HERE/vtbuild" && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' vitess.io/vitess)
+  moddir=$(cd "$(vtbuild_dir)" && GOFLAGS=-mod=mod go list -m -f '{{.Dir}}' vitess.io/vitess)
   [ -s "$moddir/config/init_db.sql" ] || { echo "install: no config/init_db.sql in $moddir" >&2; exit 1; }
   cp "$moddir/config/init_db.sql" "$VTROOT/config/init_db.sql"
   chmod 644 "$VTROOT/config/init_db.sql"

@@ -46,6 +46,11 @@ if [ -n "$VT_RUN_AS" ]; then
   chown -R "$VT_RUN_AS" "$VITESS_CDC_RUN"
   as_user=(setpriv "--reuid=$VT_RUN_AS" "--regid=$VT_RUN_AS" --init-groups)
 fi
+# Flags an older release line (scripts/vitess-lines.sh) does not have yet are left out.
+version_flags=()
+help=$("$VTROOT/bin/vttestserver" --help 2>&1 || true)
+grep -q -- '--gateway-initial-tablet-timeout' <<< "$help" && version_flags+=(--gateway-initial-tablet-timeout 10s)
+grep -q -- '--log-level' <<< "$help" && version_flags+=(--log-level warn)
 # setsid: the cluster gets its own process group, so down.sh can stop exactly what we started.
 # setsid and setpriv exec, so $! is vttestserver's own pid.
 setsid "${as_user[@]}" env HOME="$VITESS_CDC_RUN" "$VTROOT/bin/vttestserver" \
@@ -56,8 +61,7 @@ setsid "${as_user[@]}" env HOME="$VITESS_CDC_RUN" "$VTROOT/bin/vttestserver" \
   --schema-dir "$HERE/schema" \
   --vschema-ddl-authorized-users '%' \
   --data-dir "$VT_DATA_DIR" \
-  --gateway-initial-tablet-timeout 10s \
-  --log-level warn \
+  "${version_flags[@]}" \
   > "$VT_LOG" 2>&1 < /dev/null &
 pid=$!
 echo "$pid" > "$VT_PID_FILE"

@@ -112,14 +112,9 @@ pub fn run(args: TailArgs) -> Result<(), Error> {
     tail(opts, printer, limits)
 }
 
-/// The copy's display, when the stream copies (`initial`, `snapshot`) and `--progress` wants one;
-/// without estimates (VTGate refused the statistics query) the copy just runs without it.
+/// The copy's display; without estimates (VTGate refused the statistics query) the copy just
+/// runs without it.
 fn copy_progress(options: &StreamOptions, progress: ProgressArg) -> Option<CopyProgress> {
-    if progress == ProgressArg::Off
-        || !matches!(options.start, StartMode::Initial | StartMode::SnapshotOnly)
-    {
-        return None;
-    }
     match vitess_cdc_core::blocking::copy_estimates(options) {
         Ok(estimates) => Some(CopyProgress::new(
             &estimates,
@@ -143,8 +138,12 @@ pub fn tail(
         install_signal_handler();
     }
     let started = Instant::now();
-    let mut progress = copy_progress(&options, limits.progress);
+    // After the open: a VTGate that cannot be reached or a selection it refuses fails there,
+    // once, before the estimates would ask it again.
+    let copies = matches!(options.start, StartMode::Initial | StartMode::SnapshotOnly);
+    let progress_options = (copies && limits.progress != ProgressArg::Off).then(|| options.clone());
     let stream = BlockingStream::open(options)?;
+    let mut progress = progress_options.and_then(|o| copy_progress(&o, limits.progress));
     let mut printed = PrintedPositions::new(stream.positions());
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());

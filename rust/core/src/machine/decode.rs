@@ -513,11 +513,12 @@ pub fn decode_value_from(column: &Column, bytes: &[u8], source: ValueBytes<'_>) 
         }
         ColumnType::Decimal => {
             let digits = parse_decimal(ascii(bytes)?)?;
-            Value::Decimal(
-                source
+            Value::Decimal(match canonical_decimal(digits) {
+                Some(fixed) => Text::from(fixed),
+                None => source
                     .text(digits.as_bytes())
                     .map_err(|_| bad("DECIMAL", digits))?,
-            )
+            })
         }
         ColumnType::Date => {
             let t = ascii(bytes)?;
@@ -696,6 +697,29 @@ fn parse_decimal(text: &str) -> Result<&str> {
         return Err(bad("DECIMAL", text));
     }
     Ok(t.strip_prefix('+').unwrap_or(t))
+}
+
+/// MySQL's own text of a DECIMAL when `t` is not written that way (`None`: it is): one digit at
+/// least before the point and no other leading zero. Vitess v23 and older stream some binlog
+/// values otherwise (`.0000000001`, `000000000000000000` for the 0 of a DECIMAL(18,0)); the copy
+/// phase always sends MySQL's text, and both phases must give the same value.
+fn canonical_decimal(t: &str) -> Option<String> {
+    let (sign, unsigned) = match t.strip_prefix('-') {
+        Some(rest) => ("-", rest),
+        None => ("", t),
+    };
+    let int_len = unsigned.find('.').unwrap_or(unsigned.len());
+    let int = &unsigned[..int_len];
+    let significant = int.trim_start_matches('0');
+    if !int.is_empty() && (significant.len() == int.len() || int == "0") {
+        return None;
+    }
+    let int = if significant.is_empty() {
+        "0"
+    } else {
+        significant
+    };
+    Some(format!("{sign}{int}{}", &unsigned[int_len..]))
 }
 
 fn digits<T: std::str::FromStr>(s: &str, len: std::ops::RangeInclusive<usize>) -> Option<T> {
