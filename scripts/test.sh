@@ -41,6 +41,13 @@ step "native bridge tests again under -Xcheck:jni (fails on any JNI warning)" \
 step "the bridge's server-free tests in a linux-aarch64 JVM under qemu-user (the jar's aarch64 library)" \
   bash scripts/aarch64-jvm-tests.sh
 step "end-to-end scenarios" bash tests/e2e/run.sh
+# One older Vitess line a run, by turns (the commit count picks it); scripts/vitess-lines.sh with
+# no argument runs every line.
+older_lines=(v0.23.3)
+older=${older_lines[$(( $(git rev-list --count HEAD 2> /dev/null || echo 0) % ${#older_lines[@]} ))]}
+echo "==> older Vitess line this run: $older (by turns: ${older_lines[*]}; all of them: scripts/vitess-lines.sh)"
+step "an older Vitess line ($older): the core's live tests and the main ITCases against its vttestserver" \
+  bash scripts/vitess-lines.sh "$older"
 step "the demo (the README's first command), 10 s of writes: exits non-zero unless IN SYNC" \
   env DEMO_SECONDS=10 DEMO_CARGO_PROFILE=dev bash scripts/demo.sh
 step "the core's and the bridge's Rust unit tests built for linux-aarch64, run under qemu-user" \

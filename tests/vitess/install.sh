@@ -72,7 +72,11 @@ if [ $need_build = 1 ]; then
   mkdir -p "$VTROOT/bin"
   (
     cd "$(vtbuild_dir)"
-    # go.mod pins the version; the module cache makes later builds fast.
+    # go.mod pins the version; the module cache makes later builds fast. An older line builds
+    # with the Go its go.mod names (Go fetches that toolchain from the module proxy).
+    case "$PWD" in
+      */vtbuild-*) export GOTOOLCHAIN="go$(awk '$1 == "go" {print $2}' go.mod)" ;;
+    esac
     GOFLAGS=-mod=mod GOBIN="$VTROOT/bin" go install \
       vitess.io/vitess/go/cmd/vttestserver vitess.io/vitess/go/cmd/vtcombo vitess.io/vitess/go/cmd/mysqlctl
   )

@@ -46,21 +46,24 @@ if [ -n "$VT_RUN_AS" ]; then
   chown -R "$VT_RUN_AS" "$VITESS_CDC_RUN"
   as_user=(setpriv "--reuid=$VT_RUN_AS" "--regid=$VT_RUN_AS" --init-groups)
 fi
-# Flags an older release line (scripts/vitess-lines.sh) does not have yet are left out.
+# Flags by their v23+ names: v22 and older spell them with underscores, and flags an older line
+# (scripts/vitess-lines.sh) does not have yet are left out.
+known_flags=$("$VTROOT/bin/vttestserver" --help 2>&1 | grep -oE -- '--[a-z_-]+' | sort -u || true)
+flag() { if grep -qx -- "--$1" <<< "$known_flags"; then echo "--$1"; else echo "--${1//-/_}"; fi; }
+has_flag() { grep -qx -- "$(flag "$1")" <<< "$known_flags"; }
 version_flags=()
-help=$("$VTROOT/bin/vttestserver" --help 2>&1 || true)
-grep -q -- '--gateway-initial-tablet-timeout' <<< "$help" && version_flags+=(--gateway-initial-tablet-timeout 10s)
-grep -q -- '--log-level' <<< "$help" && version_flags+=(--log-level warn)
+has_flag gateway-initial-tablet-timeout && version_flags+=("$(flag gateway-initial-tablet-timeout)" 10s)
+has_flag log-level && version_flags+=(--log-level warn)
 # setsid: the cluster gets its own process group, so down.sh can stop exactly what we started.
 # setsid and setpriv exec, so $! is vttestserver's own pid.
 setsid "${as_user[@]}" env HOME="$VITESS_CDC_RUN" "$VTROOT/bin/vttestserver" \
-  --port "$VT_BASE_PORT" \
-  --keyspaces commerce,customer,strict --num-shards 1,2,3 \
-  --replica-count 1 --rdonly-count 0 \
-  --mysql-bind-host 127.0.0.1 --vtcombo-bind-host 127.0.0.1 --grpc-bind-address 127.0.0.1 \
-  --schema-dir "$HERE/schema" \
-  --vschema-ddl-authorized-users '%' \
-  --data-dir "$VT_DATA_DIR" \
+  "$(flag port)" "$VT_BASE_PORT" \
+  "$(flag keyspaces)" commerce,customer,strict "$(flag num-shards)" 1,2,3 \
+  "$(flag replica-count)" 1 "$(flag rdonly-count)" 0 \
+  "$(flag mysql-bind-host)" 127.0.0.1 "$(flag vtcombo-bind-host)" 127.0.0.1 "$(flag grpc-bind-address)" 127.0.0.1 \
+  "$(flag schema-dir)" "$HERE/schema" \
+  "$(flag vschema-ddl-authorized-users)" '%' \
+  "$(flag data-dir)" "$VT_DATA_DIR" \
   "${version_flags[@]}" \
   > "$VT_LOG" 2>&1 < /dev/null &
 pid=$!

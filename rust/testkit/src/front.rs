@@ -54,6 +54,7 @@ impl BasicAuthFront {
         let service = Front {
             expected: format!("Basic {token}"),
             config,
+            upstream: tokio::sync::OnceCell::new(),
         };
         let (tx, rx) = oneshot::channel::<()>();
         let incoming = tokio_stream::wrappers::TcpListenerStream::new(listener);
@@ -86,6 +87,10 @@ impl BasicAuthFront {
 struct Front {
     config: FrontConfig,
     expected: String,
+    /// One connection to the upstream VTGate for every call, as a real front keeps (VTGate v22
+    /// cancels discovery queries of connections that come and go: "keyspace names fetch error:
+    /// context canceled").
+    upstream: tokio::sync::OnceCell<VitessClient<tonic::transport::Channel>>,
 }
 
 impl Front {
@@ -103,13 +108,20 @@ impl Front {
     }
 
     async fn upstream(&self) -> Result<VitessClient<tonic::transport::Channel>, Status> {
-        VitessClient::connect(format!("http://{}", self.config.upstream))
-            .await
-            .map(|c| {
-                c.max_decoding_message_size(64 << 20)
-                    .max_encoding_message_size(64 << 20)
+        self.upstream
+            .get_or_try_init(|| async {
+                VitessClient::connect(format!("http://{}", self.config.upstream))
+                    .await
+                    .map(|c| {
+                        c.max_decoding_message_size(64 << 20)
+                            .max_encoding_message_size(64 << 20)
+                    })
+                    .map_err(|e| {
+                        Status::unavailable(format!("front: upstream VTGate unreachable: {e}"))
+                    })
             })
-            .map_err(|e| Status::unavailable(format!("front: upstream VTGate unreachable: {e}")))
+            .await
+            .cloned()
     }
 }
 

@@ -3,7 +3,9 @@
 // Vitess's own, which keeps `go install pkg@version` from building vitess.io/vitess directly.
 module vitesscdc.local/vtbuild
 
-go 1.26.8
+// Vitess v22 builds only with Go 1.24 (its go/hack/ensure_swiss_map.go refuses later Go):
+// install.sh builds an older line with the Go of its go line, fetched from the module proxy.
+go 1.24.13
 
 require vitess.io/vitess v0.22.4
 

@@ -406,7 +406,7 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
 /// under it (errno 1317, CANCELED: vttablet kills a query whose context ended, and a kill can
 /// reach a pooled connection that moved on to the next query), a tablet restarting or being
 /// reparented (UNAVAILABLE, CLUSTER_EVENT), a full pool (RESOURCE_EXHAUSTED), a deadline, an
-/// aborted transaction. Everything else (a syntax error, an unknown table) is fatal, with the
+/// aborted transaction, a context VTGate canceled. Everything else (a syntax error, an unknown table) is fatal, with the
 /// statement named.
 pub(super) fn refusal_error(sql: &str, error: &RpcError) -> Error {
     let transient = matches!(
@@ -418,7 +418,10 @@ pub(super) fn refusal_error(sql: &str, error: &RpcError) -> Error {
             | Code::Unavailable
             | Code::ClusterEvent)
     ) || is_tablet_gone_message(&error.message.to_lowercase())
-        || error.message.contains("errno 1317");
+        || error.message.contains("errno 1317")
+        // VTGate v22 answers a discovery query with this, without a code, while many streams
+        // open at once (`keyspace names fetch error: context canceled`).
+        || error.message.contains("context canceled");
     let message = format!("VTGate refused `{sql}`: {}", error.message);
     if transient {
         Error::retryable(message)
@@ -500,6 +503,43 @@ fn is_refusal_message(lower: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn refusals_that_pass_are_retried_and_others_are_not() {
+        let refusal = |code: Code, message: &str| {
+            refusal_error(
+                "show vitess_shards",
+                &RpcError {
+                    code: code as i32,
+                    message: message.into(),
+                },
+            )
+            .kind
+        };
+        // Vitess v22 under many opens at once.
+        assert_eq!(
+            refusal(
+                Code::Unknown,
+                "keyspace names fetch error: context canceled"
+            ),
+            ErrorKind::Retryable
+        );
+        assert_eq!(
+            refusal(
+                Code::Unknown,
+                "target: ks.0.primary: errno 1317 (Query execution was interrupted)"
+            ),
+            ErrorKind::Retryable
+        );
+        assert_eq!(
+            refusal(Code::Unavailable, "tablet restarting"),
+            ErrorKind::Retryable
+        );
+        assert_eq!(
+            refusal(Code::InvalidArgument, "syntax error at position 5"),
+            ErrorKind::Fatal
+        );
+    }
 
     #[test]
     fn rows_of_a_dropped_table_are_a_configuration_error_naming_the_fix() {
