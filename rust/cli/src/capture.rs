@@ -66,23 +66,14 @@ pub fn capture(
             }
             printed.apply(event);
             if limits.max_changes.is_some_and(|m| changes >= m) {
-                // The marks right after the last change printed (its commit) still apply: the
-                // final position then resumes after it, not before it.
-                for later in events[i + 1..]
-                    .iter()
-                    .take_while(|e| !matches!(e, Event::Change(_)))
-                {
-                    printed.apply(later);
-                }
+                printed.apply_commit_after(&events[i + 1..]);
                 break 'outer "max changes reached";
             }
         }
         if out.flush().is_err() {
             return Ok(());
         }
-        if let Some(state) = limits.state.as_mut().filter(|s| s.due()) {
-            state.save(&printed.to_json())?;
-        }
+        limits.keep_position(&printed, false)?;
         if captured_after.is_none() && stream.capture_done() {
             captured_after = Some(started.elapsed());
             report(&stream, "capture done");
@@ -109,9 +100,7 @@ pub fn capture(
     if captured_after.is_none() {
         report(&stream, "stopped while capturing");
     }
-    if let Some(state) = limits.state.as_mut() {
-        state.save(&printed.to_json())?;
-    }
+    limits.keep_position(&printed, true)?;
     if limits.report_position {
         eprintln!(
             "vstream: stopped ({stop_reason}) after {changes} changes; final position (resume with --start):\n{}",

@@ -40,6 +40,15 @@ impl PrintedPositions {
         }
     }
 
+    /// A run that stops at a change (`--max-changes`) applies the marks that follow it in the
+    /// batch up to the next change: its commit, so the final position resumes after the change,
+    /// not before it.
+    pub fn apply_commit_after(&mut self, rest: &[Event]) {
+        for event in rest.iter().take_while(|e| !matches!(e, Event::Change(_))) {
+            self.apply(event);
+        }
+    }
+
     pub fn to_json(&self) -> String {
         StreamPosition {
             shards: self.0.values().cloned().collect(),

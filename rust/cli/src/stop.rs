@@ -5,10 +5,12 @@
 //! SIGINT/SIGTERM, which finish the batch being printed first), where it keeps its position and
 //! whether it shows the copy's progress.
 
+use crate::printed::PrintedPositions;
 use crate::state::StateFile;
 use clap::ValueEnum;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
+use vitess_cdc_core::Error;
 
 /// The copy's progress on stderr.
 #[derive(Clone, Copy, Default, PartialEq, Eq, ValueEnum)]
@@ -37,6 +39,21 @@ pub struct Limits {
     pub duration: Option<Duration>,
     /// Print the final position to stderr when stopping.
     pub report_position: bool,
+}
+
+impl Limits {
+    /// Saves `printed` to the state file (`--state`), if there is one: when a save is due (about
+    /// once a second), or at once when the run `finished`.
+    pub fn keep_position(
+        &mut self,
+        printed: &PrintedPositions,
+        finished: bool,
+    ) -> Result<(), Error> {
+        match self.state.as_mut() {
+            Some(state) if finished || state.due() => state.save(&printed.to_json()),
+            _ => Ok(()),
+        }
+    }
 }
 
 /// Set by SIGINT/SIGTERM: `tail` finishes the batch it is printing, flushes and stops.

@@ -172,14 +172,7 @@ pub fn tail(
             }
             printed.apply(event);
             if limits.max_changes.is_some_and(|m| changes >= m) {
-                // The marks right after the last change printed (its commit) still apply: the
-                // final position then resumes after it, not before it.
-                for later in events[i + 1..]
-                    .iter()
-                    .take_while(|e| !matches!(e, Event::Change(_)))
-                {
-                    printed.apply(later);
-                }
+                printed.apply_commit_after(&events[i + 1..]);
                 break 'outer "max changes reached";
             }
         }
@@ -190,9 +183,7 @@ pub fn tail(
         if let Some(p) = progress.as_mut() {
             p.observe(&events);
         }
-        if let Some(state) = limits.state.as_mut().filter(|s| s.due()) {
-            state.save(&printed.to_json())?;
-        }
+        limits.keep_position(&printed, false)?;
         if ended {
             break if journal_seen {
                 "reshard journal reached (--stop-on-reshard); resume on the new shards from the journal's positions"
@@ -210,9 +201,7 @@ pub fn tail(
     let _ = out.flush();
     drop(out);
     stream.close();
-    if let Some(state) = limits.state.as_mut() {
-        state.save(&printed.to_json())?;
-    }
+    limits.keep_position(&printed, true)?;
     if limits.report_position {
         eprintln!(
             "vstream: stopped ({stop_reason}) after {changes} changes; final position (resume with --start):\n{}",

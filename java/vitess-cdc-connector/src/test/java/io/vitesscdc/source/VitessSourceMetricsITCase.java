@@ -186,7 +186,10 @@ class VitessSourceMetricsITCase extends VitessITBase {
                     .isLessThan(idle2);
             // Flink's watermarkLag is the last record's emit time minus the last watermark: while
             // the table is quiet, heartbeat watermarks move the watermark past that record.
-            Thread.sleep(TestTimeouts.HEARTBEAT_WATERMARKS_PASS.toMillis());
+            waitUntil(
+                    TestTimeouts.HEARTBEAT_WATERMARKS_PASS,
+                    () -> gauge(id, MetricNames.WATERMARK_LAG) <= -1000L,
+                    "heartbeat watermarks past the last record");
             long watermarkLag = gauge(id, MetricNames.WATERMARK_LAG);
             long sinceWrite = System.currentTimeMillis() - beforeWrite;
             System.out.printf(

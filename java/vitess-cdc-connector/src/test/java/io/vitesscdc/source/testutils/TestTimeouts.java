@@ -76,7 +76,7 @@ public final class TestTimeouts {
     public static final Duration METRIC_UPDATED = scaled(Duration.ofSeconds(30));
 
     /** Heartbeat watermarks (1 s apart) move past the last record while the table is quiet. */
-    public static final Duration HEARTBEAT_WATERMARKS_PASS = scaled(Duration.ofSeconds(3));
+    public static final Duration HEARTBEAT_WATERMARKS_PASS = scaled(Duration.ofSeconds(30));
 
     /** A paused capture is watched this long: no chunk may start while the log keeps flowing. */
     public static final Duration PAUSED_CAPTURE_WATCHED = scaled(Duration.ofSeconds(2));
