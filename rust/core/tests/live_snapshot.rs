@@ -976,3 +976,90 @@ fn signals_in_the_log_capture_a_key_range_pause_survive_a_restart_resume_and_sto
     );
     assert!(got == expected, "the captured range differs from SELECT *");
 }
+
+/// Found by the chaos soak: after an emergency reparent the shard's new replica started empty and
+/// learned its tables through replication, which its schema engine does not see until its next
+/// reload (every 30 minutes by default): every chunk of a capture was refused ("table … is not
+/// present in the database"), and the capture retried until it failed the job. A table created a
+/// moment ago is unknown to vttestserver's RDONLY tablet the same way. The capture must read such
+/// a table's chunks from the primary after a few refusals and finish.
+#[test]
+fn a_table_the_snapshot_tablet_does_not_know_is_read_from_the_primary() {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let table = format!("fresh_{}", now_ms());
+    let rows = 300;
+    rt.block_on(async {
+        let mut conn = mysql_async::Conn::new(mysql_opts("commerce"))
+            .await
+            .expect("connect to VTGate's MySQL port");
+        exec(
+            &mut conn,
+            &format!("create table {table} (id bigint not null primary key, v int not null)"),
+        )
+        .await;
+        let values: Vec<String> = (1..=rows).map(|i| format!("({i}, {i})")).collect();
+        exec(
+            &mut conn,
+            &format!("insert into {table} (id, v) values {}", values.join(",")),
+        )
+        .await;
+    });
+    let drop_table = || {
+        rt.block_on(async {
+            let mut conn = mysql_async::Conn::new(mysql_opts("commerce"))
+                .await
+                .expect("connect");
+            exec(&mut conn, &format!("drop table if exists {table}")).await;
+        })
+    };
+    let mut o = StreamOptions::new(vtgate(), "commerce");
+    o.tables = vec![table.clone()];
+    o.start = StartMode::Latest;
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        let mut stream = rt
+            .block_on(CaptureStream::open(
+                o,
+                vec![Capture::parse(&table).unwrap()],
+                chunk_options(),
+            ))
+            .expect("open the capture");
+        let started = Instant::now();
+        let mut read = BTreeSet::new();
+        while !stream.capture_done() {
+            assert!(
+                started.elapsed() < timeouts::copy(),
+                "the capture did not finish in time: {:?}",
+                stream.progress().total()
+            );
+            for e in rt.block_on(stream.next_events()).expect("capture") {
+                if let Event::Change(c) = e {
+                    if c.is_snapshot {
+                        read.insert(key_of(&c).1);
+                    }
+                }
+            }
+        }
+        let progress = stream.progress().total();
+        // Three refusals, then the primary. Waiting for the tablet instead takes its schema
+        // reload (about 50 s on vttestserver, 30 minutes by default), with more refusals on the way.
+        assert!(
+            (1..=3).contains(&progress.chunks_failed),
+            "chunks refused: {} (1 to 3 before the primary reads them; 0: the RDONLY tablet knew the new table at \
+             once and the fallback was not exercised): {progress:?}",
+            progress.chunks_failed
+        );
+        assert_eq!(
+            read.len() as i64,
+            rows,
+            "every row read once by the capture"
+        );
+    }));
+    drop_table();
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}

@@ -14,10 +14,12 @@ mod common;
 use common::live::{mysql_opts, vtgate};
 use common::timeouts;
 
-use common::{marks, poll_through, poll_until, Materialized};
+use common::{assert_stream_fails, marks, poll_through, poll_until, Materialized};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::blocking::BlockingStream;
-use vitess_cdc_core::{ErrorKind, Event, ShardPosition, StartMode, StreamOptions, Value};
+use vitess_cdc_core::{
+    ErrorCode, ErrorKind, Event, ShardPosition, StartMode, StreamOptions, Value,
+};
 
 /// Runs SQL statements through VTGate's MySQL port (own runtime: tests are synchronous).
 fn sql(keyspace: &str, statements: &[String]) {
@@ -784,4 +786,30 @@ fn writes_through_interrupted_copies_give_a_strict_changelog() {
     }
     stream.close();
     view.assert_strict();
+}
+
+/// Found by the chaos soak: a job restored from a checkpoint taken before a merge's journal, after
+/// the operator completed the merge (the old shards deleted). VTGate refuses the deleted shard,
+/// and no retry can pass: the stream must fail once as a configuration error naming the cause and
+/// the fix, not retry forever (a Flink job restarted in a loop). A shard the keyspace never had
+/// is what the topology shows after `Reshard complete`, so the test needs no reshard.
+#[test]
+fn a_saved_shard_a_completed_reshard_deleted_fails_once_naming_the_fix() {
+    let stream =
+        BlockingStream::open(options("customer", &["customer"], StartMode::Latest)).unwrap();
+    let saved = stream.positions();
+    stream.close();
+    let deleted = ShardPosition {
+        shard: "c0-".into(),
+        ..saved.shards[0].clone()
+    };
+    let mut o = options(
+        "customer",
+        &["customer"],
+        StartMode::Positions(vec![deleted]),
+    );
+    o.shards = vec!["c0-".into()];
+    let err = assert_stream_fails(o, &["c0-", "completed reshard", "fresh snapshot"]);
+    assert_eq!(err.kind, ErrorKind::Config, "{}", err.message);
+    assert_eq!(err.code, ErrorCode::UnknownShard, "{}", err.message);
 }

@@ -17,6 +17,10 @@
 #                                           stays up) with these extra flags, kept for their later
 #                                           restarts; no FLAG: back to the defaults. E.g.
 #                                           --vreplication-copy-phase-duration=2s (copies cut)
+#   fault.sh freeze KEYSPACE/SHARD SECS [primary|replica]
+#                                           SIGSTOP the shard's vttablet of that type (default
+#                                           primary) for SECS, then SIGCONT; returns when the shard
+#                                           serves writes again
 #   fault.sh primary KEYSPACE/SHARD         print the uid of the shard's PRIMARY
 #
 # The TLS gate's MySQL port ($VT_CLUSTER_TLS_MYSQL_PORT) stays up through restart-vtgate: writers
@@ -31,7 +35,7 @@ source "$HERE/lib.sh"
 source "$HERE/tablets.sh"
 T0=$SECONDS
 
-usage() { sed -n '4,23p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '4,27p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 1 ] || usage
 
 # uid_of KEYSPACE/SHARD TYPE: the uid of the shard's (first) tablet of that type.
@@ -133,12 +137,27 @@ tablet_flags() {
   wait_for "VTGate serving every shard" 60 cluster_ready || die "VTGate does not serve every shard again"
 }
 
+# freeze KEYSPACE/SHARD SECS TYPE: the tablet hangs (a stuck process, a paused VM) rather than
+# dies: its connections stay open and nothing answers on them until it goes on.
+freeze() {
+  local shard=$1 secs=$2 type=${3:-primary} uid pid
+  uid=$(uid_of "$shard" "$type")
+  pid=$(live_pid "$PIDS_DIR/vttablet-$uid.pid") || die "the vttablet $uid of $shard does not run"
+  kill -STOP "$pid"
+  say "vttablet of $shard's $type $uid (pid $pid) frozen with SIGSTOP for ${secs}s"
+  sleep "$secs"
+  kill -CONT "$pid"
+  say "vttablet $uid continued (SIGCONT)"
+  wait_for "$shard writes" 60 shard_serves "$shard" || die "$shard does not serve writes after its tablet went on"
+}
+
 case "$1" in
   restart-vtgate) [ $# -le 2 ] || usage; restart_vtgate "${2:-2}" ;;
   prs) [ $# = 2 ] || usage; prs "$2" ;;
   ers) [ $# = 2 ] || usage; ers "$2" ;;
   restart-replica) [ $# = 2 ] || usage; restart_replica "$2" ;;
   tablet-flags) [ $# -ge 2 ] || usage; tablet_flags "${@:2}" ;;
+  freeze) [ $# -ge 3 ] && [ $# -le 4 ] || usage; freeze "$2" "$3" "${4:-primary}" ;;
   primary) [ $# = 2 ] || usage; uid_of "$2" primary; exit 0 ;;
   *) usage ;;
 esac

@@ -87,16 +87,20 @@ do_create() {
 }
 
 do_switch() {
-  local attempt
+  local attempt=0 copying_until=$((SECONDS + 300))
   # Right after create, SwitchTraffic can fail transiently (a target's VReplication lag not yet
-  # measured, a tablet's health not yet seen by vtctld): it changes nothing then; try again.
-  for attempt in 1 2 3 4 5 6; do
-    if vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" switchtraffic \
-      > "$LOGS_DIR/reshard-switch.log" 2>&1; then
-      break
+  # measured, a tablet's health not yet seen by vtctld): it changes nothing then; try again. A
+  # workflow can look replicating while its copy still runs (big tables): that refusal is waited
+  # out for up to 300s.
+  while ! vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" switchtraffic \
+    > "$LOGS_DIR/reshard-switch.log" 2>&1; do
+    if grep -q 'copy is still in progress' "$LOGS_DIR/reshard-switch.log" && [ "$SECONDS" -lt "$copying_until" ]; then
+      say "SwitchTraffic: the copy is still in progress; retrying in 3s"
+    else
+      attempt=$((attempt + 1))
+      [ "$attempt" -lt 6 ] || { cat "$LOGS_DIR/reshard-switch.log" >&2; die "SwitchTraffic failed 6 times"; }
+      say "SwitchTraffic failed (attempt $attempt): $(tail -1 "$LOGS_DIR/reshard-switch.log"); retrying in 3s"
     fi
-    [ "$attempt" -lt 6 ] || { cat "$LOGS_DIR/reshard-switch.log" >&2; die "SwitchTraffic failed 6 times"; }
-    say "SwitchTraffic failed (attempt $attempt): $(tail -1 "$LOGS_DIR/reshard-switch.log"); retrying in 3s"
     sleep 3
   done
   say "SwitchTraffic: $(vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs) serve"

@@ -86,19 +86,34 @@ tablet_flags_file() { echo "$VT_CLUSTER_RUN/vttablet-$1.flags"; }
 # A tablet group (uids 100g, 100g+1) never used in this cluster's life (groups-used, kept by
 # up.sh, reshard.sh and fault.sh) and not among the groups given (claimed already). New tablets
 # get new aliases, as in production, so no VTGate health-check entry of a deleted tablet can be
-# mistaken for a new one.
+# mistaken for a new one; once all 25 were used, the group retired longest ago.
 free_group() {
   local g used
   used=$(vt_cluster_ctl GetTablets 2> /dev/null | awk '{print $1}')
+  # retired GROUP: its tablets are gone from the topology and the disk.
+  retired() {
+    [ -e "$(tablet_dir $((100 * $1)))" ] || [ -e "$(tablet_dir $((100 * $1 + 1)))" ] && return 1
+    ! grep -q "$(tablet_alias $((100 * $1)))\|$(tablet_alias $((100 * $1 + 1)))" <<< "$used"
+  }
   for g in $(seq 1 25); do
     [[ " $* " == *" $g "* ]] && continue
     grep -qx "$g" "$VT_CLUSTER_RUN/groups-used" 2> /dev/null && continue
-    [ -e "$(tablet_dir $((100 * g)))" ] || [ -e "$(tablet_dir $((100 * g + 1)))" ] && continue
-    grep -q "$(tablet_alias $((100 * g)))\|$(tablet_alias $((100 * g + 1)))" <<< "$used" && continue
+    retired "$g" || continue
     echo "$g"
     return 0
   done
-  die "no unused tablet group left (uids 100..2501 have all been used since up.sh): restart the cluster with down.sh and up.sh"
+  # All used once (a long soak: every reshard and emergency reparent takes new tablets): the
+  # group retired longest ago comes back. VTGate may still hold its alias's old tablet for a
+  # moment; the connector retries that ("no healthy tablet", "either down or nonexistent").
+  for g in $(cat "$VT_CLUSTER_RUN/groups-used" 2> /dev/null); do
+    [[ " $* " == *" $g "* ]] && continue
+    retired "$g" || continue
+    grep -vx "$g" "$VT_CLUSTER_RUN/groups-used" > "$VT_CLUSTER_RUN/groups-used.tmp" || true
+    mv "$VT_CLUSTER_RUN/groups-used.tmp" "$VT_CLUSTER_RUN/groups-used"
+    echo "$g"
+    return 0
+  done
+  die "no tablet group free (uids 100..2501 all hold tablets): stop some, or restart the cluster with down.sh and up.sh"
 }
 
 # tablets_of KEYSPACE/SHARD: "uid type" of each of the shard's tablets, from the topology.

@@ -269,6 +269,23 @@ pub fn status_error(address: &str, status: &tonic::Status) -> Error {
                 missing_column(msg).map_or_else(|| "a selected column".to_string(), |c| format!("column '{c}'"))
             ),
         ),
+        // A saved position names a shard the topology no longer has: a reshard was completed (its
+        // old shards deleted) before the stream read that shard up to its reshard journal. The
+        // changes between the position and the journal went with the shard, so no retry can
+        // resume exactly; restarting would meet it again forever.
+        _ if lower.contains("shard provided in vgtid") && lower.contains("not found") => (
+            ErrorKind::Config,
+            ErrorCode::UnknownShard,
+            format!(
+                "VTGate at {address} cannot resume a shard of the saved position: {msg} — the shard was deleted \
+                 by a completed reshard (Reshard complete / MoveTables complete) before this stream read it up \
+                 to its reshard journal, so its changes between the saved position and the journal are gone \
+                 with it and the stream cannot go on exactly. Fix: start the job again without its state, with \
+                 a fresh snapshot (startup mode initial), or from the current position and re-snapshot the \
+                 tables with a signal; next time complete a reshard only after every CDC job passed its journal \
+                 and checkpointed since (its reader logs \"ended at reshard journal\" for each old shard)"
+            ),
+        ),
         // VTGate answers NOT_FOUND while its health check still holds a tablet that went away
         // (a tablet restarted under the same alias, a reparent, the new shards right after a
         // reshard), or "no healthy tablet" before it saw the new one: the next attempt finds it.
@@ -614,6 +631,28 @@ mod tests {
         );
         assert_eq!(e.kind, ErrorKind::Retryable, "{}", e.message);
         assert!(e.message.contains("resuming from the last position"));
+    }
+
+    #[test]
+    fn a_saved_shard_deleted_by_a_completed_reshard_is_not_retried() {
+        // VTGate v24's words, seen by the chaos soak: a merge completed while the job was restoring
+        let e = status_error(
+            "127.0.0.1:17105",
+            &tonic::Status::failed_precondition(
+                "error starting stream from shard GTID keyspace:\"customer\" shard:\"c0-\" \
+                 gtid:\"MySQL56/a5fe54e0-f136-11f1-9802-02fc00000001:1-647\": failed to determine if keyspace \
+                 customer has been resharded: shard provided in VGTID, c0-, not found in the customer keyspace",
+            ),
+        );
+        assert_eq!(e.kind, ErrorKind::Config, "{}", e.message);
+        assert_eq!(e.code, ErrorCode::UnknownShard);
+        for part in [
+            "completed reshard",
+            "fresh snapshot",
+            "ended at reshard journal",
+        ] {
+            assert!(e.message.contains(part), "'{part}' in: {}", e.message);
+        }
     }
 
     #[test]

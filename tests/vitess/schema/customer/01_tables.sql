@@ -135,3 +135,29 @@ CREATE TABLE bad_records (
   val BIGINT NOT NULL,
   PRIMARY KEY (id)
 ) ENGINE = InnoDB;
+
+-- The chaos soak (scripts/soak.sh, docs/reliability.md "Chaos soak"): versioned rows of one soak
+-- run (`run`; the writer raises `ver` with every write), an append-only log whose inserts must
+-- arrive exactly once, and the soak's own signal table (its re-snapshots reach no other test).
+-- Columns a soak adds while it runs (`soak_c<n>`) are dropped when it ends.
+CREATE TABLE soak_rows (
+  id BIGINT NOT NULL,
+  run BIGINT NOT NULL,
+  ver BIGINT NOT NULL,
+  pad VARCHAR(64) NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
+CREATE TABLE soak_appends (
+  id BIGINT NOT NULL,
+  run BIGINT NOT NULL,
+  note VARCHAR(64) NOT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;
+
+CREATE TABLE soak_signal (
+  id VARCHAR(64) NOT NULL,
+  type VARCHAR(32) NOT NULL,
+  data TEXT NULL,
+  PRIMARY KEY (id)
+) ENGINE = InnoDB;

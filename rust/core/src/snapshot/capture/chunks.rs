@@ -17,6 +17,10 @@ use std::time::{Duration, Instant};
 /// Chunk retries (a discarded or failed chunk) before the capture fails.
 const MAX_RETRIES: u32 = 30;
 
+/// Refusals in a row of a table's chunk by a non-primary tablet that does not know the table
+/// before its chunks are read from the primary instead.
+const UNKNOWN_TABLE_REFUSALS: u32 = 3;
+
 impl CaptureStream {
     /// Starts chunks while fewer than `chunks_in_flight` are read and fewer than twice that
     /// are unmerged (read chunks waiting for the log hold their rows).
@@ -101,9 +105,16 @@ impl CaptureStream {
             delay: Duration::ZERO,
         };
         tracing::debug!(?job, "chunk started");
+        let mut snap = self.snap.clone();
+        if self
+            .primary_chunks
+            .contains(&(shard.to_string(), table.to_string()))
+        {
+            snap.tablet_type = TabletType::Primary;
+        }
         let task = tokio::spawn(run_chunk(
             self.options.clone(),
-            self.snap.clone(),
+            snap,
             job,
             self.chunk_tx.clone(),
         ));
@@ -215,7 +226,25 @@ impl CaptureStream {
                     .expect("shard")
                     .progress
                     .chunks_failed += 1;
+                let refused_again =
+                    self.table_mut(&shard, &table).retries + 1 >= UNKNOWN_TABLE_REFUSALS;
+                let key = (shard.clone(), table.clone());
+                let fall_back =
+                    hint.is_some() && refused_again && !self.primary_chunks.contains(&key);
                 self.retry(&shard, &table, id, Some(e))?;
+                if fall_back {
+                    // A replica restored or started empty, or a table created since the
+                    // tablet's last schema reload (every 30 minutes by default): waiting would
+                    // stall the capture that long and then fail it. The primary always knows
+                    // the table; its chunks are short reads by key range.
+                    tracing::warn!(table = %table, shard = %shard, hint = hint.as_deref().unwrap_or(""),
+                        "the {:?} tablet of the shard does not know the table: its chunks are read from the primary from now on",
+                        self.snap.tablet_type);
+                    self.primary_chunks.insert(key);
+                    let st = self.table_mut(&shard, &table);
+                    st.retries = 0;
+                    st.not_before = None;
+                }
             }
         }
         self.emit_ready(&shard, &mut out)?;

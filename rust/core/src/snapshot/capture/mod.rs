@@ -116,6 +116,9 @@ pub struct CaptureStream {
     log_task: tokio::task::JoinHandle<()>,
     /// Side streams by chunk; a chunk dropped early has its task aborted.
     chunk_tasks: BTreeMap<ChunkId, tokio::task::JoinHandle<()>>,
+    /// (shard, table) whose chunks are read from the primary although the snapshot tablet type
+    /// is another: that tablet refused them, not knowing the table (chunks.rs).
+    primary_chunks: std::collections::BTreeSet<(String, String)>,
     /// Primary-key columns and their orders of the keyspace's tables, for captures a signal
     /// adds; refreshed when a signal names a table created after the stream opened.
     key_names: BTreeMap<String, Vec<String>>,

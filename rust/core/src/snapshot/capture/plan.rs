@@ -268,6 +268,7 @@ impl CaptureStream {
             reading: 0,
             log_task,
             chunk_tasks: BTreeMap::new(),
+            primary_chunks: Default::default(),
             key_names: names,
             key_orders: orders,
             client,

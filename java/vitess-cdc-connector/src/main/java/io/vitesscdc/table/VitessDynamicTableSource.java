@@ -196,7 +196,7 @@ public class VitessDynamicTableSource
 
     @Override
     public LookupRuntimeProvider getLookupRuntimeProvider(LookupContext context) {
-        throw new ValidationException("vitess-cdc table " + config.keyspace() + "." + config.tables()
+        throw new ValidationException("vitess-cdc table " + config.keyspace() + "." + String.join(",", config.tables())
                 + " is a change stream and does not serve lookups (a JOIN ... FOR SYSTEM_TIME AS OF a processing-time "
                 + "attribute). To enrich a stream with a Vitess table, either look rows up through VTGate's MySQL port "
                 + "with Flink's JDBC connector (the recipe in docs/sql-connector.md, \"Lookups\"), or join with this "

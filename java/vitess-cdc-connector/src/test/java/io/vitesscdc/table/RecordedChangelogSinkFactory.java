@@ -51,7 +51,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Columns: the table's physical columns and, by name, {@code shard STRING} ({@code shard}
  * metadata, required), {@code pos STRING} ({@code position}) and {@code snap BOOLEAN}
- * ({@code is_snapshot}), both optional (without them no record counts as copied). The key is
+ * ({@code is_snapshot}), both optional (without them no record counts as copied), and {@code epoch
+ * BIGINT}, {@code rank BIGINT} (the order metadata, optional, kept beside the row). The key is
  * {@code 'key-columns'} ({@code ;}- or {@code ,}-separated); the row is every physical column.
  * Values are recorded as {@link StrictTable#normalize} text. A test waits for what was sent so far
  * with {@link RecordedChangelog#awaitCommitted}.
@@ -74,6 +75,9 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
     private static final String SHARD = "shard";
     private static final String POSITION = "pos";
     private static final String SNAPSHOT = "snap";
+    private static final String EPOCH = "epoch";
+    private static final String RANK = "rank";
+    private static final List<String> NOT_IN_THE_ROW = List.of(SHARD, POSITION, SNAPSHOT, EPOCH, RANK);
 
     @Override
     public String factoryIdentifier() {
@@ -127,6 +131,8 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
         final int shard;
         final int position;
         final int snapshot;
+        final int epoch;
+        final int rank;
         final List<String> key;
         final int rowsPerSecond;
         final String jobLabel;
@@ -135,13 +141,15 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
             this.recordingId = recordingId;
             this.names = new ArrayList<>(names);
             for (int i = 0; i < names.size(); i++) {
-                if (!List.of(SHARD, POSITION, SNAPSHOT).contains(names.get(i))) {
+                if (!NOT_IN_THE_ROW.contains(names.get(i))) {
                     physical.add(i);
                 }
             }
             this.shard = names.indexOf(SHARD);
             this.position = names.indexOf(POSITION);
             this.snapshot = names.indexOf(SNAPSHOT);
+            this.epoch = names.indexOf(EPOCH);
+            this.rank = names.indexOf(RANK);
             this.key = new ArrayList<>(key);
             this.rowsPerSecond = rowsPerSecond;
             this.jobLabel = jobLabel;
@@ -285,13 +293,17 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
             String shard = (String) row.getField(settings.shard);
             String position = settings.position < 0 ? null : (String) row.getField(settings.position);
             boolean snapshot = settings.snapshot >= 0 && (Boolean) row.getField(settings.snapshot);
+            long epoch = settings.epoch < 0 ? -1 : (Long) row.getField(settings.epoch);
+            long rank = settings.rank < 0 ? -1 : (Long) row.getField(settings.rank);
             pending.add(new RecordedChangelog.Entry(
                     element.getRowKind(),
                     key,
                     values,
                     shard,
                     snapshot,
-                    position != null && RenderedPositions.copyCompleted(position)));
+                    position != null && RenderedPositions.copyCompleted(position),
+                    epoch,
+                    rank));
         }
 
         /** At most rowsPerSecond records per second, without bursts after a pause. */
@@ -327,7 +339,7 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
     private static final class BatchSerializer implements SimpleVersionedSerializer<Batch> {
         @Override
         public int getVersion() {
-            return 2;
+            return 3;
         }
 
         @Override
@@ -343,6 +355,8 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
                 writeNullable(out, e.shard);
                 out.writeBoolean(e.snapshot);
                 out.writeBoolean(e.afterCopy);
+                out.writeLong(e.epoch);
+                out.writeLong(e.rank);
                 writeValues(out, e.key);
                 writeValues(out, e.row);
             }
@@ -366,8 +380,10 @@ public final class RecordedChangelogSinkFactory implements DynamicTableSinkFacto
                 String shard = readNullable(in);
                 boolean snapshot = in.readBoolean();
                 boolean afterCopy = in.readBoolean();
-                entries.add(
-                        new RecordedChangelog.Entry(kind, readValues(in), readValues(in), shard, snapshot, afterCopy));
+                long epoch = in.readLong();
+                long rank = in.readLong();
+                entries.add(new RecordedChangelog.Entry(
+                        kind, readValues(in), readValues(in), shard, snapshot, afterCopy, epoch, rank));
             }
             return new Batch(id, writerId, writtenBy, preparedAtNanos, entries);
         }

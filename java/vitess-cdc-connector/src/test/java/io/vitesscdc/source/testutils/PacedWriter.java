@@ -161,6 +161,18 @@ public abstract class PacedWriter {
         }
     }
 
+    /**
+     * Deletes the rows of run {@code run} with ids in {@code [from, to)} from {@code table}, in
+     * id ranges: a tablet refuses a DML touching more than 10,000 rows.
+     */
+    protected void deleteRunRows(String table, long run, long from, long to) throws SQLException {
+        for (long f = from; f < to; f += 5_000) {
+            endpoint.execute(
+                    keyspace,
+                    "DELETE FROM " + table + " WHERE run = " + run + " AND id >= " + f + " AND id < " + (f + 5_000));
+        }
+    }
+
     protected static void execute(Connection c, String sql) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql)) {
             ps.execute();

@@ -41,6 +41,8 @@ public final class RecordedChangelog {
     private final AtomicBoolean failNext = new AtomicBoolean();
     /** The sink's open writers: when the checkpoint of the latest batch committed of each reached it. */
     private final Map<String, Long> openWriters = new HashMap<>();
+    /** Every committed record, in commit order (for checks that read them as they come). */
+    private final List<Entry> committed = new ArrayList<>();
 
     private RecordedChangelog(String id) {
         this.id = id;
@@ -65,15 +67,39 @@ public final class RecordedChangelog {
         public final boolean snapshot;
         /** The position before the record's transaction says the shard's copy is complete. */
         public final boolean afterCopy;
+        /** The record's {@code epoch} and {@code rank} metadata, or -1 when the sink has no such column. */
+        public final long epoch;
+
+        public final long rank;
 
         public Entry(
                 RowKind kind, List<Object> key, List<Object> row, String shard, boolean snapshot, boolean afterCopy) {
+            this(kind, key, row, shard, snapshot, afterCopy, -1, -1);
+        }
+
+        public Entry(
+                RowKind kind,
+                List<Object> key,
+                List<Object> row,
+                String shard,
+                boolean snapshot,
+                boolean afterCopy,
+                long epoch,
+                long rank) {
             this.kind = kind;
             this.key = key;
             this.row = row;
             this.shard = shard;
             this.snapshot = snapshot;
             this.afterCopy = afterCopy;
+            this.epoch = epoch;
+            this.rank = rank;
+        }
+
+        @Override
+        public String toString() {
+            return kind.shortString() + key + row + "@" + shard + (snapshot ? " (copy)" : "") + " epoch " + epoch
+                    + " rank " + rank;
         }
     }
 
@@ -100,6 +126,17 @@ public final class RecordedChangelog {
             }
             p.copyCompleted |= e.afterCopy;
         }
+        committed.addAll(entries);
+    }
+
+    /** The committed records from index {@code from} on, in commit order (a copy). */
+    public synchronized List<Entry> committedFrom(int from) {
+        return new ArrayList<>(committed.subList(Math.min(from, committed.size()), committed.size()));
+    }
+
+    /** How many records are committed. */
+    public synchronized int committedCount() {
+        return committed.size();
     }
 
     public StrictChangelog changelog() {

@@ -29,7 +29,10 @@ public record SqlEndpoint(String host, int port, boolean olap) {
 
     public Connection connect(String keyspace) throws SQLException {
         String url = "jdbc:mysql://" + host + ":" + port + "/" + keyspace
-                + "?user=vitess_cdc_it&useSSL=false&allowPublicKeyRetrieval=true&connectTimeout=5000";
+                + "?user=vitess_cdc_it&useSSL=false&allowPublicKeyRetrieval=true&connectTimeout=5000"
+                // A gate whose tablet hangs (a frozen vttablet, a reparent) must fail a statement,
+                // not hold a test's writer forever.
+                + "&socketTimeout=120000";
         return DriverManager.getConnection(url);
     }
 

@@ -116,13 +116,7 @@ public final class VersionedRowsWriter extends PacedWriter implements AutoClosea
     @Override
     public void close() throws Exception {
         stop();
-        // In id ranges: a tablet refuses a DML touching more than 10,000 rows.
-        for (long from = firstId; from < nextId; from += 5_000) {
-            endpoint.execute(
-                    KEYSPACE,
-                    "DELETE FROM " + table + " WHERE run = " + run + " AND id >= " + from + " AND id < "
-                            + (from + 5_000));
-        }
+        deleteRunRows(table, run, firstId, nextId);
     }
 
     private String insertPrefix() {
