@@ -66,11 +66,17 @@ do_prepare() {
 
 workflow_show() { vt_cluster_ctl Workflow --keyspace "$keyspace" show --workflow "$workflow"; }
 
-# The state of every stream of the workflow, one per line (Copying, Running, Error, ...).
+# The state of every stream of the workflow, one per line (Copying, Running, Error, ...); a
+# stream that says Running before its copy began (no position yet: the copy has not started, its
+# copy states are not written yet) or while copy states remain is "Running/not-copied".
 stream_states() {
-  workflow_show | jq -r '.workflows[].shard_streams[].streams[].state'
+  workflow_show | jq -r '.workflows[].shard_streams[].streams[]
+    | if .state == "Running" and ((.position // "") != "") and (((.copy_states // []) | length) == 0)
+      then "Running" else (.state + "/not-copied") end'
 }
-# Copied = every stream of the workflow replicates (none still copying, none in error).
+# Copied = every stream of the workflow replicates from a position after its copy (none still
+# copying or about to, none in error). A stream is Running for a moment after create, before its
+# copy starts; SwitchTraffic then does not refuse, and completing would lose the rows never copied.
 workflow_replicating() {
   local states
   states=$(stream_states 2> /dev/null) || return 1
