@@ -27,11 +27,15 @@ while [ $# -gt 0 ]; do
     *) sed -n '10,16p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2 ;;
   esac
 done
+refuse() { echo "soak.sh: $*" >&2; exit 2; }
+[[ $seed =~ ^-?[0-9]+$ ]] || refuse "--seed takes an integer, not '$seed'"
+[[ $minutes =~ ^[0-9]+(\.[0-9]+)?$ ]] || refuse "--minutes takes a number of minutes, not '$minutes'"
+[[ $gap =~ ^[0-9]+(\.[0-9]+)?$ ]] || refuse "--mean-gap-seconds takes a number of seconds, not '$gap'"
 trap 'stop_multi_cluster_if_started_here' EXIT
 bash tests/vitess/cluster/install.sh
 ensure_multi_cluster
 echo "==> chaos soak: seed $seed, $minutes minutes, a fault every ${gap}s on average (replay: scripts/soak.sh --seed $seed --minutes $minutes)"
 "${MVN[@]}" verify -Dcargo.profile=dev -Dnative.cross.skip=true -pl java/vitess-cdc-connector \
   -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dit.test=VitessChaosSoak -Dfailsafe.failIfNoSpecifiedTests=false \
+  -Dit.test=VitessChaosSoak -Dfailsafe.failIfNoSpecifiedTests=false -Dtest.natives.its.skip=true \
   -Dsoak.seed="$seed" -Dsoak.minutes="$minutes" -Dsoak.mean-gap-seconds="$gap"

@@ -15,7 +15,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The soak's writer of {@code customer.soak_rows}: each step is one transaction of 1–50
@@ -36,16 +35,7 @@ final class SoakRowsWriter extends PacedWriter implements AutoCloseable {
     private final List<Long> live = new ArrayList<>();
     private final long firstId;
     private long nextId;
-    /** The last version a committed transaction wrote (what the job must deliver after a fault). */
-    private final AtomicLong committedVersion = new AtomicLong();
-
     private long ver;
-    /**
-     * The highest version a statement of the open transaction wrote to a row: an UPDATE of a key
-     * the writer believed live but is not (a failed transaction the writer could not tell
-     * applied or not) writes no row, and its version never reaches the log.
-     */
-    private long writtenInTransaction;
 
     SoakRowsWriter(long run, long seed, SqlEndpoint endpoint) {
         super("customer", "soak-rows-writer", endpoint);
@@ -53,10 +43,6 @@ final class SoakRowsWriter extends PacedWriter implements AutoCloseable {
         this.random = new Random(seed);
         this.firstId = (run % 100_000) * 100_000_000L;
         this.nextId = firstId;
-    }
-
-    long committedVersion() {
-        return committedVersion.get();
     }
 
     synchronized void insertRows(int n) throws SQLException {
@@ -67,7 +53,6 @@ final class SoakRowsWriter extends PacedWriter implements AutoCloseable {
         try (Connection c = endpoint.connect("customer")) {
             insertInBatches(c, insertPrefix(), tuples, 2_000);
         }
-        committedVersion.set(ver);
     }
 
     /** One transaction of {@code n} inserts, in statements of 2,000 rows (a tablet's DML limit is 10,000). */
@@ -81,7 +66,6 @@ final class SoakRowsWriter extends PacedWriter implements AutoCloseable {
             insertInBatches(c, insertPrefix(), tuples, 2_000);
             c.commit();
         }
-        committedVersion.set(ver);
     }
 
     @Override
@@ -89,13 +73,11 @@ final class SoakRowsWriter extends PacedWriter implements AutoCloseable {
         int size = random.nextInt(10) < 7 ? 1 : 2 + random.nextInt(49);
         // A move is two statements: it always runs in a transaction.
         c.setAutoCommit(false);
-        writtenInTransaction = committedVersion.get();
         try {
             for (int i = 0; i < size; i++) {
                 operation(c);
             }
             c.commit();
-            committedVersion.set(writtenInTransaction);
         } catch (SQLException e) {
             try {
                 c.rollback();
@@ -115,10 +97,12 @@ final class SoakRowsWriter extends PacedWriter implements AutoCloseable {
     private void operation(Connection c) throws SQLException {
         int roll = random.nextInt(100);
         if (live.isEmpty() || roll < 30) {
-            write(c, insertPrefix() + newRow());
+            execute(c, insertPrefix() + newRow());
         } else if (roll < 70) {
             int at = random.nextInt(live.size());
-            if (!write(c, "UPDATE " + TABLE + " SET ver = " + (++ver) + " WHERE id = " + live.get(at))) {
+            // A key a failed transaction may or may not have written is not live after all: the
+            // writer forgets it when its update touches no row.
+            if (rowsTouched(c, "UPDATE " + TABLE + " SET ver = " + (++ver) + " WHERE id = " + live.get(at)) == 0) {
                 live.remove(at);
             }
         } else if (roll < 85) {
@@ -132,19 +116,14 @@ final class SoakRowsWriter extends PacedWriter implements AutoCloseable {
             // VTGate refuses an UPDATE of a primary vindex column (VT12001): a move is a DELETE and
             // an INSERT under the new key, the new row usually on another shard.
             execute(c, "DELETE FROM " + TABLE + " WHERE id = " + id);
-            write(c, insertPrefix() + "(" + moved + ", " + run + ", " + (++ver) + ", 'p" + moved + "')");
+            execute(c, insertPrefix() + "(" + moved + ", " + run + ", " + (++ver) + ", 'p" + moved + "')");
         }
     }
 
-    /** Runs a statement that writes version {@link #ver}; false when it touched no row. */
-    private boolean write(Connection c, String sql) throws SQLException {
+    private static int rowsTouched(Connection c, String sql) throws SQLException {
         try (java.sql.Statement s = c.createStatement()) {
-            if (s.executeUpdate(sql) == 0) {
-                return false;
-            }
+            return s.executeUpdate(sql);
         }
-        writtenInTransaction = ver;
-        return true;
     }
 
     /** The run's rows through VTGate, {@code id -> ver}. */

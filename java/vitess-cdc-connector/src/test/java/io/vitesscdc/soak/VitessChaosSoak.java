@@ -5,10 +5,13 @@
 
 package io.vitesscdc.soak;
 
+import io.vitesscdc.source.enumerator.VitessSourceEnumerator;
+import io.vitesscdc.source.testutils.LogWatch;
 import io.vitesscdc.source.testutils.MultiProcessCluster;
 import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.SqlEndpoint;
 import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -54,6 +57,8 @@ class VitessChaosSoak {
     private static final String FOUR = "-40,40-80,80-c0,c0-";
     /** The job's sources: soak_rows twice (retract, upsert with signals) and soak_appends. */
     private static final int SOURCES = 3;
+
+    private static final java.util.regex.Pattern SOURCE = java.util.regex.Pattern.compile("Source: (\\w+)\\[");
     /** A fault's writes must reach the sinks within this (else the job did not recover). */
     private static final Duration RECOVERY_LIMIT = TestTimeouts.scaled(Duration.ofMinutes(5));
 
@@ -136,7 +141,6 @@ class VitessChaosSoak {
                     .isTrue();
             if (stopReason.get() == null && !layout.equals(TWO)) {
                 reshard();
-                layout = TWO;
             }
             rows.stop();
             appends.stop();
@@ -286,16 +290,32 @@ class VitessChaosSoak {
         String to = from.equals(TWO) ? FOUR : TWO;
         script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "prepare", "customer", to);
         script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "create", "customer", from, to);
-        try (JournalWatch journal = new JournalWatch(from)) {
+        // Each source's enumerator logs this line once its old splits all ended.
+        String passed = "Every participant [" + from.replace(",", ", ") + "] of reshard journal";
+        try (LogWatch journal = LogWatch.of(VitessSourceEnumerator.class, passed)) {
             script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "switch", "customer");
             layout = to;
-            journal.await(SOURCES, TestTimeouts.RESHARD);
+            VitessITBase.waitUntil(
+                    TestTimeouts.RESHARD,
+                    () -> sourcesOf(journal.threadNames()).size() >= SOURCES,
+                    () -> "every source passing the reshard journal (passed: " + sourcesOf(journal.threadNames())
+                            + ")");
         }
         for (String recording : List.of(rowsRecording, upsertRowsRecording, appendsRecording)) {
             RecordedChangelog.get(recording).awaitCommitted(TestTimeouts.CONVERGE_AFTER_RESTORE);
         }
         script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "complete", "customer", from);
         return from + " -> " + to;
+    }
+
+    /** The sources named by their enumerators' threads ({@code SourceCoordinator-Source: src_rows[9]}). */
+    private static Set<String> sourcesOf(Set<String> threads) {
+        Set<String> out = new TreeSet<>();
+        for (String t : threads) {
+            java.util.regex.Matcher m = SOURCE.matcher(t);
+            out.add(m.find() ? m.group(1) : t);
+        }
+        return out;
     }
 
     private static void script(Duration timeout, String script, String... args) throws Exception {

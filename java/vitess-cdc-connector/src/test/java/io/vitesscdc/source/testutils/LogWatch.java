@@ -14,6 +14,8 @@ import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.Property;
 
 import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -29,6 +31,7 @@ public final class LogWatch implements AutoCloseable {
     private final AbstractAppender appender;
     private final AtomicInteger count = new AtomicInteger();
     private final Semaphore seen = new Semaphore(0);
+    private final Set<String> threads = ConcurrentHashMap.newKeySet();
 
     private LogWatch(Class<?> source, String contains) {
         this.logger = (Logger) ((LoggerContext) LogManager.getContext(false)).getLogger(source.getName());
@@ -36,6 +39,7 @@ public final class LogWatch implements AutoCloseable {
             @Override
             public void append(LogEvent event) {
                 if (event.getMessage().getFormattedMessage().contains(contains)) {
+                    threads.add(event.getThreadName());
                     count.incrementAndGet();
                     seen.release();
                 }
@@ -56,6 +60,11 @@ public final class LogWatch implements AutoCloseable {
     /** Lines seen so far. */
     public int count() {
         return count.get();
+    }
+
+    /** The threads that logged the lines seen so far (e.g. which sources' coordinators). */
+    public Set<String> threadNames() {
+        return Set.copyOf(threads);
     }
 
     /** Waits until {@code n} lines were seen since the watch began; fails after the timeout. */

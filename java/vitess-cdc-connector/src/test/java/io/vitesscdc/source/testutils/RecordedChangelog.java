@@ -134,11 +134,6 @@ public final class RecordedChangelog {
         return new ArrayList<>(committed.subList(Math.min(from, committed.size()), committed.size()));
     }
 
-    /** How many records are committed. */
-    public synchronized int committedCount() {
-        return committed.size();
-    }
-
     public StrictChangelog changelog() {
         return changelog;
     }
