@@ -6,8 +6,8 @@
 #   (MySQL 9.7 + Vitess v0.24.4) and start it with the multi-process cluster next to it (TLS
 #   gates, real tablets) and a standalone MySQL (tests/mysql: the JDBC sink recipe's target),
 #   Rust integration tests against both, the Maven build (Rust cdylib inside the jar) with Java
-#   unit and integration tests against them, the multi-process cluster
-#   stopped again, the end-to-end CLI scenarios, the demo, a short smoke of the fuzz targets (nightly +
+#   unit and integration tests against them, a 3-minute chaos soak (a fresh seed, printed), the
+#   multi-process cluster stopped again, the end-to-end CLI scenarios, the demo, a short smoke of the fuzz targets (nightly +
 #   cargo-fuzz, installed once if missing); then the other Flink lines (1.20, 2.3): their build,
 #   unit tests and main ITCases.
 # Env: KEEP_CLUSTER=1 leaves the clusters (and the MySQL) this script started running afterwards.
@@ -34,7 +34,12 @@ step "start a standalone MySQL (the JDBC sink recipe's target)" ensure_mysql_sin
 step "cargo test (unit + integration against both clusters)" cargo test --workspace --all-features --no-fail-fast
 step "maven verify (jar with native library, Java unit + integration tests)" \
   "${MVN[@]}" verify -Dcargo.profile=dev
-# VitessSourceTlsITCase was its last user: free its ~2 GB and its idle CPU for the rest.
+# A short chaos soak with a fresh seed each run (printed, with the command that replays it); the
+# hour-long soak does not fit a run: scripts/soak.sh --minutes 60 (docs/reliability.md).
+echo "==> chaos soak this run: 3 minutes, a fault every 12 s on average (the hour-long one, not in this run: scripts/soak.sh --minutes 60)"
+step "chaos soak (3 minutes of random, overlapping faults; its seed is printed)" \
+  bash scripts/soak.sh --minutes 3 --mean-gap-seconds 12
+# The soak was its last user: free its ~2 GB and its idle CPU for the rest.
 step "stop multi-process Vitess" stop_multi_cluster_if_started_here
 step "native bridge tests again under -Xcheck:jni (fails on any JNI warning)" \
   "${MVN[@]}" verify -Dcargo.profile=dev -Pxcheck-jni -pl java/vitess-cdc-connector

@@ -5,6 +5,7 @@
 
 package io.vitesscdc.source;
 
+import io.vitesscdc.nativeio.KeyOrders;
 import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.config.VitessSourceConfig;
@@ -43,6 +44,7 @@ import org.apache.flink.util.UserCodeClassLoader;
 
 import java.util.List;
 import java.util.function.BiFunction;
+import java.util.function.Function;
 
 /**
  * A FLIP-27 source of Vitess change data: one split per shard, an initial consistent snapshot
@@ -122,15 +124,31 @@ public final class VitessSource<T>
         // Every log line of this reader's native streams names it: with several sources in one
         // job, the Java thread that forwards the core's lines says nothing of which one it is.
         VitessSourceConfig readerConfig = config.withNativeOption("log_label", logLabel(context));
+        List<String> jobTables = jobTables(config, KeyOrders::read);
         return new VitessSourceReader<>(
-                () -> new VitessSplitReader<>(readerConfig, deserializer, metrics, opener),
+                () -> new VitessSplitReader<>(readerConfig, jobTables, deserializer, metrics, opener),
                 new VitessRecordEmitter<>(
                         config.heartbeatWatermarks(),
                         heartbeats,
                         context.metricGroup().getIOMetricGroup().getNumRecordsInCounter()),
                 new Configuration(),
                 context,
-                config.tables());
+                jobTables);
+    }
+
+    /**
+     * The tables the job selects, as its marks record them (what a restore compares with to find
+     * tables added since): the names it gives, or, when it selects by pattern or selects every
+     * table, the tables of the keyspace those match now (read from VTGate through {@code
+     * keyOrders}, the planning call that resolves a selection), so that a table that has come to
+     * match since the checkpoint is captured on restore like one added by name.
+     */
+    @VisibleForTesting
+    static List<String> jobTables(VitessSourceConfig config, Function<String, KeyOrders> keyOrders) {
+        if (!config.tables().isEmpty() && config.tablePatterns().isEmpty()) {
+            return config.tables();
+        }
+        return List.copyOf(keyOrders.apply(config.planningOptionsJson()).tables());
     }
 
     /** The reader as Flink names it: its operator and subtask, e.g. {@code Source: orders (1/2)}. */

@@ -77,7 +77,7 @@ public final class VitessSourceReader<T>
     /** Durable reports wait for the next pollNext. */
     private boolean reportsDue;
 
-    /** The tables the job selects by name: what the marks of this reader's streams have seen. */
+    /** The tables the job selects (by name, or those its patterns match): what its marks have seen. */
     private final List<String> jobTables;
 
     public VitessSourceReader(

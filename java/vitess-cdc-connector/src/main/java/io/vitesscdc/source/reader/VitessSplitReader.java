@@ -59,6 +59,9 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
     /** Options JSON → copy estimates JSON ({@link NativeStream#copyEstimatesJson}). */
     private final Function<String, String> copyEstimates;
 
+    /** The tables the job selects (by name, or resolved from its patterns when it was created). */
+    private final List<String> jobTables;
+
     private volatile NativeStreamReader stream;
     private boolean reopen;
     /**
@@ -68,16 +71,22 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
      */
     private ExecutorService estimatesReader;
 
+    /**
+     * @param jobTables the tables the job selects, as its marks record them (see {@code
+     *     VitessSource.jobTables}); a position that has not seen one of them gets it captured
+     */
     public VitessSplitReader(
             VitessSourceConfig config,
+            List<String> jobTables,
             VitessDeserializationSchema<T> deserializer,
             VitessSourceReaderMetrics metrics,
             BiFunction<String, List<Position>, NativeStream> streamOpener) {
-        this(config, deserializer, metrics, streamOpener, NativeStream::copyEstimatesJson);
+        this(config, jobTables, deserializer, metrics, streamOpener, NativeStream::copyEstimatesJson);
     }
 
     public VitessSplitReader(
             VitessSourceConfig config,
+            List<String> jobTables,
             VitessDeserializationSchema<T> deserializer,
             VitessSourceReaderMetrics metrics,
             BiFunction<String, List<Position>, NativeStream> streamOpener,
@@ -86,9 +95,10 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         this.metrics = metrics;
         this.streamOpener = streamOpener;
         this.copyEstimates = copyEstimates;
+        this.jobTables = List.copyOf(jobTables);
         this.converter = new BatchConverter<>(
                 deserializer, config.startupMode().isBounded(), BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
-        converter.jobTables(config.tables());
+        converter.jobTables(this.jobTables);
         converter.badRecords(config.badRecordHandling());
     }
 
@@ -216,14 +226,14 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
     }
 
     /**
-     * The tables the job selects by name that the cursor's position has not seen (a job restored
-     * with more tables): they are captured in chunks on the cursor's shard. None when the position's
-     * tables are unknown.
+     * The tables the job selects that the cursor's position has not seen (a job restored with more
+     * tables, or a pattern that matches a table created since): they are captured in chunks on the
+     * cursor's shard. None when the position's tables are unknown.
      */
     private List<String> addedTables(ShardCursor<T> c) {
         List<String> added = new ArrayList<>();
         if (!c.tables.isEmpty()) {
-            for (String table : config.tables()) {
+            for (String table : jobTables) {
                 if (!c.tables.contains(table)) {
                     added.add(table);
                 }

@@ -38,7 +38,7 @@ public final class VitessSplitState {
     }
 
     /**
-     * @param jobTables the tables the job selects by name (empty: by pattern, unknown); every mark
+     * @param jobTables the tables the job selects (by name, or those its patterns match); every mark
      *     of this job's streams has seen them (a stream opens with captures of the ones the split
      *     had not seen), so the first mark makes them the split's
      */
