@@ -622,19 +622,29 @@ fn a_paused_capture_starts_no_chunk_while_the_log_flows_and_finishes_after_resum
     assert!(stream.is_paused());
     let writer = Writer::start(rows, a_max, first_ver + 1_000_000);
     let mut view = View::default();
-    let paused_at = Instant::now();
+    // Every call of next_events schedules chunks before it waits: once the log has handed out
+    // changes over several calls, an unpaused capture would have started its first chunk. The
+    // counter of chunks started never goes down, so 0 then proves none started.
+    let watch = Instant::now();
     let mut log_changes = 0usize;
-    while paused_at.elapsed() < timeouts::paused_capture_watched() {
+    let mut calls_with_changes = 0usize;
+    while log_changes < 50 || calls_with_changes < 3 {
+        assert!(
+            watch.elapsed() < timeouts::copy(),
+            "the log did not flow while the capture was paused ({log_changes} changes)"
+        );
         let events = rt
             .block_on(async {
                 tokio::time::timeout(Duration::from_millis(300), stream.next_events()).await
             })
             .unwrap_or(Ok(Vec::new()))
             .expect("log while paused");
-        log_changes += events
+        let changes = events
             .iter()
             .filter(|e| matches!(e, Event::Change(c) if c.kind != RowKind::SnapshotRead))
             .count();
+        log_changes += changes;
+        calls_with_changes += usize::from(changes > 0);
         for e in &events {
             view.apply(e, true);
         }
@@ -643,6 +653,10 @@ fn a_paused_capture_starts_no_chunk_while_the_log_flows_and_finishes_after_resum
     assert_eq!(
         view.snapshot_reads, 0,
         "no chunk row while paused: {paused:?}"
+    );
+    assert_eq!(
+        paused.chunks_started, 0,
+        "no chunk started while paused: {paused:?}"
     );
     assert_eq!(paused.chunks_done, 0, "{paused:?}");
     assert_eq!(
@@ -861,18 +875,19 @@ fn signals_in_the_log_capture_a_key_range_pause_survive_a_restart_resume_and_sto
     let paused_at = stream.progress().total();
     let reads_before = view.snapshot_reads;
     let ticks_before = view.tick_lags_ms.len();
-    let until = Instant::now() + timeouts::paused_capture_watched();
+    // Ticks handed out over several calls of next_events, each of which schedules chunks first:
+    // an unpaused capture would have started one by then (see the test above).
     read_until(
         &rt,
         &mut stream,
         &mut view,
-        "the watch of the paused capture",
-        |_, _| Instant::now() >= until,
+        "the log's ticks while the restarted capture is paused",
+        |_, v| v.tick_lags_ms.len() >= ticks_before + 3,
     );
     let still = stream.progress().total();
     assert_eq!(
-        (still.chunks_done, view.snapshot_reads),
-        (paused_at.chunks_done, reads_before),
+        (still.chunks_started, still.chunks_done, view.snapshot_reads),
+        (0, paused_at.chunks_done, reads_before),
         "no chunk while paused: {still:?}"
     );
     assert!(

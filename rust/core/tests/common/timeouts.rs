@@ -44,11 +44,6 @@ pub fn idle_stream_watched() -> Duration {
     scaled(3)
 }
 
-/// A paused capture is watched this long: no chunk may start while the log keeps flowing.
-pub fn paused_capture_watched() -> Duration {
-    scaled(4)
-}
-
 /// Assertion: an input the plan refuses (wrong port, unknown table or column, no primary key)
 /// fails the stream within this. Not scaled.
 pub const REFUSED_WITHIN: Duration = Duration::from_secs(10);

@@ -97,6 +97,9 @@ impl CaptureStream {
             .merge
             .request(id, table, key, range);
         self.reading += 1;
+        if let Some(s) = self.shards.get_mut(shard) {
+            s.progress.chunks_started += 1;
+        }
         let job = ChunkJob {
             id,
             shard: shard.to_string(),

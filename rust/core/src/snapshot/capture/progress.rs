@@ -15,6 +15,9 @@ pub struct CaptureProgress {
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct ShardProgress {
+    /// Chunk side streams opened (read again after a failure: counted again). Never goes down, so
+    /// a reading of 0 proves no chunk started before it (a paused capture).
+    pub chunks_started: u64,
     /// Chunks merged and emitted.
     pub chunks_done: u64,
     /// Estimated chunks in all (done plus what the table statistics say remains; at least
@@ -38,6 +41,7 @@ impl CaptureProgress {
     pub fn total(&self) -> ShardProgress {
         let mut t = ShardProgress::default();
         for s in self.shards.values() {
+            t.chunks_started += s.chunks_started;
             t.chunks_done += s.chunks_done;
             t.chunks_planned += s.chunks_planned;
             t.rows += s.rows;

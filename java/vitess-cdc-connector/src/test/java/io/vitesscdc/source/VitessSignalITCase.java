@@ -5,8 +5,10 @@
 
 package io.vitesscdc.source;
 
+import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.testutils.CountingKinds;
 import io.vitesscdc.source.testutils.MaterializedTables;
+import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.SlowSnapshot;
 import io.vitesscdc.source.testutils.SqlJobs;
 import io.vitesscdc.source.testutils.TestTimeouts;
@@ -15,8 +17,13 @@ import io.vitesscdc.source.testutils.VersionedRowsWriter;
 import io.vitesscdc.source.testutils.VitessCluster;
 import io.vitesscdc.source.testutils.VitessITBase;
 
+import org.apache.flink.api.common.JobID;
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.configuration.Configuration;
 import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.metrics.Gauge;
+import org.apache.flink.metrics.Metric;
+import org.apache.flink.runtime.testutils.InMemoryReporter;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.table.api.ExplainDetail;
 import org.apache.flink.table.api.TableEnvironment;
@@ -51,8 +58,11 @@ class VitessSignalITCase extends VitessITBase {
     private static final String SIGNAL_TABLE = "flink_signal";
     private static final List<String> SHARDS = List.of("-80", "80-");
 
+    /** Retains the gauges of stopped jobs: a stopped stream's last figures are read after it. */
+    private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
+
     @RegisterExtension
-    static final MiniClusterExtension MINI_CLUSTER = miniCluster(4);
+    static final MiniClusterExtension MINI_CLUSTER = miniCluster(4, REPORTER.addToConfiguration(new Configuration()));
 
     private final VersionedRowsWriter writer = new VersionedRowsWriter(17);
     private int signals;
@@ -74,18 +84,25 @@ class VitessSignalITCase extends VitessITBase {
         long lo = writer.firstId() + 1000;
         long hi = writer.firstId() + 2000;
         TableEnvironment tEnv = SqlJobs.tableEnv(2);
-        tEnv.executeSql("CREATE TABLE src (id BIGINT, run BIGINT, ver BIGINT, PRIMARY KEY (id) NOT ENFORCED)"
+        tEnv.executeSql("CREATE TABLE src (id BIGINT, run BIGINT, ver BIGINT, shard STRING METADATA VIRTUAL,"
+                + " snap BOOLEAN METADATA FROM 'is_snapshot' VIRTUAL, PRIMARY KEY (id) NOT ENFORCED)"
                 + SqlJobs.with(
                         VersionedRowsWriter.TABLE,
                         ", 'scan.startup.mode' = 'latest-offset', 'scan.signal-table' = '" + SIGNAL_TABLE + "', "
                                 + "'scan.snapshot.tablet-type' = 'rdonly', 'scan.snapshot.chunk-rows' = '300'"));
         tEnv.executeSql(
                 "CREATE TABLE snk (id BIGINT, ver BIGINT, PRIMARY KEY (id) NOT ENFORCED)" + SqlJobs.upsertSink(runId));
+        // Every change, as a retract changelog (the planner normalizes the upsert source for a sink
+        // without key): per key, versions must never go back, through captures and the log alike.
+        String recording = "signal-changes-" + runId;
+        tEnv.executeSql("CREATE TABLE changes (id BIGINT, ver BIGINT, shard STRING, snap BOOLEAN) WITH ('connector' ="
+                + " 'recorded-changelog', 'recording-id' = '" + recording + "', 'key-columns' = 'id')");
         String insert = "INSERT INTO snk SELECT id, ver FROM src WHERE run = " + writer.run();
         assertThat(tEnv.explainSql(insert, ExplainDetail.CHANGELOG_MODE))
                 .as("a table that takes signals reads re-snapshots: an upsert changelog")
                 .contains("changelogMode=[I,UA,D]");
-        JobClient job = SqlJobs.executeAll(tEnv, insert);
+        JobClient job = SqlJobs.executeAll(
+                tEnv, insert, "INSERT INTO changes SELECT id, ver, shard, snap FROM src WHERE run = " + writer.run());
         try {
             writer.start(50);
             waitUntil(TestTimeouts.CONVERGE, () -> sunk().size() >= 5, "the log's first changes");
@@ -119,9 +136,57 @@ class VitessSignalITCase extends VitessITBase {
             waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= more + 100, "writes beside the second capture");
             writer.stop();
             awaitEqual(rowsInVitess("true"), this::sunk, TestTimeouts.CONVERGE, "the re-snapshotted table");
+            awaitEqual(
+                    rowsInVitess("true"),
+                    () -> liveVersions(RecordedChangelog.get(recording)),
+                    TestTimeouts.CONVERGE,
+                    "the whole changelog's rows");
         } finally {
             job.cancel().get();
         }
+        RecordedChangelog changes = RecordedChangelog.get(recording);
+        try {
+            assertThat(versionsGoneBack(changes))
+                    .as("keys whose version went back, across the log and both captures")
+                    .isEmpty();
+            assertThat(changes.changelog().violations())
+                    .as("the retract changelog is strict")
+                    .isEmpty();
+            assertThat(changes.snapshotRecords())
+                    .as("snapshot reads of the two captures in the changelog")
+                    .isGreaterThan(1000);
+        } finally {
+            RecordedChangelog.drop(recording);
+        }
+    }
+
+    /** id → {ver} of the rows the recorded changelog holds now. */
+    private static Map<String, Map<String, String>> liveVersions(RecordedChangelog changes) {
+        Map<String, Map<String, String>> out = new TreeMap<>();
+        changes.changelog().liveRows().forEach((key, row) -> {
+            Map<String, String> columns = new java.util.LinkedHashMap<>();
+            columns.put("id", String.valueOf(row.get(0)));
+            columns.put("ver", String.valueOf(row.get(1)));
+            out.put(String.valueOf(key.get(0)), columns);
+        });
+        return out;
+    }
+
+    /** Each record (but a retraction's before image) whose version is below its key's previous one. */
+    private static List<String> versionsGoneBack(RecordedChangelog changes) {
+        Map<Object, Long> last = new java.util.HashMap<>();
+        List<String> back = new java.util.ArrayList<>();
+        for (RecordedChangelog.Entry e : changes.committedFrom(0)) {
+            if (e.kind == org.apache.flink.types.RowKind.UPDATE_BEFORE) {
+                continue;
+            }
+            long ver = Long.parseLong(String.valueOf(e.row.get(1)));
+            Long previous = last.put(e.key.get(0), ver);
+            if (previous != null && ver < previous && back.size() < 20) {
+                back.add(e + " after version " + previous);
+            }
+        }
+        return back;
     }
 
     @Test
@@ -140,21 +205,36 @@ class VitessSignalITCase extends VitessITBase {
                 new String[] {"{\"data-collections\": [\"" + VersionedRowsWriter.TABLE + "\"]}", null});
         int before = log().entries().size();
         waitUntil(TestTimeouts.CONVERGE, () -> log().entries().size() > before + 20, "the log after the signals");
-        Thread.sleep(TestTimeouts.PAUSED_CAPTURE_WATCHED.toMillis());
-        long paused = reads();
-        assertThat(paused).as("no chunk of a paused capture").isZero();
-
+        waitUntil(
+                TestTimeouts.CONVERGE,
+                () -> readerGauge(first.getJobID(), VitessSourceReaderMetrics.CAPTURE_TABLES_REMAINING) == 2,
+                "the capture planned on both shards");
         String savepoint = stopWithSavepoint(first, savepoints);
-        JobClient restored = executeRestored(buildJob(), savepoint, "vitess-signal-restored");
-        try {
-            int logged = log().entries().size();
-            // Twice as long: the restored job starts its stream within the watch.
-            Thread.sleep(TestTimeouts.PAUSED_CAPTURE_WATCHED.multipliedBy(2).toMillis());
-            assertThat(reads()).as("still paused after the restore").isEqualTo(paused);
-            assertThat(log().entries().size()).as("the log flows while paused").isGreaterThan(logged);
+        // The streams closed with the job and left their final figures: the count of chunks
+        // started never goes down, so 0 covers every moment of the pause, however long.
+        assertThat(readerGauge(first.getJobID(), VitessSourceReaderMetrics.CAPTURE_CHUNKS_STARTED))
+                .as("chunks started while paused")
+                .isZero();
+        assertThat(reads()).as("no chunk row of a paused capture").isZero();
 
+        // Restored, still paused: stopped again once the log flowed through the restored streams.
+        JobClient restored = executeRestored(buildJob(), savepoint, "vitess-signal-restored");
+        int logged = log().entries().size();
+        waitUntil(TestTimeouts.CONVERGE, () -> log().entries().size() > logged + 20, "the log flows while paused");
+        waitUntil(
+                TestTimeouts.CONVERGE,
+                () -> readerGauge(restored.getJobID(), VitessSourceReaderMetrics.CAPTURE_TABLES_REMAINING) == 2,
+                "the restored streams hold the paused capture");
+        String stillPaused = stopWithSavepoint(restored, savepoints);
+        assertThat(readerGauge(restored.getJobID(), VitessSourceReaderMetrics.CAPTURE_CHUNKS_STARTED))
+                .as("chunks started after the restore, still paused")
+                .isZero();
+        assertThat(reads()).as("no chunk row after the restore").isZero();
+
+        JobClient resumed = executeRestored(buildJob(), stillPaused, "vitess-signal-resumed");
+        try {
             signal("resume-snapshot", null);
-            waitUntil(TestTimeouts.CONVERGE, () -> reads() >= paused + 1000, "the resumed capture");
+            waitUntil(TestTimeouts.CONVERGE, () -> reads() >= 1000, "the resumed capture");
             writer.stop();
             long deadline = System.nanoTime() + TestTimeouts.CONVERGE.toNanos();
             Map<String, String> expected = writer.rowsInVitess();
@@ -165,7 +245,7 @@ class VitessSignalITCase extends VitessITBase {
                     .as("materialized rows vs SELECT through VTGate")
                     .isEqualTo(expected);
         } finally {
-            restored.cancel().get();
+            resumed.cancel().get();
         }
         long total = reads();
         assertThat(total)
@@ -176,8 +256,8 @@ class VitessSignalITCase extends VitessITBase {
                 .as("records that went back in time or came back from a delete")
                 .isEmpty();
         System.out.printf(
-                "signals: paused at %d snapshot reads, restored paused, resumed to %d (table: %d rows)%n",
-                paused, total, rows);
+                "signals: no chunk while paused across two stops with savepoints, resumed to %d reads (table: %d rows)%n",
+                total, rows);
     }
 
     /** One row per shard, as a user writes it: a plain INSERT with the session on the shard. */
@@ -199,6 +279,23 @@ class VitessSignalITCase extends VitessITBase {
             sql.add("COMMIT");
             VitessCluster.execute(VersionedRowsWriter.KEYSPACE, sql.toArray(new String[0]));
         }
+    }
+
+    /**
+     * The sum over the job's readers of a reader-level gauge (group {@code VitessSourceReader}, not
+     * its per-shard groups); {@link Long#MIN_VALUE} while no reader has it.
+     */
+    private static long readerGauge(JobID job, String name) {
+        long sum = 0;
+        boolean found = false;
+        for (Map.Entry<String, Metric> e : REPORTER.findMetrics(job, name).entrySet()) {
+            if (e.getKey().endsWith(".VitessSourceReader." + name) && e.getValue() instanceof Gauge<?> g) {
+                long v = ((Number) g.getValue()).longValue();
+                sum += Math.max(0, v);
+                found |= v >= 0;
+            }
+        }
+        return found ? sum : Long.MIN_VALUE;
     }
 
     private long reads() {

@@ -46,7 +46,9 @@ import java.util.function.ToLongFunction;
  *       snapshotTablesRemaining}, {@code snapshotRowsEstimated}, {@code
  *       snapshotRowsEstimatedRemaining} (rows from MySQL's table statistics: estimates), and
  *       a chunked snapshot's progress as the core reports it (docs/snapshots.md): {@code
- *       captureChunksDone}, {@code captureChunksPlanned} (an estimate), {@code captureRows}
+ *       captureChunksStarted} (side streams opened by the split's current stream; never goes
+ *       down), {@code captureChunksDone}, {@code captureChunksPlanned} (an estimate), {@code
+ *       captureRows}
  *       (snapshot reads emitted), {@code captureTablesRemaining} (-1 while the split's stream
  *       captures nothing); the reader group sums them too.
  * </ul>
@@ -74,6 +76,7 @@ public final class VitessSourceReaderMetrics {
     public static final String TABLES_REMAINING = "snapshotTablesRemaining";
     public static final String ROWS_ESTIMATED = "snapshotRowsEstimated";
     public static final String ROWS_ESTIMATED_REMAINING = "snapshotRowsEstimatedRemaining";
+    public static final String CAPTURE_CHUNKS_STARTED = "captureChunksStarted";
     public static final String CAPTURE_CHUNKS_DONE = "captureChunksDone";
     public static final String CAPTURE_CHUNKS_PLANNED = "captureChunksPlanned";
     public static final String CAPTURE_ROWS = "captureRows";
@@ -123,6 +126,7 @@ public final class VitessSourceReaderMetrics {
         vitessGroup.gauge(TABLES_REMAINING, () -> sum(ShardMetrics::tablesRemaining));
         vitessGroup.gauge(ROWS_ESTIMATED, () -> sum(ShardMetrics::rowsEstimated));
         vitessGroup.gauge(ROWS_ESTIMATED_REMAINING, () -> sum(ShardMetrics::rowsEstimatedRemaining));
+        vitessGroup.gauge(CAPTURE_CHUNKS_STARTED, () -> sum(m -> m.capture(CaptureProgress::chunksStarted)));
         vitessGroup.gauge(CAPTURE_CHUNKS_DONE, () -> sum(m -> m.capture(CaptureProgress::chunksDone)));
         vitessGroup.gauge(CAPTURE_CHUNKS_PLANNED, () -> sum(m -> m.capture(CaptureProgress::chunksPlanned)));
         vitessGroup.gauge(CAPTURE_ROWS, () -> sum(m -> m.capture(CaptureProgress::rows)));
@@ -233,6 +237,18 @@ public final class VitessSourceReaderMetrics {
         if (now - lastNativeRead < NATIVE_METRICS_INTERVAL_MILLIS) {
             return;
         }
+        refresh(stream, now);
+    }
+
+    /**
+     * Refreshes native counters at once: before a stream closes, so that its last figures (the
+     * chunks a capture started, its reconnects) are the ones the gauges keep.
+     */
+    public void closing(NativeStreamReader stream) {
+        refresh(stream, System.currentTimeMillis());
+    }
+
+    private void refresh(NativeStreamReader stream, long now) {
         lastNativeRead = now;
         try {
             nativeMetrics(stream.stream().metricsJson());
@@ -255,6 +271,7 @@ public final class VitessSourceReaderMetrics {
             for (Map.Entry<String, ShardMetrics> split : shards.entrySet()) {
                 if (split.getKey().endsWith("/" + e.getKey())) {
                     split.getValue().capture = new CaptureProgress(
+                            e.getValue().path("chunks_started").asLong(UNKNOWN),
                             e.getValue().path("chunks_done").asLong(UNKNOWN),
                             e.getValue().path("chunks_planned").asLong(UNKNOWN),
                             e.getValue().path("rows").asLong(UNKNOWN),
@@ -265,7 +282,8 @@ public final class VitessSourceReaderMetrics {
     }
 
     /** A chunked snapshot's progress on one shard, as the core last reported it. */
-    private record CaptureProgress(long chunksDone, long chunksPlanned, long rows, long tablesRemaining) {}
+    private record CaptureProgress(
+            long chunksStarted, long chunksDone, long chunksPlanned, long rows, long tablesRemaining) {}
 
     /** Test hook: the split's metric counters. */
     public long snapshotRecords(String splitId) {
@@ -311,6 +329,7 @@ public final class VitessSourceReaderMetrics {
             group.gauge(TABLES_REMAINING, this::tablesRemaining);
             group.gauge(ROWS_ESTIMATED, this::rowsEstimated);
             group.gauge(ROWS_ESTIMATED_REMAINING, this::rowsEstimatedRemaining);
+            group.gauge(CAPTURE_CHUNKS_STARTED, () -> capture(CaptureProgress::chunksStarted));
             group.gauge(CAPTURE_CHUNKS_DONE, () -> capture(CaptureProgress::chunksDone));
             group.gauge(CAPTURE_CHUNKS_PLANNED, () -> capture(CaptureProgress::chunksPlanned));
             group.gauge(CAPTURE_ROWS, () -> capture(CaptureProgress::rows));

@@ -246,6 +246,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         NativeStreamReader s = stream;
         stream = null;
         if (s != null) {
+            metrics.closing(s);
             s.close();
         }
     }
