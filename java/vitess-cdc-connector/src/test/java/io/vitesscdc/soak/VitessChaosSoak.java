@@ -145,7 +145,7 @@ class VitessChaosSoak {
             appends.stop();
             List<String> violations = stopReason.get() == null
                     ? awaitFinalVerdict(rows, appends, checker)
-                    : checker.finalViolations(rows.rowsInVitess(), appends.idsInVitess(), seed);
+                    : checker.finalViolations(rows.rowsInVitess(), appends.idsInVitess());
             String totals = String.format(
                     "records checked: %d (%d from copies and captures); writer: %d transactions (%d failed during"
                             + " faults), %d appends (%d failed); job submissions: %d (1 + restores), final parallelism %d",
@@ -387,10 +387,10 @@ class VitessChaosSoak {
         Map<String, String> inVitess = rows.rowsInVitess();
         Set<String> appendIds = appends.idsInVitess();
         long deadline = System.nanoTime() + TestTimeouts.CONVERGE_AFTER_RESTORE.toNanos();
-        List<String> v = checker.finalViolations(inVitess, appendIds, seed);
+        List<String> v = checker.finalViolations(inVitess, appendIds);
         while (!v.isEmpty() && System.nanoTime() < deadline) {
             Thread.sleep(1000);
-            v = checker.finalViolations(inVitess, appendIds, seed);
+            v = checker.finalViolations(inVitess, appendIds);
         }
         return v;
     }

@@ -41,8 +41,14 @@ public final class RecordedChangelog {
     private final AtomicBoolean failNext = new AtomicBoolean();
     /** The sink's open writers: when the checkpoint of the latest batch committed of each reached it. */
     private final Map<String, Long> openWriters = new HashMap<>();
-    /** Every committed record, in commit order (for checks that read them as they come). */
+    /**
+     * The committed records in commit order from index {@link #released} on (for checks that read
+     * them as they come); a long run releases what it has checked ({@link #release}).
+     */
     private final List<Entry> committed = new ArrayList<>();
+
+    /** Committed records dropped from the front of {@link #committed}. */
+    private int released;
 
     private RecordedChangelog(String id) {
         this.id = id;
@@ -129,9 +135,26 @@ public final class RecordedChangelog {
         committed.addAll(entries);
     }
 
-    /** The committed records from index {@code from} on, in commit order (a copy). */
+    /**
+     * The committed records from index {@code from} on, in commit order (a copy); {@code from}
+     * below what was released starts at the first record kept.
+     */
     public synchronized List<Entry> committedFrom(int from) {
-        return new ArrayList<>(committed.subList(Math.min(from, committed.size()), committed.size()));
+        int start = Math.min(Math.max(0, from - released), committed.size());
+        return new ArrayList<>(committed.subList(start, committed.size()));
+    }
+
+    /**
+     * Drops the committed records before index {@code upTo} but the last {@code keep} of them: a
+     * check that runs for an hour reads each record once, and the whole changelog would not fit
+     * the heap. The changelog's verdict ({@link #changelog()}) is unaffected.
+     */
+    public synchronized void release(int upTo, int keep) {
+        int drop = Math.min(upTo - keep, released + committed.size()) - released;
+        if (drop > 0) {
+            committed.subList(0, drop).clear();
+            released += drop;
+        }
     }
 
     public StrictChangelog changelog() {
