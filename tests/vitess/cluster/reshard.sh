@@ -12,6 +12,9 @@
 #                                          journal (VStreams see the reshard here)
 #   reshard.sh complete KEYSPACE FROM      Reshard complete, then the old shards' tablets stop
 #                                          and the old shards leave the topology
+#   reshard.sh cancel   KEYSPACE TO        before switch: Reshard cancel, then the new shards'
+#                                          tablets stop and the new shards leave the topology
+#                                          (a copy that did not finish; refused once TO serves)
 # FROM and TO are comma-separated shard lists, e.g.
 #   reshard.sh all customer -80,80- -40,40-80,80-c0,c0-
 #   reshard.sh all customer -40,40-80,80-c0,c0- -80,80-
@@ -26,11 +29,15 @@ source "$HERE/lib.sh"
 source "$HERE/tablets.sh"
 T0=$SECONDS
 
-usage() { sed -n '5,19p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 step=$1 keyspace=$2
 workflow="${keyspace}_reshard"
-bash "$HERE/status.sh" > /dev/null 2>&1 || die "the cluster is not running and ready: start it with tests/vitess/cluster/up.sh"
+# A step may begin while a VTGate restarts (an operator's reshard overlapping an outage): wait
+# for the cluster to serve, up to 2 minutes, before calling it not running.
+status_ok() { bash "$HERE/status.sh" > /dev/null 2>&1; }
+wait_for "the cluster serving" 120 status_ok \
+  || die "the cluster is not running and ready: start it with tests/vitess/cluster/up.sh"
 
 # The uids of a shard's tablets, from the topology.
 tablets_of_shard() { tablets_of "$keyspace/$1" | awk '{print $1}'; }
@@ -88,8 +95,37 @@ do_create() {
   vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" create \
     --source-shards "$from" --target-shards "$to" > "$LOGS_DIR/reshard-create.log"
   say "Reshard create $keyspace $from -> $to (workflow $workflow)"
-  wait_for "copy of $keyspace into $to" 300 workflow_replicating \
-    || { workflow_show >&2 || true; die "the workflow did not finish copying in 300s"; }
+  # A growing table copied while the cluster is busy (or its source tablets reparented) takes
+  # minutes on two cores; VT_RESHARD_COPY_SECS bounds the wait.
+  local limit=${VT_RESHARD_COPY_SECS:-480}
+  wait_for "copy of $keyspace into $to" "$limit" workflow_replicating \
+    || { workflow_show >&2 || true; die "the workflow did not finish copying in ${limit}s (reshard.sh cancel $keyspace $to undoes it)"; }
+}
+
+do_cancel() {
+  local to=$1 shard uid uids=()
+  for shard in ${to//,/ }; do
+    if vt_cluster_ctl GetShard "$keyspace/$shard" 2> /dev/null | jq -e '.shard.is_primary_serving == true' > /dev/null; then
+      die "$keyspace/$shard serves traffic already: a switched reshard is completed or reversed, not cancelled"
+    fi
+    for uid in $(tablets_of_shard "$shard"); do uids+=("$uid"); done
+  done
+  if vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" cancel \
+    > "$LOGS_DIR/reshard-cancel.log" 2>&1; then
+    say "Reshard cancel"
+  else
+    say "Reshard cancel: no workflow to cancel ($(tail -1 "$LOGS_DIR/reshard-cancel.log"))"
+  fi
+  if [ ${#uids[@]} -gt 0 ]; then
+    stop_tablets "${uids[@]}"
+    for uid in "${uids[@]}"; do rm -rf "$(tablet_dir "$uid")"; done
+  fi
+  for shard in ${to//,/ }; do
+    if vt_cluster_ctl GetShard "$keyspace/$shard" > /dev/null 2>&1; then
+      vt_cluster_ctl DeleteShards --recursive "$keyspace/$shard" > /dev/null
+    fi
+  done
+  say "new shards $to: tablets ${uids[*]:-none} stopped, shards gone; serving: $(vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs)"
 }
 
 do_switch() {
@@ -137,6 +173,7 @@ case "$step" in
   create) [ $# = 4 ] || usage; do_create "$3" "$4" ;;
   switch) [ $# = 2 ] || usage; do_switch ;;
   complete) [ $# = 3 ] || usage; do_complete "$3" ;;
+  cancel) [ $# = 3 ] || usage; do_cancel "$3" ;;
   all)
     [ $# = 4 ] || usage
     do_prepare "$4"

@@ -303,8 +303,16 @@ class VitessChaosSoak {
     private String reshard() throws Exception {
         String from = layout;
         String to = from.equals(TWO) ? FOUR : TWO;
-        script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "prepare", "customer", to);
-        script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "create", "customer", from, to);
+        try {
+            script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "prepare", "customer", to);
+            script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "create", "customer", from, to);
+        } catch (Exception e) {
+            // A copy that did not finish (or new shards that did not start) is undone, as an
+            // operator would, so that the next reshard of the run can be tried: the fault is
+            // reported as not injected.
+            script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "cancel", "customer", to);
+            throw e;
+        }
         // Each source's enumerator logs this line once its old splits all ended.
         String passed = "Every participant [" + from.replace(",", ", ") + "] of reshard journal";
         try (LogWatch journal = LogWatch.of(VitessSourceEnumerator.class, passed)) {
