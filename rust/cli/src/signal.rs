@@ -55,7 +55,7 @@ fn send_signal(
     signal_table: &str,
     id: Option<String>,
 ) -> Result<(), Error> {
-    use vitess_cdc_core::snapshot::signal::{write_signal, Signal};
+    use vitess_cdc_core::snapshot::signal::{shard_row_id, write_signal, Signal};
     let options = stream.to_options(StartMode::Latest)?;
     let signal = match kind {
         SignalKind::ExecuteSnapshot => {
@@ -100,7 +100,7 @@ fn send_signal(
             println!(
                 "{}",
                 serde_json::json!({"keyspace": options.keyspace, "shard": shard, "table": signal_table,
-                    "id": id, "type": kind, "data": data})
+                    "id": shard_row_id(&id, shard), "type": kind, "data": data})
             );
         }
         Ok(())

@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::client::VtgateClient;
 use vitess_cdc_core::options::TabletType;
-use vitess_cdc_core::snapshot::signal::{insert_statement, write_signal, Signal};
+use vitess_cdc_core::snapshot::signal::{insert_statement, shard_row_id, write_signal, Signal};
 use vitess_cdc_core::snapshot::{Capture, CaptureStream};
 use vitess_cdc_core::{
     ChangeEvent, Event, RowKind, ShardPosition, SnapshotOptions, StartMode, StreamOptions, Value,
@@ -752,7 +752,11 @@ fn send_together(rt: &tokio::runtime::Runtime, signals: &[(&str, Signal)]) {
                 .expect("connect to VTGate's MySQL port");
             exec(&mut conn, "begin").await;
             for (id, signal) in signals {
-                exec(&mut conn, &insert_statement("snap_signal", id, signal)).await;
+                exec(
+                    &mut conn,
+                    &insert_statement("snap_signal", &shard_row_id(id, shard), signal),
+                )
+                .await;
             }
             exec(&mut conn, "commit").await;
         }

@@ -250,13 +250,21 @@ pub async fn write_signal(
     id: &str,
     signal: &Signal,
 ) -> Result<()> {
-    let sql = insert_statement(signal_table, id, signal);
     for shard in shards {
+        let sql = insert_statement(signal_table, &shard_row_id(id, shard), signal);
         client
             .execute_on(&format!("{keyspace}:{shard}"), &sql)
             .await?;
     }
     Ok(())
+}
+
+/// The id of a signal's row on `shard`: the signal's id and the shard (`resnap-1@-80`). Each
+/// shard's row needs its own: a row written straight to a shard is not where the table's vindex
+/// would put it, and when shards merge the rows of all of them meet in one; the same id twice
+/// there fails the merge's copy (duplicate key, found by the chaos soak).
+pub fn shard_row_id(id: &str, shard: &str) -> String {
+    format!("{id}@{shard}")
 }
 
 /// The statement that writes `signal` as row `id` of `signal_table` (on the shard it runs on).
@@ -423,5 +431,24 @@ mod tests {
             let e = Signal::parse("ks", kind, data).unwrap_err();
             assert!(e.contains(expected), "{kind} {data:?}: {e}");
         }
+    }
+
+    #[test]
+    fn each_shard_gets_its_own_row_id_so_that_merged_shards_never_collide() {
+        let ids: Vec<String> = ["-40", "40-80", "80-c0", "c0-"]
+            .iter()
+            .map(|shard| shard_row_id("resnap-1", shard))
+            .collect();
+        assert_eq!(
+            ids,
+            [
+                "resnap-1@-40",
+                "resnap-1@40-80",
+                "resnap-1@80-c0",
+                "resnap-1@c0-"
+            ]
+        );
+        let distinct: std::collections::BTreeSet<_> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len());
     }
 }
