@@ -78,9 +78,6 @@ public final class TestTimeouts {
     /** Heartbeat watermarks (1 s apart) move past the last record while the table is quiet. */
     public static final Duration HEARTBEAT_WATERMARKS_PASS = scaled(Duration.ofSeconds(30));
 
-    /** A paused capture is watched this long: no chunk may start while the log keeps flowing. */
-    public static final Duration PAUSED_CAPTURE_WATCHED = scaled(Duration.ofSeconds(2));
-
     /** The copy's snapshot reads stopped growing for this long: the copy is over. */
     public static final Duration COPY_STOPPED_GROWING = scaled(Duration.ofSeconds(5));
 
