@@ -116,16 +116,7 @@ do_cancel() {
   else
     say "Reshard cancel: no workflow to cancel ($(tail -1 "$LOGS_DIR/reshard-cancel.log"))"
   fi
-  if [ ${#uids[@]} -gt 0 ]; then
-    stop_tablets "${uids[@]}"
-    for uid in "${uids[@]}"; do rm -rf "$(tablet_dir "$uid")"; done
-  fi
-  for shard in ${to//,/ }; do
-    if vt_cluster_ctl GetShard "$keyspace/$shard" > /dev/null 2>&1; then
-      vt_cluster_ctl DeleteShards --recursive "$keyspace/$shard" > /dev/null
-    fi
-  done
-  say "new shards $to: tablets ${uids[*]:-none} stopped, shards gone; serving: $(vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs)"
+  retire_shards new "$to" "${uids[@]}"
 }
 
 do_switch() {
@@ -145,7 +136,7 @@ do_switch() {
     fi
     sleep 3
   done
-  say "SwitchTraffic: $(vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs) serve"
+  say "SwitchTraffic: $(serving_shards) serve"
 }
 
 do_complete() {
@@ -158,15 +149,27 @@ do_complete() {
   vt_cluster_ctl Reshard --workflow "$workflow" --target-keyspace "$keyspace" complete \
     > "$LOGS_DIR/reshard-complete.log"
   say "Reshard complete"
-  stop_tablets "${uids[@]}"
-  for uid in "${uids[@]}"; do rm -rf "$(tablet_dir "$uid")"; done
-  for shard in ${from//,/ }; do
+  retire_shards old "$from" "${uids[@]}"
+}
+
+# retire_shards WHICH SHARDS [UID...]: the tablets stop and their data goes, then the shards leave
+# the topology (after complete: the old ones; after cancel: the new ones).
+retire_shards() {
+  local which=$1 shards=$2 shard uid
+  shift 2
+  if [ $# -gt 0 ]; then
+    stop_tablets "$@"
+    for uid in "$@"; do rm -rf "$(tablet_dir "$uid")"; done
+  fi
+  for shard in ${shards//,/ }; do
     if vt_cluster_ctl GetShard "$keyspace/$shard" > /dev/null 2>&1; then
       vt_cluster_ctl DeleteShards --recursive "$keyspace/$shard" > /dev/null
     fi
   done
-  say "old shards $from: tablets ${uids[*]} stopped, shards gone; serving: $(vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs)"
+  say "$which shards $shards: tablets ${*:-none} stopped, shards gone; serving: $(serving_shards)"
 }
+
+serving_shards() { vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs; }
 
 case "$step" in
   prepare) [ $# = 3 ] || usage; do_prepare "$3" ;;
