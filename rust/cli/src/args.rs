@@ -63,6 +63,9 @@ impl ChunkArgs {
             chunks_in_flight: self.chunks_in_flight,
             tablet_type: self.snapshot_tablet_type.into(),
             signal_table: self.signal_table.clone(),
+            // The CLI's one stream reads all it is given: a table a signal names that it does
+            // not read is its own warning.
+            signal_tables_checked_by_caller: false,
         }
     }
 }

@@ -1,8 +1,9 @@
 // Copyright 2026 The vitess-cdc Authors
 // SPDX-License-Identifier: Apache-2.0
 
-//! `vstream signal`: one row in the signal table of every selected shard, so each shard's log
-//! carries the request to the streams that read it (docs/snapshots.md, "Signals").
+//! `vstream signal`: one row in the signal table, through VTGate; the stream that reads it on
+//! the shard it lands on relays it to the keyspace's other shards (docs/snapshots.md,
+//! "Signals"). With `--shards`, one row straight to each of those shards instead.
 
 use crate::args::StreamArgs;
 use crate::runtime;
@@ -48,14 +49,15 @@ pub enum SignalKind {
     StopSnapshot,
 }
 
-/// `vstream signal`: the signal's row on every selected shard; prints one JSON line per shard.
+/// `vstream signal`: the signal's one row (or its row on each of `--shards`); prints one JSON
+/// line per row written.
 fn send_signal(
     stream: &StreamArgs,
     kind: SignalKind,
     signal_table: &str,
     id: Option<String>,
 ) -> Result<(), Error> {
-    use vitess_cdc_core::snapshot::signal::{shard_row_id, write_signal, Signal};
+    use vitess_cdc_core::snapshot::signal::{insert_statement, shard_row_id, write_signal, Signal};
     let options = stream.to_options(StartMode::Latest)?;
     let signal = match kind {
         SignalKind::ExecuteSnapshot => {
@@ -89,14 +91,29 @@ fn send_signal(
     let rt = runtime()?;
     rt.block_on(async {
         let client = vitess_cdc_core::client::VtgateClient::connect(&options).await?;
-        let shards = if options.shards.is_empty() {
-            client.describe_keyspace(&options.keyspace).await?.shards
-        } else {
-            options.shards.clone()
-        };
-        write_signal(&client, &options.keyspace, signal_table, &shards, &id, &signal).await?;
         let (kind, data) = signal.to_row();
-        for shard in &shards {
+        let shards = &options.shards;
+        if shards.is_empty() {
+            let sql = insert_statement(signal_table, &id, &signal);
+            client
+                .execute_on(&options.keyspace, &sql)
+                .await
+                .map_err(|e| Error {
+                    message: format!(
+                        "{} — the signal table must exist in keyspace '{}' (with a vindex when it is sharded): docs/snapshots.md, \"Signals\"",
+                        e.message, options.keyspace
+                    ),
+                    ..e
+                })?;
+            println!(
+                "{}",
+                serde_json::json!({"keyspace": options.keyspace, "table": signal_table,
+                    "id": id, "type": kind, "data": data})
+            );
+            return Ok(());
+        }
+        write_signal(&client, &options.keyspace, signal_table, shards, &id, &signal).await?;
+        for shard in shards {
             println!(
                 "{}",
                 serde_json::json!({"keyspace": options.keyspace, "shard": shard, "table": signal_table,

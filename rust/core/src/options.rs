@@ -151,6 +151,10 @@ pub struct SnapshotOptions {
     /// A table of the keyspace whose inserted rows are signals (execute, pause, resume, stop a
     /// capture; [`crate::snapshot::signal`]); read from the log, never emitted. None = off.
     pub signal_table: Option<String>,
+    /// The caller checks the tables a signal names against all of its streams (a Flink job with
+    /// a source per table): a signal that names no table of this stream is not a warning here,
+    /// and [`crate::snapshot::CaptureProgress::signals_elsewhere`] lists what it named.
+    pub signal_tables_checked_by_caller: bool,
 }
 
 impl Default for SnapshotOptions {
@@ -161,6 +165,7 @@ impl Default for SnapshotOptions {
             chunks_in_flight: defaults::SNAPSHOT_CHUNKS_IN_FLIGHT,
             tablet_type: defaults::SNAPSHOT_TABLET_TYPE,
             signal_table: None,
+            signal_tables_checked_by_caller: false,
         }
     }
 }

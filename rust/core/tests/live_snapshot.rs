@@ -26,7 +26,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::client::VtgateClient;
 use vitess_cdc_core::options::TabletType;
 use vitess_cdc_core::snapshot::signal::{insert_statement, shard_row_id, write_signal, Signal};
-use vitess_cdc_core::snapshot::{Capture, CaptureStream};
+use vitess_cdc_core::snapshot::{Capture, CaptureStream, SignalElsewhere};
 use vitess_cdc_core::{
     ChangeEvent, Event, RowKind, ShardPosition, SnapshotOptions, StartMode, StreamOptions, Value,
 };
@@ -994,6 +994,162 @@ fn signals_in_the_log_capture_a_key_range_pause_survive_a_restart_resume_and_sto
         "the captured range differs from SELECT *"
     );
     assert!(got == expected, "the captured range differs from SELECT *");
+}
+
+/// An insert of snap_ticks rows `ids` (enough of them to land on both shards).
+fn ticks(ids: std::ops::RangeInclusive<i64>) -> String {
+    let values: Vec<String> = ids.map(|id| format!("({id}, {})", now_ms())).collect();
+    format!(
+        "insert into snap_ticks (id, written_ms) values {}",
+        values.join(", ")
+    )
+}
+
+/// The signal table's rows whose id starts with `prefix`, by shard: (id, shard) pairs.
+async fn signal_rows(prefix: &str) -> BTreeSet<(String, String)> {
+    use mysql_async::prelude::Queryable;
+    let mut rows = BTreeSet::new();
+    for shard in ["-80", "80-"] {
+        let mut conn = mysql_async::Conn::new(mysql_opts(&format!("{KEYSPACE}:{shard}")))
+            .await
+            .expect("connect to VTGate's MySQL port");
+        let ids: Vec<String> = conn
+            .query(format!(
+                "select id from snap_signal where id like '{prefix}%'"
+            ))
+            .await
+            .expect("read the signal table");
+        rows.extend(ids.into_iter().map(|id| (id, shard.to_string())));
+    }
+    rows
+}
+
+#[test]
+fn a_signal_written_once_reaches_every_shard_and_a_restart_relays_it_only_once() {
+    let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let _empty = EmptyTables;
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let rows = 3000;
+    rt.block_on(fill(rows, 10));
+    let tables = ["snap_rows", "snap_ticks"];
+    let mut stream = rt
+        .block_on(CaptureStream::open(
+            options(&tables),
+            Vec::new(),
+            signal_options(),
+        ))
+        .expect("open the stream");
+    // Positions on both shards from before the signal, to restart from.
+    let mut view = View::default();
+    rt.block_on(async {
+        let mut conn = connect().await;
+        exec(&mut conn, &ticks(1..=8)).await;
+    });
+    read_until(
+        &rt,
+        &mut stream,
+        &mut view,
+        "marks of both shards",
+        |_, v| v.marks.len() == 2,
+    );
+    let before_signal: Vec<ShardPosition> = view.marks.values().cloned().collect();
+
+    // One INSERT through VTGate: the row lands on the one shard the table's vindex picks.
+    // It also names a table this stream does not read (another source's, in a Flink job).
+    let capture = Signal::Execute(vec![
+        Capture::parse("snap_rows").unwrap(),
+        Capture::parse("snap_pairs").unwrap(),
+    ]);
+    rt.block_on(async {
+        let mut conn = connect().await;
+        exec(
+            &mut conn,
+            &insert_statement("snap_signal", "once-1", &capture),
+        )
+        .await;
+    });
+    let acted_on_both = |s: &CaptureStream| {
+        let p = s.progress();
+        p.shards.len() == 2 && p.shards.values().all(|p| p.signals == 1)
+    };
+    read_until(
+        &rt,
+        &mut stream,
+        &mut view,
+        "the capture on both shards",
+        |s, _| acted_on_both(s) && s.capture_done(),
+    );
+    assert_eq!(
+        view.reads_by_table.get("snap_rows"),
+        Some(&(rows as u64)),
+        "every row read once, from both shards"
+    );
+    let written = rt.block_on(signal_rows("once-1"));
+    let home = written
+        .iter()
+        .find(|(id, _)| id == "once-1")
+        .map(|(_, shard)| shard.clone())
+        .expect("the signal's own row");
+    let other = if home == "-80" { "80-" } else { "-80" };
+    let relayed: BTreeSet<_> = [
+        ("once-1".to_string(), home.clone()),
+        (shard_row_id("once-1", other), other.to_string()),
+    ]
+    .into();
+    assert_eq!(
+        written, relayed,
+        "the signal on its own shard, relayed to the other"
+    );
+    assert_eq!(
+        stream.progress().signals_elsewhere,
+        vec![SignalElsewhere {
+            id: "once-1".into(),
+            tables: vec!["snap_pairs".into()]
+        }],
+        "the table it does not read, listed once: where the signal was written, not for its copy"
+    );
+
+    // A restart from before the signal reads it again and relays it again: the relay finds its
+    // row and writes nothing, so each shard acts on the signal once more, not twice.
+    drop(stream);
+    let mut o = options(&tables);
+    o.start = StartMode::Positions(before_signal);
+    let mut stream = rt
+        .block_on(CaptureStream::open(o, Vec::new(), signal_options()))
+        .expect("restart from before the signal");
+    let mut again = View::default();
+    read_until(
+        &rt,
+        &mut stream,
+        &mut again,
+        "the capture after the restart",
+        |s, _| acted_on_both(s) && s.capture_done(),
+    );
+    // A second copy of the signal on a shard would show as a second signal acted on there: let
+    // the log run past a tick written after the capture ended before looking.
+    let ticks_before = again.tick_lags_ms.len();
+    rt.block_on(async {
+        let mut conn = connect().await;
+        exec(&mut conn, &ticks(9..=16)).await;
+    });
+    read_until(
+        &rt,
+        &mut stream,
+        &mut again,
+        "the ticks after the capture",
+        |_, v| v.tick_lags_ms.len() >= ticks_before + 8,
+    );
+    assert!(acted_on_both(&stream), "{:?}", stream.progress().shards);
+    assert_eq!(again.reads_by_table.get("snap_rows"), Some(&(rows as u64)));
+    assert_eq!(
+        rt.block_on(signal_rows("once-1")),
+        relayed,
+        "the relay wrote no second row"
+    );
 }
 
 /// Found by the chaos soak: after an emergency reparent the shard's new replica started empty and

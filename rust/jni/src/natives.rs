@@ -547,6 +547,7 @@ fn metrics_json(
     });
     if let Some(c) = capture {
         json["capture"] = serde_json::json!(c.shards);
+        json["signals_elsewhere"] = serde_json::json!(c.signals_elsewhere);
     }
     json.to_string()
 }

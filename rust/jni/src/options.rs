@@ -30,7 +30,8 @@
 //!   "captures": [{"table": "customer", "filter": "`customer_id` >= 100", "shards": ["-80"]}],
 //!   "snapshot_chunk_rows": 50000, "snapshot_chunk_bytes": 16777216, "snapshot_chunks_in_flight": 4,
 //!   "snapshot_tablet_type": "replica",
-//!   "signal_table": "vitess_cdc_signal"      (signals read from the log: docs/snapshots.md)
+//!   "signal_table": "vitess_cdc_signal",     (signals read from the log: docs/snapshots.md)
+//!   "signal_tables_checked_by_job": true     (a signal naming no table of this stream is the job's to report)
 //! }
 //! ```
 //!
@@ -106,6 +107,9 @@ pub struct OptionsJson {
     pub snapshot_chunks_in_flight: Option<usize>,
     pub snapshot_tablet_type: Option<String>,
     pub signal_table: Option<String>,
+    /// The job checks the tables a signal names against all of its sources (the enumerators do):
+    /// a stream leaves it to them.
+    pub signal_tables_checked_by_job: Option<bool>,
 }
 
 /// One table to capture: `{"table": "t"}` or `{"table": "t", "filter": "`id` >= 10"}`.
@@ -208,6 +212,8 @@ impl OptionsJson {
             snapshot.chunks_in_flight = v;
         }
         snapshot.signal_table = self.signal_table.take().filter(|t| !t.trim().is_empty());
+        snapshot.signal_tables_checked_by_caller =
+            self.signal_tables_checked_by_job.unwrap_or(false);
         if let Some(t) = self.snapshot_tablet_type.take() {
             snapshot.tablet_type = tablet_type("snapshot_tablet_type", &t)?;
         }
@@ -435,7 +441,7 @@ mod tests {
             r#"{"address":"a:1","keyspace":"k","initial_snapshot":"CHUNKED",
                 "captures":[{"table":"t"},{"table":"u","filter":"`id` > 3"},{"table":"v","filter":" ","shards":["-80"]}],
                 "snapshot_chunk_rows":10,"snapshot_chunk_bytes":2048,"snapshot_chunks_in_flight":2,
-                "snapshot_tablet_type":"rdonly","signal_table":"sig"}"#,
+                "snapshot_tablet_type":"rdonly","signal_table":"sig","signal_tables_checked_by_job":true}"#,
             Vec::new(),
         )
         .unwrap();
@@ -461,6 +467,7 @@ mod tests {
                 chunks_in_flight: 2,
                 tablet_type: TabletType::Rdonly,
                 signal_table: Some("sig".into()),
+                signal_tables_checked_by_caller: true,
             }
         );
         let plain = parse_with_start(r#"{"address":"a:1","keyspace":"k"}"#, Vec::new()).unwrap();

@@ -37,6 +37,18 @@ impl VtgateClient {
         Ok(first_cell_text(&result).and_then(|s| parse_version_comment(&s)))
     }
 
+    /// The shards of `keyspace` that VTGate serves now (`SHOW VITESS_SHARDS`).
+    pub async fn serving_shards(&self, keyspace: &str) -> Result<Vec<String>> {
+        let result = self.execute("show vitess_shards").await?;
+        Ok(text_column(&result, 0)?
+            .into_iter()
+            .filter_map(|cell| {
+                let (ks, shard) = cell.split_once('/')?;
+                (ks == keyspace).then(|| shard.to_string())
+            })
+            .collect())
+    }
+
     /// Shards and tables of `keyspace`. Fails with a config error naming the known keyspaces
     /// when the keyspace does not exist.
     pub async fn describe_keyspace(&self, keyspace: &str) -> Result<KeyspaceInfo> {

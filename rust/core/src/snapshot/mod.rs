@@ -19,4 +19,4 @@ pub mod key;
 pub mod merge;
 pub mod signal;
 
-pub use capture::{Capture, CaptureProgress, CaptureStream, ShardProgress};
+pub use capture::{Capture, CaptureProgress, CaptureStream, ShardProgress, SignalElsewhere};

@@ -6,8 +6,14 @@
 //! The capture reads the signal table from its own change stream, so a signal takes effect at
 //! its position in the shard's log (DBLog's "the request is in the log"): everything before it
 //! streams as before, the capture it asks for starts after it, and a checkpoint taken after it
-//! carries its effect. Each shard acts on the signals in its own log — write one row per shard
-//! (`vstream signal` does, or `USE keyspace:shard` before the INSERT) to reach every shard.
+//! carries its effect. Each shard acts on the signals in its own log.
+//!
+//! One INSERT reaches every shard: the row lands on one shard (where the table's vindex puts
+//! it), and the stream that reads it there relays it to every other shard of the keyspace as
+//! that shard's own row ([`shard_row_id`], `INSERT IGNORE`), before it hands out anything after
+//! the signal — so a checkpoint past the signal implies the relays are written, and a restart
+//! before it relays again, finding the rows there. Rows whose id already names their shard (the
+//! relays, or signals written per shard with `USE keyspace:shard`) are acted on where they are.
 //!
 //! The table and its rows follow Debezium's signaling table, so its users' scripts carry over:
 //!
@@ -267,11 +273,38 @@ pub fn shard_row_id(id: &str, shard: &str) -> String {
     format!("{id}@{shard}")
 }
 
+/// Whether the row `id` read on `shard` is one shard's copy of a signal ([`shard_row_id`]:
+/// written per shard, or relayed by the connector) rather than the signal written once.
+pub fn is_shard_row(id: &str, shard: &str) -> bool {
+    id.strip_suffix(shard)
+        .is_some_and(|rest| rest.ends_with('@') && rest.len() > 1)
+}
+
+/// The signal's own id in the row `id` read on `shard`: without the shard its copy names.
+pub fn signal_id<'a>(id: &'a str, shard: &str) -> &'a str {
+    if is_shard_row(id, shard) {
+        &id[..id.len() - shard.len() - 1]
+    } else {
+        id
+    }
+}
+
 /// The statement that writes `signal` as row `id` of `signal_table` (on the shard it runs on).
 pub fn insert_statement(signal_table: &str, id: &str, signal: &Signal) -> String {
+    insert_row("insert", signal_table, id, signal)
+}
+
+/// The statement that relays `signal` as row `id` to the shard it runs on, once: a relay
+/// repeated (a restart re-reads the signal it relays) finds the row there and writes nothing,
+/// so the shard's log carries the signal once.
+pub fn relay_statement(signal_table: &str, id: &str, signal: &Signal) -> String {
+    insert_row("insert ignore", signal_table, id, signal)
+}
+
+fn insert_row(verb: &str, signal_table: &str, id: &str, signal: &Signal) -> String {
     let (kind, data) = signal.to_row();
     format!(
-        "insert into `{}` (`id`, `type`, `data`) values ({}, {}, {})",
+        "{verb} into `{}` (`id`, `type`, `data`) values ({}, {}, {})",
         signal_table.replace('`', "``"),
         sql_string(id),
         sql_string(kind),
@@ -431,6 +464,23 @@ mod tests {
             let e = Signal::parse("ks", kind, data).unwrap_err();
             assert!(e.contains(expected), "{kind} {data:?}: {e}");
         }
+    }
+
+    #[test]
+    fn a_shard_row_is_told_from_the_signal_written_once() {
+        assert!(is_shard_row("resnap-1@-80", "-80"));
+        assert!(is_shard_row("a@b@80-", "80-"));
+        assert_eq!(signal_id("resnap-1@-80", "-80"), "resnap-1");
+        // Written once: its id names no shard, or another shard than the one it landed on.
+        assert!(!is_shard_row("resnap-1", "-80"));
+        assert!(!is_shard_row("resnap-1@80-", "-80"));
+        assert!(!is_shard_row("@-80", "-80"));
+        assert!(!is_shard_row("x-80", "-80"));
+        assert_eq!(signal_id("resnap-1@80-", "-80"), "resnap-1@80-");
+        assert_eq!(
+            relay_statement("sig", "r@80-", &Signal::Pause),
+            "insert ignore into `sig` (`id`, `type`, `data`) values ('r@80-', 'pause-snapshot', null)"
+        );
     }
 
     #[test]

@@ -18,6 +18,7 @@
 //! - `plan`: what to capture and where each capture starts (fresh or from saved positions);
 //! - `chunks`: the chunk scheduler, snapshot deadlines and retries;
 //! - `signals`: acting on signal-table requests (execute, stop, pause, resume);
+//! - `relay`: a signal written once, relayed to the keyspace's other shards;
 //! - `progress`: counters per shard and in total;
 //! - `positions`: handing out merged chunks in slices, and the positions their marks carry.
 
@@ -25,10 +26,11 @@ mod chunks;
 mod plan;
 mod positions;
 mod progress;
+mod relay;
 mod signals;
 
 pub use plan::Capture;
-pub use progress::{CaptureProgress, ShardProgress};
+pub use progress::{CaptureProgress, ShardProgress, SignalElsewhere};
 
 use super::chunk::ChunkReport;
 use super::key::{ChunkRange, TableKey};
@@ -132,6 +134,13 @@ pub struct CaptureStream {
     /// `key_names` was refreshed since the last log batch arrived (a table still unknown then
     /// does not exist).
     keys_refreshed: bool,
+    /// The signal `held` waits to relay to the other shards first.
+    relay_due: Option<relay::Relay>,
+    /// The last signal relayed (its shard and id): it takes effect when the held batch goes on.
+    relayed: Option<(String, String)>,
+    /// The last signals that named tables this stream does not read (at most
+    /// [`signals::ELSEWHERE_KEPT`]), for [`CaptureProgress::signals_elsewhere`].
+    signals_elsewhere: std::collections::VecDeque<SignalElsewhere>,
 }
 
 impl Drop for CaptureStream {
@@ -156,7 +165,9 @@ impl CaptureStream {
     pub async fn next_events(&mut self) -> Result<Vec<Event>> {
         loop {
             if !self.held.is_empty() {
-                if !self.keys_refreshed {
+                if let Some(relay) = self.relay_due.take() {
+                    self.relay(relay).await?;
+                } else if !self.keys_refreshed {
                     self.refresh_keys().await?;
                 }
                 let held = std::mem::take(&mut self.held);
@@ -244,6 +255,13 @@ impl CaptureStream {
                 if self.needs_keys(&row.signal) && !self.keys_refreshed {
                     // A table this stream has not seen the key of: hold the rest of the batch
                     // (nothing after the signal is handed out before it takes effect).
+                    self.held = std::iter::once(event).chain(events).collect();
+                    return Ok(out);
+                }
+                if let Some(relay) = self.relay_due(&row) {
+                    // Written once: the other shards get it before anything after it is handed
+                    // out (relay.rs).
+                    self.relay_due = Some(relay);
                     self.held = std::iter::once(event).chain(events).collect();
                     return Ok(out);
                 }

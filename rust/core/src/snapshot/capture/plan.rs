@@ -275,6 +275,9 @@ impl CaptureStream {
             selected: matched,
             held: Vec::new(),
             keys_refreshed: false,
+            relay_due: None,
+            relayed: None,
+            signals_elsewhere: Default::default(),
         };
         for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
             stream.update_progress(&shard);

@@ -11,6 +11,18 @@ use std::collections::BTreeMap;
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CaptureProgress {
     pub shards: BTreeMap<String, ShardProgress>,
+    /// The last signals read where they were written (not a shard's copy) that name tables this
+    /// stream does not read, oldest first: a caller with several streams tells which tables none
+    /// of them reads ([`crate::options::SnapshotOptions::signal_tables_checked_by_caller`]).
+    pub signals_elsewhere: Vec<SignalElsewhere>,
+}
+
+/// A signal naming tables a stream does not read.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct SignalElsewhere {
+    /// The signal's id.
+    pub id: String,
+    pub tables: Vec<String>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
@@ -63,6 +75,7 @@ impl CaptureStream {
                 .iter()
                 .map(|(k, s)| (k.clone(), s.progress.clone()))
                 .collect(),
+            signals_elsewhere: self.signals_elsewhere.iter().cloned().collect(),
         }
     }
 

@@ -6,13 +6,13 @@
 //! after the signal in the log is handed out.
 
 use super::plan::{table_key, Capture};
-use super::{CaptureStream, TableState};
+use super::{CaptureStream, SignalElsewhere, TableState};
 use crate::client::VtgateClient;
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::{Event, RowKind};
 use crate::options::StreamOptions;
 use crate::snapshot::key::ChunkRange;
-use crate::snapshot::signal::{Signal, SignalError};
+use crate::snapshot::signal::{is_shard_row, signal_id, Signal, SignalError};
 use std::sync::Arc;
 
 impl CaptureStream {
@@ -110,9 +110,11 @@ impl CaptureStream {
         if !self.shards.contains_key(shard) {
             return;
         }
+        let written_here = !is_shard_row(&id, shard);
+        let id = signal_id(&id, shard);
         let outcome = match signal {
             Ok(Signal::Ignored) => return,
-            Ok(Signal::Execute(captures)) => self.execute_signal(shard, &id, captures),
+            Ok(Signal::Execute(captures)) => self.execute_signal(shard, id, written_here, captures),
             Ok(Signal::Pause) => {
                 self.set_paused(shard, true);
                 Ok(())
@@ -125,12 +127,20 @@ impl CaptureStream {
                 self.stop_captures(shard, &tables);
                 Ok(())
             }
-            Err(e) => Err(e.to_string()),
+            Err(e) => Err(Refusal::Invalid(e.to_string())),
         };
         let progress = &mut self.shards.get_mut(shard).expect("shard").progress;
         match outcome {
             Ok(()) => progress.signals += 1,
-            Err(reason) => {
+            Err(Refusal::NothingRead(reason))
+                if !written_here || self.snap.signal_tables_checked_by_caller =>
+            {
+                // Reported once by the stream that read the signal where it was written (a copy
+                // of it on every shard would say the same many times over), or by the caller,
+                // which knows the tables of all its streams.
+                tracing::info!(shard = %shard, signal = %id, "{reason}");
+            }
+            Err(Refusal::NothingRead(reason) | Refusal::Invalid(reason)) => {
                 progress.signals_rejected += 1;
                 tracing::warn!(shard = %shard, signal = %id, signal_table = ?self.snap.signal_table, "{reason}");
             }
@@ -146,8 +156,9 @@ impl CaptureStream {
         &mut self,
         shard: &str,
         id: &str,
+        written_here: bool,
         captures: Vec<Capture>,
-    ) -> std::result::Result<(), String> {
+    ) -> std::result::Result<(), Refusal> {
         let mut planned = Vec::with_capacity(captures.len());
         let mut elsewhere = Vec::new();
         for c in captures {
@@ -165,16 +176,30 @@ impl CaptureStream {
                 &self.key_names,
                 &self.key_orders,
             )
-            .map_err(|e| format!("table '{}' cannot be captured: {}", c.table, e.message))?;
+            .map_err(|e| {
+                Refusal::Invalid(format!(
+                    "table '{}' cannot be captured: {}",
+                    c.table, e.message
+                ))
+            })?;
             planned.push((c, Arc::new(key)));
         }
+        if written_here && !elsewhere.is_empty() {
+            if self.signals_elsewhere.len() == ELSEWHERE_KEPT {
+                self.signals_elsewhere.pop_front();
+            }
+            self.signals_elsewhere.push_back(SignalElsewhere {
+                id: id.to_string(),
+                tables: elsewhere.clone(),
+            });
+        }
         if planned.is_empty() {
-            return Err(format!(
+            return Err(Refusal::NothingRead(format!(
                 "signal '{id}': execute-snapshot names {}, which this stream does not read (it reads: {}) — \
                  name the tables of the job's sources (a table no source reads is a typo or another keyspace's)",
                 quoted(&elsewhere),
                 self.selected.join(", ")
-            ));
+            )));
         }
         if !elsewhere.is_empty() {
             tracing::info!(shard = %shard, signal = %id, "signal also names {}, which this stream does not read: \
@@ -250,6 +275,17 @@ impl CaptureStream {
             }
         }
     }
+}
+
+/// How many of the last signals naming tables the stream does not read its progress keeps.
+pub(super) const ELSEWHERE_KEPT: usize = 32;
+
+/// Why a signal changed nothing.
+pub(super) enum Refusal {
+    /// It names no table this stream reads (maybe one another source of the job reads).
+    NothingRead(String),
+    /// It cannot be carried out (unparsable, or a table without a usable key).
+    Invalid(String),
 }
 
 /// A row of the signal table read from the log: its shard, its id and what it asks.
