@@ -10,6 +10,7 @@ import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.config.VitessSourceConfig;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
+import io.vitesscdc.source.enumerator.JobSignalTables;
 import io.vitesscdc.source.enumerator.NativeShardDiscovery;
 import io.vitesscdc.source.enumerator.ShardDiscovery;
 import io.vitesscdc.source.enumerator.VitessEnumeratorState;
@@ -17,6 +18,7 @@ import io.vitesscdc.source.enumerator.VitessEnumeratorStateSerializer;
 import io.vitesscdc.source.enumerator.VitessSourceEnumerator;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.reader.HeartbeatWatermarks;
+import io.vitesscdc.source.reader.SignalsElsewhere;
 import io.vitesscdc.source.reader.VitessRecordEmitter;
 import io.vitesscdc.source.reader.VitessSourceReader;
 import io.vitesscdc.source.reader.VitessSplitReader;
@@ -124,16 +126,26 @@ public final class VitessSource<T>
         // Every log line of this reader's native streams names it: with several sources in one
         // job, the Java thread that forwards the core's lines says nothing of which one it is.
         VitessSourceConfig readerConfig = config.withNativeOption("log_label", logLabel(context));
+        SignalsElsewhere signalsElsewhere = null;
+        if (config.signalTable() != null) {
+            // Which tables a signal names that no source of the job reads, the enumerators tell
+            // (JobSignalTables): a stream alone would warn of every other source's table.
+            readerConfig = readerConfig.withNativeOption("signal_tables_checked_by_job", true);
+            signalsElsewhere = new SignalsElsewhere();
+            metrics.reportSignalsElsewhereTo(signalsElsewhere);
+        }
+        VitessSourceConfig streamConfig = readerConfig;
         List<String> jobTables = jobTables(config, KeyOrders::read);
         return new VitessSourceReader<>(
-                () -> new VitessSplitReader<>(readerConfig, jobTables, deserializer, metrics, opener),
+                () -> new VitessSplitReader<>(streamConfig, jobTables, deserializer, metrics, opener),
                 new VitessRecordEmitter<>(
                         config.heartbeatWatermarks(),
                         heartbeats,
                         context.metricGroup().getIOMetricGroup().getNumRecordsInCounter()),
                 new Configuration(),
                 context,
-                jobTables);
+                jobTables,
+                signalsElsewhere);
     }
 
     /**
@@ -161,13 +173,30 @@ public final class VitessSource<T>
     @Override
     public SplitEnumerator<VitessSplit, VitessEnumeratorState> createEnumerator(
             SplitEnumeratorContext<VitessSplit> context) {
-        return new VitessSourceEnumerator(context, discovery(), config.keyspace(), getBoundedness(), null);
+        return new VitessSourceEnumerator(
+                context, discovery(), config.keyspace(), getBoundedness(), null, signalTables(context));
     }
 
     @Override
     public SplitEnumerator<VitessSplit, VitessEnumeratorState> restoreEnumerator(
             SplitEnumeratorContext<VitessSplit> context, VitessEnumeratorState checkpoint) {
-        return new VitessSourceEnumerator(context, discovery(), config.keyspace(), getBoundedness(), checkpoint);
+        return new VitessSourceEnumerator(
+                context, discovery(), config.keyspace(), getBoundedness(), checkpoint, signalTables(context));
+    }
+
+    /** This source's place among the job's sources that share its signal table (none without one). */
+    private JobSignalTables.Member signalTables(SplitEnumeratorContext<VitessSplit> context) {
+        if (config.signalTable() == null) {
+            return null;
+        }
+        String job = context.metricGroup().getAllVariables().getOrDefault("<job_id>", "");
+        return JobSignalTables.member(
+                job,
+                config.address(),
+                config.keyspace(),
+                config.signalTable(),
+                config.tables(),
+                config.tablePatterns());
     }
 
     private ShardDiscovery discovery() {

@@ -5,8 +5,10 @@
 
 package io.vitesscdc.source;
 
+import io.vitesscdc.source.enumerator.VitessSourceEnumerator;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
 import io.vitesscdc.source.testutils.CountingKinds;
+import io.vitesscdc.source.testutils.LogWatch;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.SlowSnapshot;
@@ -57,6 +59,8 @@ class VitessSignalITCase extends VitessITBase {
 
     private static final String SIGNAL_TABLE = "flink_signal";
     private static final List<String> SHARDS = List.of("-80", "80-");
+    /** The table of the SQL job's second source, captured by the same signal as the first's. */
+    private static final String CUSTOMERS = "shape_customers";
 
     /** Retains the gauges of stopped jobs: a stopped stream's last figures are read after it. */
     private static final InMemoryReporter REPORTER = InMemoryReporter.createWithRetainedMetrics();
@@ -75,7 +79,12 @@ class VitessSignalITCase extends VitessITBase {
     void cleanUp() throws Exception {
         writer.close();
         VersionedChangelog.drop(runId);
+        MaterializedTables.drop(customersRun());
         VitessCluster.execute(VersionedRowsWriter.KEYSPACE, "DELETE FROM " + SIGNAL_TABLE);
+        VitessCluster.execute(
+                VersionedRowsWriter.KEYSPACE,
+                "DELETE FROM " + CUSTOMERS + " WHERE id >= " + customersBase() + " AND id < "
+                        + (customersBase() + 1000));
     }
 
     @Test
@@ -92,6 +101,17 @@ class VitessSignalITCase extends VitessITBase {
                                 + "'scan.snapshot.tablet-type' = 'rdonly', 'scan.snapshot.chunk-rows' = '300'"));
         tEnv.executeSql(
                 "CREATE TABLE snk (id BIGINT, ver BIGINT, PRIMARY KEY (id) NOT ENFORCED)" + SqlJobs.upsertSink(runId));
+        // A second source in the same job, over another table: one signal names both (and a
+        // third that no source reads), as a user re-snapshots several tables at once.
+        VitessCluster.execute(VersionedRowsWriter.KEYSPACE, customerRows(300));
+        tEnv.executeSql("CREATE TABLE customers (id BIGINT, name STRING, tier STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                + SqlJobs.with(
+                        CUSTOMERS,
+                        ", 'scan.startup.mode' = 'latest-offset', 'scan.signal-table' = '" + SIGNAL_TABLE
+                                + "', 'scan.snapshot.tablet-type' = 'rdonly'"));
+        tEnv.executeSql(
+                "CREATE TABLE customers_snk (id BIGINT, name STRING, tier STRING, PRIMARY KEY (id) NOT ENFORCED)"
+                        + SqlJobs.upsertSink(customersRun()));
         // Every change, as a retract changelog (the planner normalizes the upsert source for a sink
         // without key): per key, versions must never go back, through captures and the log alike.
         String recording = "signal-changes-" + runId;
@@ -101,9 +121,17 @@ class VitessSignalITCase extends VitessITBase {
         assertThat(tEnv.explainSql(insert, ExplainDetail.CHANGELOG_MODE))
                 .as("a table that takes signals reads re-snapshots: an upsert changelog")
                 .contains("changelogMode=[I,UA,D]");
+        // Its sources, as many as the planner makes (one scan per INSERT of src, or one for both).
+        LogWatch sources = LogWatch.of(VitessSourceEnumerator.class, "assigning one split per shard");
         JobClient job = SqlJobs.executeAll(
-                tEnv, insert, "INSERT INTO changes SELECT id, ver, shard, snap FROM src WHERE run = " + writer.run());
-        try {
+                tEnv,
+                insert,
+                "INSERT INTO changes SELECT id, ver, shard, snap FROM src WHERE run = " + writer.run(),
+                "INSERT INTO customers_snk SELECT * FROM customers");
+        String both = runId + "-both";
+        try (sources;
+                LogWatch received = LogWatch.of(VitessSourceEnumerator.class, "read signal '" + both + "'");
+                LogWatch unread = LogWatch.of(VitessSourceEnumerator.class, "which no source of this job reads")) {
             writer.start(50);
             waitUntil(TestTimeouts.CONVERGE, () -> sunk().size() >= 5, "the log's first changes");
             assertThat(sunk().size())
@@ -130,12 +158,38 @@ class VitessSignalITCase extends VitessITBase {
                     .as("only the range was captured")
                     .isLessThan(rowsInVitess("true").size());
 
+            assertThat(MaterializedTables.get(customersRun()).rows())
+                    .as("the signal named only the first source's table")
+                    .isEmpty();
+
+            // One INSERT naming both sources' tables and one no source reads: each source
+            // captures its table on both shards, and the third is reported once for the job.
             writer.start(50);
-            signal("execute-snapshot", "{\"data-collections\": [\"" + VersionedRowsWriter.TABLE + "\"]}");
+            signal(
+                    both,
+                    "execute-snapshot",
+                    "{\"data-collections\": [\"" + VersionedRowsWriter.TABLE + "\", \"" + CUSTOMERS
+                            + "\", \"corder\"]}");
             long more = writer.ops();
             waitUntil(TestTimeouts.CONVERGE, () -> writer.ops() >= more + 100, "writes beside the second capture");
             writer.stop();
             awaitEqual(rowsInVitess("true"), this::sunk, TestTimeouts.CONVERGE, "the re-snapshotted table");
+            awaitEqual(
+                    VitessCluster.query(VersionedRowsWriter.KEYSPACE, "SELECT id, name, tier FROM " + CUSTOMERS, "id"),
+                    () -> MaterializedTables.get(customersRun()).rows(),
+                    TestTimeouts.CONVERGE,
+                    "the second source's table, captured by the same signal");
+            // Each source's reader of the shard the signal was written to reports the tables it
+            // does not read (corder, for each); once every source's report is in, the table no
+            // source reads has been reported once.
+            int sourceCount = sources.threadNames().size();
+            assertThat(sourceCount).as("the job's sources").isGreaterThanOrEqualTo(2);
+            received.await(sourceCount, TestTimeouts.CONVERGE, "every source's report of the signal");
+            assertThat(received.threadNames()).as("one report per source").hasSize(sourceCount);
+            assertThat(unread.count())
+                    .as("reports of the table no source reads, for the whole job")
+                    .isEqualTo(1);
+            assertThat(unread.lines()).singleElement().asString().contains("'" + both + "'", "[corder]");
             awaitEqual(
                     rowsInVitess("true"),
                     () -> liveVersions(RecordedChangelog.get(recording)),
@@ -200,7 +254,7 @@ class VitessSignalITCase extends VitessITBase {
         writer.start(50);
         // Requested and paused in one transaction per shard: the capture is planned, and no chunk
         // starts (a capture of these rows takes under a second, over before a later pause lands).
-        signal(
+        signalPerShard(
                 new String[] {"execute-snapshot", "pause-snapshot"},
                 new String[] {"{\"data-collections\": [\"" + VersionedRowsWriter.TABLE + "\"]}", null});
         int before = log().entries().size();
@@ -260,25 +314,72 @@ class VitessSignalITCase extends VitessITBase {
                 total, rows);
     }
 
-    /** One row per shard, as a user writes it: a plain INSERT with the session on the shard. */
+    /**
+     * One INSERT through VTGate, as a user writes a signal: it lands on one shard, whose stream
+     * relays it to the other.
+     */
     private void signal(String type, String data) throws SQLException {
-        signal(new String[] {type}, new String[] {data});
+        signal(runId + "-" + (++signals), type, data);
     }
 
-    /** Several signals in one transaction per shard, in this order. */
-    private void signal(String[] types, String[] data) throws SQLException {
+    private void signal(String id, String type, String data) throws SQLException {
+        VitessCluster.execute(
+                VersionedRowsWriter.KEYSPACE,
+                "INSERT INTO " + SIGNAL_TABLE + " (id, type, data) VALUES ('" + id + "', '" + type + "', "
+                        + sqlText(data) + ")");
+    }
+
+    /**
+     * Several signals in one transaction per shard, in this order: each shard's own rows
+     * ({@code <id>@<shard>}, with the session on the shard), the form for signals that must
+     * reach a shard's log together.
+     */
+    private void signalPerShard(String[] types, String[] data) throws SQLException {
+        List<String> ids = new java.util.ArrayList<>();
+        for (int i = 0; i < types.length; i++) {
+            ids.add(runId + "-" + (++signals));
+        }
         for (String shard : SHARDS) {
             List<String> sql = new java.util.ArrayList<>();
             sql.add("USE `" + VersionedRowsWriter.KEYSPACE + ":" + shard + "`");
             sql.add("BEGIN");
             for (int i = 0; i < types.length; i++) {
-                String value = data[i] == null ? "NULL" : "'" + data[i].replace("'", "''") + "'";
-                sql.add("INSERT INTO " + SIGNAL_TABLE + " (id, type, data) VALUES ('" + runId + "-" + (++signals)
-                        + "', '" + types[i] + "', " + value + ")");
+                sql.add("INSERT INTO " + SIGNAL_TABLE + " (id, type, data) VALUES ('" + ids.get(i) + "@" + shard
+                        + "', '" + types[i] + "', " + sqlText(data[i]) + ")");
             }
             sql.add("COMMIT");
             VitessCluster.execute(VersionedRowsWriter.KEYSPACE, sql.toArray(new String[0]));
         }
+    }
+
+    private static String sqlText(String value) {
+        return value == null ? "NULL" : "'" + value.replace("'", "''") + "'";
+    }
+
+    /** The SQL job's second source's sink. */
+    private String customersRun() {
+        return runId + "-customers";
+    }
+
+    /** Where this run's rows of the second source's table start (ids of its own, by the run). */
+    private long customersBase() {
+        return 1_000_000_000L + Math.floorMod(runId.hashCode(), 1_000_000) * 1000L;
+    }
+
+    /** An INSERT of {@code n} rows of the second source's table. */
+    private String customerRows(int n) {
+        StringBuilder sql = new StringBuilder("INSERT INTO " + CUSTOMERS + " (id, name, tier) VALUES ");
+        for (int i = 0; i < n; i++) {
+            sql.append(i == 0 ? "" : ", ")
+                    .append("(")
+                    .append(customersBase() + i)
+                    .append(", 'c")
+                    .append(i)
+                    .append("', '")
+                    .append(i % 3 == 0 ? "gold" : "basic")
+                    .append("')");
+        }
+        return sql.toString();
     }
 
     /**

@@ -10,6 +10,7 @@ import io.vitesscdc.nativeio.ErrorCode;
 import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.event.ShardEndedAck;
 import io.vitesscdc.source.event.ShardEndedEvent;
+import io.vitesscdc.source.event.SignalTablesElsewhere;
 import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 
@@ -84,6 +85,8 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     private boolean discovered;
     /** A checkpoint was taken (or restored): only durable reports of ended shards count. */
     private boolean checkpointsSeen;
+    /** Among the job's sources that share this source's signal table; null without one. */
+    private final JobSignalTables.Member signalTables;
 
     public VitessSourceEnumerator(
             SplitEnumeratorContext<VitessSplit> context,
@@ -91,6 +94,21 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             String keyspace,
             Boundedness boundedness,
             VitessEnumeratorState restored) {
+        this(context, discovery, keyspace, boundedness, restored, null);
+    }
+
+    /**
+     * With {@code signalTables}, this source's place among the job's sources that share its
+     * signal table (null: it reads no signals).
+     */
+    public VitessSourceEnumerator(
+            SplitEnumeratorContext<VitessSplit> context,
+            ShardDiscovery discovery,
+            String keyspace,
+            Boundedness boundedness,
+            VitessEnumeratorState restored,
+            JobSignalTables.Member signalTables) {
+        this.signalTables = signalTables;
         this.context = context;
         this.discovery = discovery;
         this.keyspace = keyspace;
@@ -111,6 +129,9 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
 
     @Override
     public void start() {
+        if (signalTables != null) {
+            signalTables.join();
+        }
         if (discovered) {
             LOG.info(
                     "Restored Vitess enumerator for keyspace {}: {} splits in readers, {} waiting, reshard journals "
@@ -184,8 +205,37 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     public void handleSourceEvent(int subtaskId, SourceEvent sourceEvent) {
         if (sourceEvent instanceof ShardEndedEvent) {
             onShardEnded(subtaskId, (ShardEndedEvent) sourceEvent);
+        } else if (sourceEvent instanceof SignalTablesElsewhere) {
+            onSignalTablesElsewhere(subtaskId, (SignalTablesElsewhere) sourceEvent);
         } else {
             LOG.warn("Ignoring unknown source event {} from reader {}", sourceEvent, subtaskId);
+        }
+    }
+
+    /**
+     * A reader read a signal naming tables its source does not read: those no source of the job
+     * reads are reported, once per signal for the whole job (JobSignalTables).
+     */
+    private void onSignalTablesElsewhere(int subtaskId, SignalTablesElsewhere event) {
+        LOG.info(
+                "Reader {} read signal '{}', which also names {}: tables of the job's other sources, or none's",
+                subtaskId,
+                event.signalId(),
+                event.tables());
+        if (signalTables == null) {
+            return;
+        }
+        List<String> none = signalTables.readByNone(event.tables());
+        if (!none.isEmpty() && signalTables.firstReport(event.signalId())) {
+            LOG.warn(
+                    "Signal '{}' names {}, which no source of this job reads (its sources on keyspace {} read: {}):"
+                            + " nothing captures {} — name tables the job's sources read; a table of another"
+                            + " keyspace needs a source of its own (docs/snapshots.md, \"Signals\")",
+                    event.signalId(),
+                    none,
+                    keyspace,
+                    signalTables.jobSelection(),
+                    none.size() == 1 ? "it" : "them");
         }
     }
 
@@ -363,5 +413,9 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     }
 
     @Override
-    public void close() {}
+    public void close() {
+        if (signalTables != null) {
+            signalTables.leave();
+        }
+    }
 }

@@ -8,6 +8,7 @@ package io.vitesscdc.source.metrics;
 import io.vitesscdc.nativeio.CopyTables;
 import io.vitesscdc.nativeio.NativeStreamReader;
 import io.vitesscdc.nativeio.Position;
+import io.vitesscdc.source.reader.SignalsElsewhere;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.metrics.Counter;
@@ -104,6 +105,8 @@ public final class VitessSourceReaderMetrics {
     private long copyResumesOfClosedStreams;
     private long reconnectsOfCurrentStream;
     private long lastNativeRead;
+    /** Where the signals naming tables the streams do not read go (null: not wanted). */
+    private volatile SignalsElsewhere signalsElsewhere;
 
     public VitessSourceReaderMetrics(SourceReaderMetricGroup group) {
         this(group, System::currentTimeMillis);
@@ -258,6 +261,14 @@ public final class VitessSourceReaderMetrics {
     }
 
     /**
+     * Hands the signals that the streams' progress lists as naming tables they do not read to
+     * {@code signals}, each refresh (the reader sends them on to the enumerator).
+     */
+    public void reportSignalsElsewhereTo(SignalsElsewhere signals) {
+        this.signalsElsewhere = signals;
+    }
+
+    /**
      * Applies the native stream's metrics JSON ({@code NativeStream.metricsJson()}): reconnects,
      * and the chunked snapshot's progress per shard ({@code capture}, when the stream captures).
      */
@@ -279,6 +290,14 @@ public final class VitessSourceReaderMetrics {
                 }
             }
         });
+        SignalsElsewhere signals = signalsElsewhere;
+        if (signals != null) {
+            for (JsonNode signal : m.path("signals_elsewhere")) {
+                List<String> tables = new ArrayList<>();
+                signal.path("tables").forEach(t -> tables.add(t.asText()));
+                signals.found(signal.path("id").asText(), tables);
+            }
+        }
     }
 
     /** A chunked snapshot's progress on one shard, as the core last reported it. */

@@ -7,6 +7,7 @@ package io.vitesscdc.source.reader;
 
 import io.vitesscdc.source.event.ShardEndedAck;
 import io.vitesscdc.source.event.ShardEndedEvent;
+import io.vitesscdc.source.event.SignalTablesElsewhere;
 import io.vitesscdc.source.split.VitessSplit;
 import io.vitesscdc.source.split.VitessSplitState;
 
@@ -80,6 +81,9 @@ public final class VitessSourceReader<T>
     /** The tables the job selects (by name, or those its patterns match): what its marks have seen. */
     private final List<String> jobTables;
 
+    /** Signals naming tables this source does not read, for the enumerator (null: no signal table). */
+    private final SignalsElsewhere signalsElsewhere;
+
     public VitessSourceReader(
             Supplier<SplitReader<SplitElement<T>, VitessSplit>> splitReaderSupplier,
             VitessRecordEmitter<T> emitter,
@@ -94,8 +98,19 @@ public final class VitessSourceReader<T>
             Configuration config,
             SourceReaderContext context,
             List<String> jobTables) {
+        this(splitReaderSupplier, emitter, config, context, jobTables, null);
+    }
+
+    public VitessSourceReader(
+            Supplier<SplitReader<SplitElement<T>, VitessSplit>> splitReaderSupplier,
+            VitessRecordEmitter<T> emitter,
+            Configuration config,
+            SourceReaderContext context,
+            List<String> jobTables,
+            SignalsElsewhere signalsElsewhere) {
         super(splitReaderSupplier, emitter, config, context);
         this.jobTables = List.copyOf(jobTables);
+        this.signalsElsewhere = signalsElsewhere;
     }
 
     @Override
@@ -178,6 +193,11 @@ public final class VitessSourceReader<T>
         if (reportsDue) {
             reportsDue = false;
             sendDurableReports();
+        }
+        if (signalsElsewhere != null) {
+            for (SignalTablesElsewhere s = signalsElsewhere.next(); s != null; s = signalsElsewhere.next()) {
+                context.sendSourceEventToCoordinator(s);
+            }
         }
         return super.pollNext(output);
     }

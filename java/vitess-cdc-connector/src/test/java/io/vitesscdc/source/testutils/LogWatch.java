@@ -14,8 +14,10 @@ import org.apache.logging.log4j.core.appender.AbstractAppender;
 import org.apache.logging.log4j.core.config.Property;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -32,6 +34,7 @@ public final class LogWatch implements AutoCloseable {
     private final AtomicInteger count = new AtomicInteger();
     private final Semaphore seen = new Semaphore(0);
     private final Set<String> threads = ConcurrentHashMap.newKeySet();
+    private final List<String> lines = new CopyOnWriteArrayList<>();
 
     private LogWatch(Class<?> source, String contains) {
         this.logger = (Logger) ((LoggerContext) LogManager.getContext(false)).getLogger(source.getName());
@@ -40,6 +43,7 @@ public final class LogWatch implements AutoCloseable {
             public void append(LogEvent event) {
                 if (event.getMessage().getFormattedMessage().contains(contains)) {
                     threads.add(event.getThreadName());
+                    lines.add(event.getMessage().getFormattedMessage());
                     count.incrementAndGet();
                     seen.release();
                 }
@@ -60,6 +64,11 @@ public final class LogWatch implements AutoCloseable {
     /** Lines seen so far. */
     public int count() {
         return count.get();
+    }
+
+    /** The lines seen so far, in order. */
+    public List<String> lines() {
+        return List.copyOf(lines);
     }
 
     /** The threads that logged the lines seen so far (e.g. which sources' coordinators). */
