@@ -33,7 +33,7 @@ enum Fault {
     SAVEPOINT_RESCALE(Group.JOB, 5),
     /** A reshard 2 → 4 or a merge 4 → 2 of keyspace customer (prepare, create, switch, complete). */
     RESHARD(Group.TOPOLOGY, 2),
-    /** A signal re-snapshot ({@code execute-snapshot}) of the rows table, written to every shard. */
+    /** A signal re-snapshot ({@code execute-snapshot}) of the rows table: written once and relayed, or to every shard. */
     SIGNAL_RESNAPSHOT(Group.FREE, 5),
     /** {@code ALTER TABLE soak_rows ADD COLUMN} while the job runs (the job does not declare it). */
     ADD_COLUMN(Group.TOPOLOGY, 3),

@@ -380,7 +380,11 @@ class VitessChaosSoak {
         return -1;
     }
 
-    /** An execute-snapshot signal (half of them for a key range), written to every shard. */
+    /**
+     * An execute-snapshot signal (half of them for a key range): half written once through VTGate
+     * (the stream of the shard it lands on relays it to the others, under whatever fault runs),
+     * half written to every shard as its own row.
+     */
     private String signal(FaultPlan.Planned p, String[] shards) throws SQLException {
         String id = "soak-" + run + "-" + p.index();
         String data = p.pick() % 2 == 0
@@ -388,16 +392,23 @@ class VitessChaosSoak {
                 : "{\"data-collections\": [\"" + SoakRowsWriter.TABLE + "\"], \"additional-conditions\": "
                         + "[{\"data-collection\": \"" + SoakRowsWriter.TABLE + "\", \"filter\": \"run = " + run
                         + "\"}]}";
+        boolean once = (p.pick() / 2) % 2 == 0;
         try (Connection c = sql.connect("customer");
                 Statement s = c.createStatement()) {
-            for (String shard : shards) {
-                s.execute("USE `customer:" + shard + "`");
-                // One row id per shard, as vstream signal writes them (the rows meet when shards merge).
-                s.execute("INSERT INTO soak_signal (id, type, data) VALUES ('" + id + "@" + shard
-                        + "', 'execute-snapshot', '" + data + "')");
+            if (once) {
+                s.execute("INSERT INTO soak_signal (id, type, data) VALUES ('" + id + "', 'execute-snapshot', '" + data
+                        + "')");
+            } else {
+                for (String shard : shards) {
+                    s.execute("USE `customer:" + shard + "`");
+                    // Each shard's own row id (the rows meet when shards merge).
+                    s.execute("INSERT INTO soak_signal (id, type, data) VALUES ('" + id + "@" + shard
+                            + "', 'execute-snapshot', '" + data + "')");
+                }
             }
         }
-        return "signal " + id + " on " + shards.length + " shards" + (p.pick() % 2 == 0 ? "" : " (run's rows)");
+        return "signal " + id + (once ? " written once, relayed" : " on " + shards.length + " shards")
+                + (p.pick() % 2 == 0 ? "" : " (run's rows)");
     }
 
     // --- the end ------------------------------------------------------------------------------
