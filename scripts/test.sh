@@ -8,8 +8,9 @@
 #   Rust integration tests against both, the Maven build (Rust cdylib inside the jar) with Java
 #   unit and integration tests against them, a 3-minute chaos soak (a fresh seed, printed), the
 #   multi-process cluster stopped again, the end-to-end CLI scenarios, the demo, a short smoke of the fuzz targets (nightly +
-#   cargo-fuzz, installed once if missing); then the other Flink lines (1.20, 2.3): their build,
-#   unit tests and main ITCases.
+#   cargo-fuzz, installed once if missing). The other Flink lines (1.20, 2.3) by turns: one runs
+#   every ITCase (while the multi-process cluster is up), the other its unit tests and main
+#   ITCases (at the end); the turn is printed.
 # Env: KEEP_CLUSTER=1 leaves the clusters (and the MySQL) this script started running afterwards.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -39,7 +40,17 @@ step "maven verify (jar with native library, Java unit + integration tests)" \
 echo "==> chaos soak this run: 3 minutes, a fault every 12 s on average (the hour-long one, not in this run: scripts/soak.sh --minutes 60)"
 step "chaos soak (3 minutes of random, overlapping faults; its seed is printed)" \
   bash scripts/soak.sh --minutes 3 --mean-gap-seconds 12
-# The soak was its last user: free its ~2 GB and its idle CPU for the rest.
+# The other Flink lines by turns (the commit count picks): one runs every ITCase of the connector
+# and the SQL jar, as 2.2 did above (it needs the multi-process cluster, so it runs here), the
+# other its main ITCases at the end. All of it on every line: scripts/flink-lines.sh --full 1.20 2.3.
+flink_lines=(1.20 2.3)
+turn=$(( $(git rev-list --count HEAD 2> /dev/null || echo 0) % ${#flink_lines[@]} ))
+full_line=${flink_lines[$turn]}
+main_lines=("${flink_lines[@]:0:$turn}" "${flink_lines[@]:$((turn + 1))}")
+echo "==> other Flink lines this run: every ITCase on $full_line, the main ITCases on ${main_lines[*]} (by turns; all of it: scripts/flink-lines.sh --full ${flink_lines[*]})"
+step "Flink $full_line: unit tests and every ITCase of the connector and the SQL jar (this run's turn)" \
+  bash scripts/flink-lines.sh --full "$full_line"
+# The soak and the full line were its last users: free its ~2 GB and its idle CPU for the rest.
 step "stop multi-process Vitess" stop_multi_cluster_if_started_here
 step "native bridge tests again under -Xcheck:jni (fails on any JNI warning)" \
   "${MVN[@]}" verify -Dcargo.profile=dev -Pxcheck-jni -pl java/vitess-cdc-connector
@@ -58,4 +69,4 @@ step "the demo (the README's first command), 10 s of writes: exits non-zero unle
 step "the core's and the bridge's Rust unit tests built for linux-aarch64, run under qemu-user" \
   cargo test --target aarch64-unknown-linux-gnu -p vitess-cdc-core -p vitess-cdc-jni --all-features --lib
 step "fuzz smoke (every rust/fuzz target for a few seconds over its committed corpus)" bash scripts/fuzz.sh smoke
-step "the other Flink lines (1.20, 2.3): unit tests and the main ITCases" bash scripts/flink-lines.sh
+step "Flink ${main_lines[*]}: unit tests and the main ITCases" bash scripts/flink-lines.sh "${main_lines[@]}"
