@@ -49,6 +49,11 @@ import java.util.TreeSet;
  *
  * <p>Version 4 (order epochs): version 3 with each pending journal followed by {@code long} the
  * highest order epoch of its ended participants. Older versions read it as 0.
+ *
+ * <p>Version 5 (completion keys): version 4's layout; each completed journal's {@code long} is its
+ * {@link ReshardJournal#completionKey()} (the whole journal's hash), no longer its id, which a
+ * reshard repeated into the same shards shares. Ids read from older versions still match a
+ * repeat of their journal by id.
  */
 @Internal
 public final class VitessEnumeratorStateSerializer implements SimpleVersionedSerializer<VitessEnumeratorState> {
@@ -57,7 +62,8 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
     public static final int VERSION_2 = 2;
     public static final int VERSION_3 = 3;
     public static final int VERSION_4 = 4;
-    public static final int CURRENT_VERSION = VERSION_4;
+    public static final int VERSION_5 = 5;
+    public static final int CURRENT_VERSION = VERSION_5;
 
     private final VitessSplitSerializer splitSerializer = VitessSplitSerializer.INSTANCE;
 

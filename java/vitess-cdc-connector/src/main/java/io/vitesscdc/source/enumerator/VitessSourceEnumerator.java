@@ -242,8 +242,12 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
     private void onShardEnded(int subtaskId, ShardEndedEvent event) {
         ReshardJournal journal = event.journal();
         ShardEndedAck ack = new ShardEndedAck(event.splitId(), journal.id());
-        if (completedJournals.contains(journal.id())) {
+        if (completedJournals.contains(journal.completionKey()) || completedJournals.contains(journal.id())) {
             // A repeat (the ack was lost, or the reader restored an ended split): already done.
+            // Matched by the whole journal, not its id alone: a reshard repeated into the same
+            // shards has the first one's id, and taking it for a repeat would drop its shards'
+            // splits and start no new ones (the job would read nothing; found by the chaos soak).
+            // Ids alone come from the state of releases that stored only ids.
             context.sendEventToSourceReader(subtaskId, ack);
             return;
         }
@@ -285,8 +289,8 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             return;
         }
         pendingJournals.remove(journal.id());
-        completedJournals.add(journal.id());
         ReshardJournal complete = pending.journal();
+        completedJournals.add(complete.completionKey());
         long epoch = pending.newShardsEpoch();
         LOG.info(
                 "Every participant {} of reshard journal {} ended; starting shards {} in order epoch {}",

@@ -75,6 +75,39 @@ public final class ReshardJournal implements Serializable {
                 && started.keySet().equals(other.started.keySet());
     }
 
+    /**
+     * What tells this reshard from another with the same id: a 64-bit hash (FNV-1a) of the id, the
+     * keyspace, the participants and the new shards with their start positions. Vitess derives a
+     * journal's id from the workflow's target shards and their stream ids, so a reshard repeated
+     * (split, merged back, split again into the same shards, as the chaos soak does) has the id
+     * of the first; its new shards start elsewhere, so this key differs. Stable across JVMs and
+     * releases: it is stored in the enumerator's state.
+     */
+    public long completionKey() {
+        long h = 0xcbf29ce484222325L;
+        h = mix(h, Long.toString(id));
+        h = mix(h, keyspace);
+        for (String p : participants) {
+            h = mix(h, p);
+        }
+        for (Map.Entry<String, Position> e : started.entrySet()) {
+            h = mix(h, e.getKey());
+            for (byte b : e.getValue().toBytes()) {
+                h = (h ^ (b & 0xff)) * 0x100000001b3L;
+            }
+            h = (h ^ 0xff) * 0x100000001b3L;
+        }
+        return h;
+    }
+
+    private static long mix(long h, String text) {
+        for (byte b : text.getBytes(java.nio.charset.StandardCharsets.UTF_8)) {
+            h = (h ^ (b & 0xff)) * 0x100000001b3L;
+        }
+        // A separator no UTF-8 text contains, so that ("ab", "c") and ("a", "bc") differ.
+        return (h ^ 0xff) * 0x100000001b3L;
+    }
+
     @Override
     public boolean equals(Object o) {
         if (this == o) {

@@ -83,7 +83,7 @@ class VitessEnumeratorStateSerializerTest {
 
     @Test
     void currentVersionIsVersion4AndRoundTripsTheVersion2State() throws IOException {
-        assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_4);
+        assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_5);
         byte[] v4 = serializer.serialize(STATE_V2);
         assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_4, v4))
                 .isEqualTo(STATE_V2);

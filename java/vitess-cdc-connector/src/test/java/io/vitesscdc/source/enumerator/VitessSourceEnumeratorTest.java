@@ -230,7 +230,70 @@ class VitessSourceEnumeratorTest {
             assertThat(state.assignedOwners())
                     .isEqualTo(Map.of("customer/-40", 0, "customer/40-80", 0, "customer/80-", 1));
             assertThat(state.pendingJournals()).isEmpty();
-            assertThat(state.completedJournals()).containsExactly(7L);
+            assertThat(state.completedJournals()).containsExactly(j.completionKey());
+        }
+    }
+
+    /**
+     * Found by the chaos soak: Vitess gives a reshard repeated into the same shards (split, merged
+     * back, split again) the journal id of the first. Taken for a repeat of the first, it was
+     * acknowledged and dropped: the old shards' splits ended, no new one started, and the job read
+     * nothing from then on while it looked healthy.
+     */
+    @Test
+    void aReshardRepeatedIntoTheSameShardsWithTheSameJournalIdStartsItsNewShards() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            e.snapshotState(1);
+            ReshardJournal first = journal(7, List.of("-80"), List.of("-40", "40-80"));
+            e.handleSourceEvent(0, ended("-80", first, true));
+            int afterFirst = ctx.getSplitsAssignmentSequence().size();
+            // A repeat of the first (a reader restored its ended split): acknowledged, nothing new.
+            e.handleSourceEvent(0, ended("-80", first, true));
+            assertThat(ctx.getSplitsAssignmentSequence()).hasSize(afterFirst);
+
+            // Merged back into -80, then split again into the same shards: Vitess gives the second
+            // split the first one's id; its new shards start at new positions.
+            ReshardJournal merge = journal(8, List.of("-40", "40-80"), List.of("-80"));
+            e.handleSourceEvent(0, ended("-40", merge, true));
+            e.handleSourceEvent(0, ended("40-80", merge, true));
+            assertThat(assignedAfter(ctx, afterFirst))
+                    .extracting(VitessSplit::splitId)
+                    .containsExactly("customer/-80");
+            int afterMerge = ctx.getSplitsAssignmentSequence().size();
+            Map<String, Position> later = new LinkedHashMap<>();
+            later.put("-40", RenderedPositions.start(KS, "-40", "-40@9"));
+            later.put("40-80", RenderedPositions.start(KS, "40-80", "40-80@9"));
+            ReshardJournal again = new ReshardJournal(7, KS, List.of("-80"), later);
+            assertThat(again.completionKey()).isNotEqualTo(first.completionKey());
+            e.handleSourceEvent(0, ended("-80", again, true));
+            List<VitessSplit> started = assignedAfter(ctx, afterMerge);
+            assertThat(started)
+                    .as("the new shards of the repeated split, at its positions")
+                    .extracting(VitessSplit::splitId, VitessSplit::position)
+                    .containsExactlyInAnyOrder(
+                            org.assertj.core.groups.Tuple.tuple("customer/-40", later.get("-40")),
+                            org.assertj.core.groups.Tuple.tuple("customer/40-80", later.get("40-80")));
+            assertThat(e.snapshotState(2).completedJournals())
+                    .containsExactlyInAnyOrder(first.completionKey(), merge.completionKey(), again.completionKey());
+        }
+    }
+
+    @Test
+    void aJournalIdFromAnOlderStateStillMatchesItsRepeat() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(1)) {
+            ReshardJournal j = journal(7, List.of("-80"), List.of("-40", "40-80"));
+            VitessSourceEnumerator e = new VitessSourceEnumerator(
+                    ctx,
+                    shards("-40", "40-80"),
+                    KS,
+                    Boundedness.CONTINUOUS_UNBOUNDED,
+                    new VitessEnumeratorState(true, Map.of(), List.of(), List.of(), Set.of(7L)));
+            e.start();
+            register(ctx, e, 0);
+            e.handleSourceEvent(0, ended("-80", j, true));
+            assertThat(ctx.getSplitsAssignmentSequence()).isEmpty();
+            assertThat(ctx.getSentSourceEvent().get(0)).containsExactly(new ShardEndedAck("customer/-80", 7));
         }
     }
 
