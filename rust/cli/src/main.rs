@@ -45,8 +45,9 @@ enum Command {
     Tail(tail::TailArgs),
     /// Copy the selected tables (consistent snapshot), print the rows, then exit.
     Snapshot(snapshot::SnapshotArgs),
-    /// Send a signal to the streams reading the keyspace: one row in the signal table of every
-    /// shard (--shards: only those), so each shard's log carries it [docs/snapshots.md]
+    /// Send a signal to the streams reading the keyspace: one row in the signal table, which the
+    /// stream of the shard it lands on relays to the others (--shards: a row straight to each of
+    /// those instead) [docs/snapshots.md]
     Signal(signal::SignalArgs),
     /// Print the positions every shard reaches from --start (default: latest), as JSON, then exit.
     Positions(positions::PositionsArgs),
