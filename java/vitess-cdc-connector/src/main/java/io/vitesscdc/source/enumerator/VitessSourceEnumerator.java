@@ -217,26 +217,26 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
      * reads are reported, once per signal for the whole job (JobSignalTables).
      */
     private void onSignalTablesElsewhere(int subtaskId, SignalTablesElsewhere event) {
+        if (signalTables != null) {
+            List<String> none = signalTables.readByNone(event.tables());
+            if (!none.isEmpty() && signalTables.firstReport(event.signalId())) {
+                LOG.warn(
+                        "Signal '{}' names {}, which no source of this job reads (its sources on keyspace {} read: {}):"
+                                + " nothing captures {} — name tables the job's sources read; a table of another"
+                                + " keyspace needs a source of its own (docs/snapshots.md, \"Signals\")",
+                        event.signalId(),
+                        none,
+                        keyspace,
+                        signalTables.jobSelection(),
+                        none.size() == 1 ? "it" : "them");
+            }
+        }
+        // Last, so that this line says the report is fully handled (a test waits for it).
         LOG.info(
                 "Reader {} read signal '{}', which also names {}: tables of the job's other sources, or none's",
                 subtaskId,
                 event.signalId(),
                 event.tables());
-        if (signalTables == null) {
-            return;
-        }
-        List<String> none = signalTables.readByNone(event.tables());
-        if (!none.isEmpty() && signalTables.firstReport(event.signalId())) {
-            LOG.warn(
-                    "Signal '{}' names {}, which no source of this job reads (its sources on keyspace {} read: {}):"
-                            + " nothing captures {} — name tables the job's sources read; a table of another"
-                            + " keyspace needs a source of its own (docs/snapshots.md, \"Signals\")",
-                    event.signalId(),
-                    none,
-                    keyspace,
-                    signalTables.jobSelection(),
-                    none.size() == 1 ? "it" : "them");
-        }
     }
 
     private void onShardEnded(int subtaskId, ShardEndedEvent event) {
