@@ -166,7 +166,11 @@ impl CaptureStream {
         loop {
             if !self.held.is_empty() {
                 if let Some(relay) = self.relay_due.take() {
-                    self.relay(relay).await?;
+                    if let Err(e) = self.relay(&relay).await {
+                        // Still due: the signal must not take effect unrelayed on a later call.
+                        self.relay_due = Some(relay);
+                        return Err(e);
+                    }
                 } else if !self.keys_refreshed {
                     self.refresh_keys().await?;
                 }

@@ -55,7 +55,7 @@ impl CaptureStream {
     /// Writes the signal to every shard the keyspace serves but its own. A shard that refuses
     /// for good (no INSERT privilege, the table missing there) is reported and left out: failing
     /// would fail every restart at the same signal, which stays in the log.
-    pub(super) async fn relay(&mut self, relay: Relay) -> Result<()> {
+    pub(super) async fn relay(&mut self, relay: &Relay) -> Result<()> {
         let keyspace = self.options.keyspace.clone();
         let table = self
             .snap
@@ -91,7 +91,7 @@ impl CaptureStream {
             }
         }
         tracing::info!(signal = %relay.id, from = %relay.shard, to = ?reached, "signal relayed to the keyspace's other shards");
-        self.relayed = Some((relay.shard, relay.id));
+        self.relayed = Some((relay.shard.clone(), relay.id.clone()));
         Ok(())
     }
 }
