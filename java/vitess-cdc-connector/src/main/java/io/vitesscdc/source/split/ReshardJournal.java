@@ -81,16 +81,18 @@ public final class ReshardJournal implements Serializable {
      * journal's id from the workflow's target shards and their stream ids, so a reshard repeated
      * (split, merged back, split again into the same shards, as the chaos soak does) has the id
      * of the first; its new shards start elsewhere, so this key differs. Stable across JVMs and
-     * releases: it is stored in the enumerator's state.
+     * releases: it is stored in the enumerator's state. Independent of the order of the
+     * participants and of the new shards: each participant's copy of one journal may list them in
+     * another order (seen on the multi-process cluster).
      */
     public long completionKey() {
         long h = 0xcbf29ce484222325L;
         h = mix(h, Long.toString(id));
         h = mix(h, keyspace);
-        for (String p : participants) {
+        for (String p : new java.util.TreeSet<>(participants)) {
             h = mix(h, p);
         }
-        for (Map.Entry<String, Position> e : started.entrySet()) {
+        for (Map.Entry<String, Position> e : new java.util.TreeMap<>(started).entrySet()) {
             h = mix(h, e.getKey());
             for (byte b : e.getValue().toBytes()) {
                 h = (h ^ (b & 0xff)) * 0x100000001b3L;

@@ -280,6 +280,17 @@ class VitessSourceEnumeratorTest {
     }
 
     @Test
+    void eachParticipantsCopyOfAJournalHasItsKeyWhateverItsOrder() {
+        ReshardJournal a = journal(7, List.of("-40", "40-80"), List.of("-80", "80-"));
+        ReshardJournal b = journal(7, List.of("40-80", "-40"), List.of("80-", "-80"));
+        assertThat(b.completionKey()).isEqualTo(a.completionKey());
+        assertThat(journal(7, List.of("-40", "40-80"), List.of("-80")).completionKey())
+                .isNotEqualTo(a.completionKey());
+        assertThat(journal(8, List.of("-40", "40-80"), List.of("-80", "80-")).completionKey())
+                .isNotEqualTo(a.completionKey());
+    }
+
+    @Test
     void aJournalIdFromAnOlderStateStillMatchesItsRepeat() throws Throwable {
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(1)) {
             ReshardJournal j = journal(7, List.of("-80"), List.of("-40", "40-80"));
