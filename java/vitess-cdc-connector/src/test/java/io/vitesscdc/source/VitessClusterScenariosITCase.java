@@ -77,7 +77,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  *       the new splits, a stop with a savepoint; a restore reading REPLICA tablets (both old splits
  *       come back ended, the new ones start), then {@code reshard.sh complete};
  *   <li>a REPLICA vttablet of a new shard {@code kill -9}ed and restarted while the job reads replicas;
- *   <li>a merge 4 → 2, then an EmergencyReparentShard after {@code kill -9} of a primary's mysqld.
+ *   <li>a merge 4 → 2, then an EmergencyReparentShard after {@code kill -9} of a primary's mysqld;
+ *   <li>the split 2 → 4 again and the merge back again: Vitess gives each the journal id of the
+ *       first (the id comes from the target shards and their stream ids), which the enumerator
+ *       once took for a repeat of it and read nothing from then on (found by the chaos soak).
  * </ol>
  *
  * <p>The copy of {@value #SNAPSHOT_ROWS} rows lasts long enough for its two faults (they begin at
@@ -228,6 +231,12 @@ class VitessClusterScenariosITCase {
                     "fault.sh",
                     "ers",
                     "customer/80-");
+
+            // 6. The same split and merge again: their journals have the first ones' ids.
+            fault("split 2 -> 4 again (the first split's journal id)", "reshard.sh", "all", "customer", OLD, SPLIT);
+            awaitStreamedFromEveryShardOf(3, 4);
+            fault("merge 4 -> 2 again (the first merge's journal id)", "reshard.sh", "all", "customer", SPLIT, OLD);
+            awaitStreamedFromEveryShardOf(4, 2);
             long tail = rows.ops() + 200;
             waitUntil(TestTimeouts.PROGRESS, () -> rows.ops() >= tail, "writes after the last fault");
 
@@ -319,6 +328,8 @@ class VitessClusterScenariosITCase {
         assertBalanced(owners, 0, 2);
         assertBalanced(owners, 1, 4);
         assertBalanced(owners, 2, 2);
+        assertBalanced(owners, 3, 4);
+        assertBalanced(owners, 4, 2);
         System.out.printf(
                 "VitessClusterScenariosITCase: %d writer ops (%d failed during faults), %d appends (%d failed), "
                         + "%d order records, %d keys across a reshard%n",
