@@ -37,6 +37,16 @@ static TABLES: Mutex<()> = Mutex::new(());
 
 type Key = (String, Vec<String>);
 
+/// The runtime a test drives its streams and queries on (two workers: a capture's log and chunk
+/// tasks run beside the test's own calls).
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap()
+}
+
 fn now_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -387,11 +397,7 @@ fn run_capture(
     rows: i64,
     a_max: i64,
 ) -> (View, BTreeMap<Key, i64>, BTreeSet<i64>) {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let first_ver = rt.block_on(fill(rows, a_max));
     let tables = ["snap_rows", "snap_pairs", "snap_ticks"];
     let mut stream = rt
@@ -603,11 +609,7 @@ fn whole_tables_captured_under_a_concurrent_writer_equal_the_tables_and_resume_m
 fn a_paused_capture_starts_no_chunk_while_the_log_flows_and_finishes_after_resume() {
     let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
     let _empty = EmptyTables;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let (rows, a_max) = (6000, 20);
     let first_ver = rt.block_on(fill(rows, a_max));
     let captures = vec![Capture::parse("snap_rows").unwrap()];
@@ -807,11 +809,7 @@ fn signal_options() -> SnapshotOptions {
 fn signals_in_the_log_capture_a_key_range_pause_survive_a_restart_resume_and_stop() {
     let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
     let _empty = EmptyTables;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let (rows, a_max) = (9000, 400);
     let first_ver = rt.block_on(fill(rows, a_max));
     let tables = ["snap_rows", "snap_pairs", "snap_ticks"];
@@ -1028,11 +1026,7 @@ async fn signal_rows(prefix: &str) -> BTreeSet<(String, String)> {
 fn a_signal_written_once_reaches_every_shard_and_a_restart_relays_it_only_once() {
     let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
     let _empty = EmptyTables;
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let rows = 3000;
     rt.block_on(fill(rows, 10));
     let tables = ["snap_rows", "snap_ticks"];
@@ -1160,11 +1154,7 @@ fn a_signal_written_once_reaches_every_shard_and_a_restart_relays_it_only_once()
 /// a table's chunks from the primary after a few refusals and finish.
 #[test]
 fn a_table_the_snapshot_tablet_does_not_know_is_read_from_the_primary() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .unwrap();
+    let rt = runtime();
     let table = format!("fresh_{}", now_ms());
     let rows = 300;
     rt.block_on(async {

@@ -40,12 +40,9 @@ impl VtgateClient {
     /// The shards of `keyspace` that VTGate serves now (`SHOW VITESS_SHARDS`).
     pub async fn serving_shards(&self, keyspace: &str) -> Result<Vec<String>> {
         let result = self.execute("show vitess_shards").await?;
-        Ok(text_column(&result, 0)?
-            .into_iter()
-            .filter_map(|cell| {
-                let (ks, shard) = cell.split_once('/')?;
-                (ks == keyspace).then(|| shard.to_string())
-            })
+        Ok(keyspace_shards(&result)?
+            .filter(|(ks, _)| ks == keyspace)
+            .map(|(_, shard)| shard)
             .collect())
     }
 
@@ -71,13 +68,11 @@ impl VtgateClient {
         let shards_result = shards_result?;
         let mut keyspaces = std::collections::BTreeSet::new();
         let mut shards = Vec::new();
-        for cell in text_column(&shards_result, 0)? {
-            if let Some((ks, shard)) = cell.split_once('/') {
-                keyspaces.insert(ks.to_string());
-                if ks == keyspace {
-                    shards.push(shard.to_string());
-                }
+        for (ks, shard) in keyspace_shards(&shards_result)? {
+            if ks == keyspace {
+                shards.push(shard);
             }
+            keyspaces.insert(ks);
         }
         if shards.is_empty() {
             let known: Vec<_> = keyspaces.into_iter().collect();
@@ -287,6 +282,14 @@ fn text_column(result: &QueryResult, col: usize) -> Result<Vec<String>> {
 }
 
 /// `Version: 24.0.4 (Git revision ...)` → 24.0.
+/// The (keyspace, shard) pairs of a `SHOW VITESS_SHARDS` answer (cells `keyspace/shard`).
+fn keyspace_shards(result: &QueryResult) -> Result<impl Iterator<Item = (String, String)>> {
+    Ok(text_column(result, 0)?.into_iter().filter_map(|cell| {
+        let (ks, shard) = cell.split_once('/')?;
+        Some((ks.to_string(), shard.to_string()))
+    }))
+}
+
 pub fn parse_version_comment(comment: &str) -> Option<ServerVersion> {
     let rest = comment.trim().strip_prefix("Version:")?.trim_start();
     let mut parts = rest.split(|c: char| !c.is_ascii_digit());

@@ -189,7 +189,11 @@ public final class VitessSource<T>
         if (config.signalTable() == null) {
             return null;
         }
-        String job = context.metricGroup().getAllVariables().getOrDefault("<job_id>", "");
+        // The job's id, where the metric group names it (the JobManager's does); else the
+        // sources of every job in this JobManager that share the signal table count together.
+        String job = context.metricGroup() == null
+                ? ""
+                : context.metricGroup().getAllVariables().getOrDefault("<job_id>", "");
         return JobSignalTables.member(
                 job,
                 config.address(),

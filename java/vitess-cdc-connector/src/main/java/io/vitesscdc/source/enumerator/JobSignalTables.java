@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Pattern;
+import java.util.regex.PatternSyntaxException;
 
 /**
  * The tables that the sources of one job read, per signal table they share. A job has a source
@@ -55,11 +56,25 @@ public final class JobSignalTables {
         private final String channel;
         private final Set<String> names;
         private final List<Pattern> patterns = new ArrayList<>();
+        /**
+         * A pattern Java's regular expressions cannot read (the core's dialect is Rust's): what
+         * it matches is unknown here, so this source is taken to read every table rather than
+         * have a table it reads reported as read by none.
+         */
+        private final boolean unknownSelection;
 
         private Member(String channel, List<String> names, List<String> patterns) {
             this.channel = channel;
             this.names = Set.copyOf(names);
-            patterns.forEach(p -> this.patterns.add(Pattern.compile(p)));
+            boolean unknown = false;
+            for (String p : patterns) {
+                try {
+                    this.patterns.add(Pattern.compile(p));
+                } catch (PatternSyntaxException notJava) {
+                    unknown = true;
+                }
+            }
+            this.unknownSelection = unknown;
         }
 
         /** Counts this source among the job's (when its enumerator starts). */
@@ -89,7 +104,11 @@ public final class JobSignalTables {
 
         /** Whether this is the first time a source of the job asks to report signal {@code id}. */
         public boolean firstReport(String id) {
-            Channel ch = CHANNELS.computeIfAbsent(channel, c -> new Channel());
+            Channel ch = CHANNELS.get(channel);
+            if (ch == null) {
+                // Every source of the job has closed: nobody else can report it.
+                return true;
+            }
             synchronized (ch.reported) {
                 return ch.reported.put(id, Boolean.TRUE) == null;
             }
@@ -116,7 +135,7 @@ public final class JobSignalTables {
         }
 
         private boolean reads(String table) {
-            if (names.isEmpty() && patterns.isEmpty()) {
+            if (unknownSelection || (names.isEmpty() && patterns.isEmpty())) {
                 return true;
             }
             return names.contains(table)

@@ -65,6 +65,27 @@ class JobSignalTablesTest {
     }
 
     @Test
+    void aPatternJavaCannotReadCountsAsReadingEveryTableNotAsAnError() {
+        // Valid for the core (Rust's regex), not for java.util.regex.
+        JobSignalTables.Member named = source("job-f", List.of(), List.of("(?P<t>log_.*)"));
+        named.join();
+        try {
+            assertThat(named.readByNone(List.of("log_1", "orders"))).isEmpty();
+        } finally {
+            named.leave();
+        }
+    }
+
+    @Test
+    void aReportAfterEverySourceLeftIsTheFirstAndLeavesNoChannelBehind() {
+        JobSignalTables.Member gone = source("job-g", List.of("a"), List.of());
+        gone.join();
+        gone.leave();
+        assertThat(gone.firstReport("late")).isTrue();
+        assertThat(gone.firstReport("late")).as("no channel was made for it").isTrue();
+    }
+
+    @Test
     void aSourceThatSelectsEveryTableReadsThemAll() {
         JobSignalTables.Member all = source("job-e", List.of(), List.of());
         all.join();
