@@ -86,9 +86,10 @@ pub struct StreamArgs {
     /// VTGate gRPC address (host:port or http(s)://host:port) [StreamOptions.address]
     #[arg(long, env = "VTGATE_GRPC_ADDR", default_value = defaults::ADDRESS)]
     address: String,
-    /// Keyspace to stream [keyspace]
-    #[arg(long, short = 'k')]
-    keyspace: String,
+    /// Keyspace to stream; several, comma-separated, are read side by side in one stream
+    /// (name tables then as keyspace.table; a bare name is read in each) [keyspace]
+    #[arg(long, short = 'k', value_delimiter = ',', required = true)]
+    keyspace: Vec<String>,
     /// Shards to stream, comma-separated; default all [shards]
     #[arg(long, value_delimiter = ',')]
     shards: Vec<String>,
@@ -183,8 +184,31 @@ pub struct StreamArgs {
 }
 
 impl StreamArgs {
+    /// The options of a command that reads one keyspace.
     pub fn to_options(&self, default_start: StartMode) -> Result<StreamOptions, Error> {
-        let mut o = StreamOptions::new(self.address.clone(), self.keyspace.clone());
+        if self.keyspace.len() > 1 {
+            return Err(Error::config(format!(
+                "this command reads one keyspace; --keyspace names {} ({}): run it once per keyspace \
+                 (vstream tail reads several)",
+                self.keyspace.len(),
+                self.keyspace.join(", ")
+            )));
+        }
+        self.options(default_start)
+    }
+
+    /// The options of each keyspace `--keyspace` names (docs/positions.md, "Several keyspaces"),
+    /// from `base` ([`Self::options`]); saved start positions go to the keyspace they name.
+    pub fn split_keyspaces(&self, base: &StreamOptions) -> Result<Vec<StreamOptions>, Error> {
+        let selections =
+            vitess_cdc_core::keyspaces::select(&self.keyspace, &self.tables, &self.table_patterns)?;
+        vitess_cdc_core::keyspaces::per_keyspace(base, &selections)
+    }
+
+    /// The options with the first keyspace (a command that reads several splits them with
+    /// [`Self::split_keyspaces`]).
+    pub fn options(&self, default_start: StartMode) -> Result<StreamOptions, Error> {
+        let mut o = StreamOptions::new(self.address.clone(), self.keyspace[0].clone());
         o.shards = self.shards.clone();
         o.tables = self.tables.clone();
         o.table_patterns = self.table_patterns.clone();

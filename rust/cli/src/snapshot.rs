@@ -65,12 +65,12 @@ pub fn run(args: SnapshotArgs) -> Result<(), Error> {
             true,
         );
     }
-    let mut opts = stream.to_options(StartMode::SnapshotOnly)?;
+    let mut opts = stream.options(StartMode::SnapshotOnly)?;
     if stream.start.is_none() || opts.start == StartMode::Initial {
         opts.start = StartMode::SnapshotOnly;
     }
     tail(
-        opts,
+        stream.split_keyspaces(&opts)?,
         json::Printer {
             marks: positions,
             schemas: false,

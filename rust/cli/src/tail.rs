@@ -17,9 +17,10 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
-use vitess_cdc_core::blocking::BlockingStream;
+use vitess_cdc_core::blocking::{BlockingStream, KeyspacePart};
 use vitess_cdc_core::snapshot::Capture;
-use vitess_cdc_core::{Error, Event, StartMode, StreamOptions};
+use vitess_cdc_core::stream::CopyEstimates;
+use vitess_cdc_core::{Error, Event, SnapshotOptions, StartMode, StreamOptions};
 
 /// The arguments of `vstream tail`.
 #[derive(Args)]
@@ -73,7 +74,7 @@ pub fn run(args: TailArgs) -> Result<(), Error> {
         state,
         progress,
     } = args;
-    let mut opts = stream.to_options(StartMode::Initial)?;
+    let mut opts = stream.options(StartMode::Initial)?;
     let state = match state {
         None => None,
         Some(path) => {
@@ -102,6 +103,16 @@ pub fn run(args: TailArgs) -> Result<(), Error> {
     };
     let resumes_capture =
         matches!(&opts.start, StartMode::Positions(p) if p.iter().any(|s| !s.snapshots.is_empty()));
+    let mut keyspaces = stream.split_keyspaces(&opts)?;
+    if keyspaces.len() > 1 {
+        if !resnapshot.is_empty() || resumes_capture || chunks.signal_table.is_some() {
+            return Err(Error::config(
+                "--resnapshot and --signal-table read one keyspace: run vstream tail once per keyspace for them",
+            ));
+        }
+        return tail(keyspaces, printer, limits);
+    }
+    let opts = keyspaces.remove(0);
     if !resnapshot.is_empty() || resumes_capture || chunks.signal_table.is_some() {
         let captures = resnapshot
             .iter()
@@ -109,13 +120,13 @@ pub fn run(args: TailArgs) -> Result<(), Error> {
             .collect::<Result<Vec<_>, _>>()?;
         return capture(opts, captures, chunks.to_options(), printer, limits, false);
     }
-    tail(opts, printer, limits)
+    tail(vec![opts], printer, limits)
 }
 
 /// The copy's display; without estimates (VTGate refused the statistics query) the copy just
 /// runs without it.
-fn copy_progress(options: &StreamOptions, progress: ProgressArg) -> Option<CopyProgress> {
-    match vitess_cdc_core::blocking::copy_estimates(options) {
+fn copy_progress(keyspaces: &[StreamOptions], progress: ProgressArg) -> Option<CopyProgress> {
+    match all_copy_estimates(keyspaces) {
         Ok(estimates) => Some(CopyProgress::new(
             &estimates,
             progress == ProgressArg::Auto && CopyProgress::stderr_is_terminal(),
@@ -127,10 +138,33 @@ fn copy_progress(options: &StreamOptions, progress: ProgressArg) -> Option<CopyP
     }
 }
 
+/// The copy estimates of every keyspace; with several, tables are `keyspace.table` and shards
+/// `keyspace/shard`.
+fn all_copy_estimates(keyspaces: &[StreamOptions]) -> Result<CopyEstimates, Error> {
+    if let [one] = keyspaces {
+        return vitess_cdc_core::blocking::copy_estimates(one);
+    }
+    let mut all = CopyEstimates {
+        tables: Vec::new(),
+        shards: Default::default(),
+    };
+    for options in keyspaces {
+        let k = &options.keyspace;
+        let estimates = vitess_cdc_core::blocking::copy_estimates(options)?;
+        all.tables
+            .extend(estimates.tables.iter().map(|t| format!("{k}.{t}")));
+        for (shard, tables) in estimates.shards {
+            all.shards.insert(format!("{k}/{shard}"), tables);
+        }
+    }
+    Ok(all)
+}
+
 /// The stream's events printed as JSON lines until a limit, the end of a snapshot, a reshard
-/// (with `--stop-on-reshard`) or SIGINT/SIGTERM; the final position goes to stderr.
+/// (with `--stop-on-reshard`) or SIGINT/SIGTERM; the final position goes to stderr. One
+/// keyspace, or several read side by side.
 pub fn tail(
-    options: StreamOptions,
+    keyspaces: Vec<StreamOptions>,
     printer: json::Printer,
     mut limits: Limits,
 ) -> Result<(), Error> {
@@ -140,9 +174,20 @@ pub fn tail(
     let started = Instant::now();
     // After the open: a VTGate that cannot be reached or a selection it refuses fails there,
     // once, before the estimates would ask it again.
-    let copies = matches!(options.start, StartMode::Initial | StartMode::SnapshotOnly);
-    let progress_options = (copies && limits.progress != ProgressArg::Off).then(|| options.clone());
-    let stream = BlockingStream::open(options)?;
+    let copies = matches!(
+        keyspaces[0].start,
+        StartMode::Initial | StartMode::SnapshotOnly
+    );
+    let progress_options =
+        (copies && limits.progress != ProgressArg::Off).then(|| keyspaces.clone());
+    let parts = keyspaces
+        .into_iter()
+        .map(|options| KeyspacePart {
+            options,
+            captures: Vec::new(),
+        })
+        .collect();
+    let stream = BlockingStream::open_keyspaces(parts, SnapshotOptions::default())?;
     let mut progress = progress_options.and_then(|o| copy_progress(&o, limits.progress));
     let mut printed = PrintedPositions::new(stream.positions());
     let stdout = std::io::stdout();

@@ -33,6 +33,7 @@ pub mod client;
 pub mod error;
 pub mod event;
 pub mod handoff;
+pub mod keyspaces;
 pub mod machine;
 pub mod metrics;
 pub mod options;

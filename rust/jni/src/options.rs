@@ -35,6 +35,17 @@
 //! }
 //! ```
 //!
+//! Several keyspaces in one stream (docs/positions.md, "Several keyspaces") replace `keyspace`,
+//! `shards`, `tables` and `table_patterns` with one entry per keyspace; every other field applies
+//! to each, start positions go to the keyspace they name, and each capture names its keyspace:
+//!
+//! ```json
+//! { "address": "127.0.0.1:15991",
+//!   "keyspaces": [{"keyspace": "customer", "shards": ["-80"], "tables": ["corder"]},
+//!                 {"keyspace": "commerce", "tables": ["product"], "table_patterns": []}],
+//!   "captures": [{"keyspace": "commerce", "table": "product"}] }
+//! ```
+//!
 //! Where to resume comes in one of two ways. The Flink source passes `start_mode = positions`
 //! without `start_positions` and hands the positions to `nativeOpen` as a second argument, one
 //! `byte[]` per shard in the core's binary form (what its splits and checkpoints hold): nothing
@@ -50,6 +61,8 @@
 
 use serde::Deserialize;
 use std::time::Duration;
+use vitess_cdc_core::blocking::KeyspacePart;
+use vitess_cdc_core::keyspaces::{per_keyspace, KeyspaceSelection};
 use vitess_cdc_core::options::{AuthMode, TabletType, TlsOptions};
 use vitess_cdc_core::snapshot::Capture;
 use vitess_cdc_core::{
@@ -61,7 +74,12 @@ use vitess_cdc_core::{
 #[serde(deny_unknown_fields)]
 pub struct OptionsJson {
     pub address: String,
+    #[serde(default)]
     pub keyspace: String,
+    /// Several keyspaces, each with its selection (instead of `keyspace`, `shards`, `tables`,
+    /// `table_patterns`).
+    #[serde(default)]
+    pub keyspaces: Vec<KeyspaceJson>,
     #[serde(default)]
     pub shards: Vec<String>,
     #[serde(default)]
@@ -112,10 +130,25 @@ pub struct OptionsJson {
     pub signal_tables_checked_by_job: Option<bool>,
 }
 
+/// One keyspace of a stream of several, with what it reads there.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct KeyspaceJson {
+    pub keyspace: String,
+    #[serde(default)]
+    pub shards: Vec<String>,
+    #[serde(default)]
+    pub tables: Vec<String>,
+    #[serde(default)]
+    pub table_patterns: Vec<String>,
+}
+
 /// One table to capture: `{"table": "t"}` or `{"table": "t", "filter": "`id` >= 10"}`.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CaptureJson {
+    /// The table's keyspace: required when the stream reads several, else the stream's.
+    pub keyspace: Option<String>,
     pub table: String,
     pub filter: Option<String>,
     /// Only on these shards (empty: every shard of the stream).
@@ -123,11 +156,11 @@ pub struct CaptureJson {
     pub shards: Vec<String>,
 }
 
-/// What `nativeOpen` opens: the stream, and the chunked snapshots beside it.
-#[derive(Debug, Clone, PartialEq)]
+/// What `nativeOpen` opens: the stream of each keyspace (one, unless `keyspaces` lists several),
+/// and the chunked snapshots beside them.
+#[derive(Debug, Clone)]
 pub struct OpenOptions {
-    pub stream: StreamOptions,
-    pub captures: Vec<Capture>,
+    pub parts: Vec<KeyspacePart>,
     pub snapshot: SnapshotOptions,
 }
 
@@ -148,9 +181,18 @@ pub struct TlsJson {
     pub server_name: Option<String>,
 }
 
-/// Parses the JSON and applies it over the core's defaults.
+/// Parses the JSON of one keyspace and applies it over the core's defaults (key orders, start
+/// plans and estimates are asked per keyspace).
 pub fn parse(json: &str) -> Result<StreamOptions> {
-    Ok(parse_with_start(json, Vec::new())?.stream)
+    let mut parts = parse_with_start(json, Vec::new())?.parts;
+    if parts.len() != 1 {
+        return Err(Error::config(format!(
+            "these options name {} keyspaces; this call takes the options of one keyspace at a time",
+            parts.len()
+        ))
+        .with_code(ErrorCode::InvalidOption));
+    }
+    Ok(parts.remove(0).options)
 }
 
 /// [`parse`], with start positions given apart from the JSON (`NativeStream.open`'s `byte[][]`,
@@ -169,6 +211,14 @@ pub fn parse_with_start(json: &str, positions: Vec<ShardPosition>) -> Result<Ope
         .map_err(|e| e.with_code(ErrorCode::InvalidOption))?;
     o.into_open_options(positions)
         .map_err(|e| e.or_code(ErrorCode::InvalidOption))
+}
+
+fn capture(c: CaptureJson) -> Capture {
+    Capture {
+        table: c.table,
+        filter: c.filter.filter(|f| !f.trim().is_empty()),
+        shards: c.shards,
+    }
 }
 
 fn tablet_type(field: &str, value: &str) -> Result<TabletType> {
@@ -217,19 +267,83 @@ impl OptionsJson {
         if let Some(t) = self.snapshot_tablet_type.take() {
             snapshot.tablet_type = tablet_type("snapshot_tablet_type", &t)?;
         }
-        let captures = std::mem::take(&mut self.captures)
+        let captures = std::mem::take(&mut self.captures);
+        let keyspaces = std::mem::take(&mut self.keyspaces);
+        if keyspaces.is_empty() {
+            let stream = self.into_options(positions)?;
+            let mut part = KeyspacePart {
+                options: stream,
+                captures: Vec::new(),
+            };
+            for c in captures {
+                if let Some(k) = c
+                    .keyspace
+                    .as_deref()
+                    .filter(|k| *k != part.options.keyspace)
+                {
+                    return Err(Error::config(format!(
+                        "capture of table `{}` names keyspace `{k}`, but the stream reads keyspace `{}`",
+                        c.table, part.options.keyspace
+                    )));
+                }
+                part.captures.push(capture(c));
+            }
+            return Ok(OpenOptions {
+                parts: vec![part],
+                snapshot,
+            });
+        }
+        if !self.keyspace.is_empty()
+            || !self.shards.is_empty()
+            || !self.tables.is_empty()
+            || !self.table_patterns.is_empty()
+        {
+            return Err(Error::config(
+                "stream options give `keyspaces` and also `keyspace`, `shards`, `tables` or `table_patterns`: \
+                 with several keyspaces, each entry of `keyspaces` names its own",
+            ));
+        }
+        let selections: Vec<KeyspaceSelection> = keyspaces
             .into_iter()
-            .map(|c| Capture {
-                table: c.table,
-                filter: c.filter.filter(|f| !f.trim().is_empty()),
-                shards: c.shards,
+            .map(|k| KeyspaceSelection {
+                keyspace: k.keyspace,
+                shards: k.shards,
+                tables: k.tables,
+                table_patterns: k.table_patterns,
             })
             .collect();
-        Ok(OpenOptions {
-            stream: self.into_options(positions)?,
-            captures,
-            snapshot,
-        })
+        if let Some(first) = selections.first() {
+            self.keyspace = first.keyspace.clone();
+        }
+        let names: Vec<String> = selections.iter().map(|s| s.keyspace.clone()).collect();
+        // The names' own checks (empty, twice) before they are used.
+        vitess_cdc_core::keyspaces::select(&names, &[], &[])?;
+        let base = self.into_options(positions)?;
+        let mut parts: Vec<KeyspacePart> = per_keyspace(&base, &selections)?
+            .into_iter()
+            .map(|options| KeyspacePart {
+                options,
+                captures: Vec::new(),
+            })
+            .collect();
+        for c in captures {
+            let Some(k) = c.keyspace.clone() else {
+                return Err(Error::config(format!(
+                    "capture of table `{}` names no keyspace: a stream of several keyspaces needs \
+                     `keyspace` in each capture",
+                    c.table
+                )));
+            };
+            let Some(part) = parts.iter_mut().find(|p| p.options.keyspace == k) else {
+                return Err(Error::config(format!(
+                    "capture of table `{}` names keyspace `{k}`, which the stream does not read ({})",
+                    c.table,
+                    names.join(", ")
+                )));
+            };
+            part.captures.push(capture(c));
+        }
+        Ok(OpenOptions { parts, snapshot })
     }
 
     pub fn into_options(self, positions: Vec<ShardPosition>) -> Result<StreamOptions> {
@@ -240,7 +354,7 @@ impl OptionsJson {
         }
         if self.keyspace.trim().is_empty() {
             return Err(Error::config(
-                "stream option `keyspace` is empty: name the Vitess keyspace to stream",
+                "stream option `keyspace` is empty: name the Vitess keyspace to stream (or several, in `keyspaces`)",
             ));
         }
         let mut opts = StreamOptions::new(self.address, self.keyspace);
@@ -445,8 +559,11 @@ mod tests {
             Vec::new(),
         )
         .unwrap();
-        assert_eq!(o.stream.initial_snapshot, InitialSnapshot::Chunked);
-        let captures: Vec<_> = o
+        assert_eq!(
+            o.parts[0].options.initial_snapshot,
+            InitialSnapshot::Chunked
+        );
+        let captures: Vec<_> = o.parts[0]
             .captures
             .iter()
             .map(|c| (c.table.as_str(), c.filter.as_deref(), c.applies_to("80-")))
@@ -471,8 +588,11 @@ mod tests {
             }
         );
         let plain = parse_with_start(r#"{"address":"a:1","keyspace":"k"}"#, Vec::new()).unwrap();
-        assert_eq!(plain.stream.initial_snapshot, InitialSnapshot::Copy);
-        assert!(plain.captures.is_empty());
+        assert_eq!(
+            plain.parts[0].options.initial_snapshot,
+            InitialSnapshot::Copy
+        );
+        assert!(plain.parts[0].captures.is_empty());
         assert_eq!(plain.snapshot, SnapshotOptions::default());
     }
 
@@ -519,6 +639,75 @@ mod tests {
             let e = parse(json).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Config, "{json}");
             assert!(e.message.contains(needle), "{json}: {}", e.message);
+        }
+    }
+
+    #[test]
+    fn several_keyspaces_each_with_its_selection_positions_and_captures() {
+        let json = r#"{"address":"a:1","heartbeat_interval_secs":2,
+            "keyspaces":[{"keyspace":"customer","shards":["-80"],"tables":["corder"]},
+                         {"keyspace":"commerce","tables":["product"]}],
+            "captures":[{"keyspace":"commerce","table":"product"}]}"#;
+        let shard = |keyspace: &str, shard: &str| ShardPosition {
+            keyspace: keyspace.into(),
+            shard: shard.into(),
+            gtid: "MySQL56/u:1-3".into(),
+            table_p_ks: Vec::new(),
+            tables_to_copy: Vec::new(),
+            copy_completed: true,
+            snapshots: Vec::new(),
+        };
+        let o =
+            parse_with_start(json, vec![shard("commerce", "0"), shard("customer", "-80")]).unwrap();
+        assert_eq!(o.parts.len(), 2);
+        let (customer, commerce) = (&o.parts[0], &o.parts[1]);
+        assert_eq!(customer.options.keyspace, "customer");
+        assert_eq!(customer.options.shards, vec!["-80"]);
+        assert_eq!(customer.options.tables, vec!["corder"]);
+        assert_eq!(customer.options.heartbeat_interval_secs, 2);
+        assert!(customer.captures.is_empty());
+        assert_eq!(commerce.options.keyspace, "commerce");
+        assert_eq!(commerce.options.tables, vec!["product"]);
+        assert_eq!(commerce.captures.len(), 1);
+        match &commerce.options.start {
+            StartMode::Positions(p) => assert_eq!(p.len(), 1, "{p:?}"),
+            other => panic!("{other:?}"),
+        }
+        let e = parse(json).unwrap_err();
+        assert!(
+            e.message.contains("one keyspace at a time"),
+            "{}",
+            e.message
+        );
+    }
+
+    #[test]
+    fn several_keyspaces_refuse_a_mixed_form_and_captures_without_their_keyspace() {
+        for (json, expected) in [
+            (
+                r#"{"address":"a:1","keyspace":"k","keyspaces":[{"keyspace":"customer"}]}"#,
+                "also `keyspace`",
+            ),
+            (
+                r#"{"address":"a:1","keyspaces":[{"keyspace":"a"},{"keyspace":"b"}],"captures":[{"table":"t"}]}"#,
+                "names no keyspace",
+            ),
+            (
+                r#"{"address":"a:1","keyspaces":[{"keyspace":"a"}],"captures":[{"keyspace":"c","table":"t"}]}"#,
+                "does not read",
+            ),
+            (
+                r#"{"address":"a:1","keyspaces":[{"keyspace":"a"},{"keyspace":"a"}]}"#,
+                "named twice",
+            ),
+            (
+                r#"{"address":"a:1","keyspace":"k","captures":[{"keyspace":"c","table":"t"}]}"#,
+                "reads keyspace `k`",
+            ),
+        ] {
+            let e = parse_with_start(json, Vec::new()).unwrap_err();
+            assert_eq!(e.code, ErrorCode::InvalidOption, "{json}");
+            assert!(e.message.contains(expected), "{json}: {}", e.message);
         }
     }
 }

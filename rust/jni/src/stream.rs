@@ -127,11 +127,11 @@ impl StreamHandle<Box<dyn EventSource>> {
         Ok(Self::new(Box::new(BlockingStream::open(options)?)))
     }
 
-    /// Connects a real stream with its captures (see [`BlockingStream::open_capturing`]).
+    /// Connects a real stream with its captures, over one keyspace or several (see
+    /// [`BlockingStream::open_keyspaces`]).
     pub fn open_capturing(options: crate::options::OpenOptions) -> Result<Self> {
-        Ok(Self::new(Box::new(BlockingStream::open_capturing(
-            options.stream,
-            options.captures,
+        Ok(Self::new(Box::new(BlockingStream::open_keyspaces(
+            options.parts,
             options.snapshot,
         )?)))
     }

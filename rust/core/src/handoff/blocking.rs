@@ -43,6 +43,8 @@ struct PollState {
     /// Shards that reached their reshard journal: later marks for them (with follow_reshard, the
     /// journal transaction's own VGTID still lists them) must not bring them back.
     retired: std::collections::BTreeSet<(String, String)>,
+    /// Keyspaces whose reader sent its End (a stream of several keyspaces ends when all did).
+    parts_ended: usize,
 }
 
 pub struct BlockingStream {
@@ -57,9 +59,20 @@ pub struct BlockingStream {
     state: Mutex<PollState>,
     closed: AtomicBool,
     metrics: Arc<Metrics>,
-    progress: Arc<Mutex<Option<CaptureProgress>>>,
+    /// Each keyspace's capture progress, in the order of the parts.
+    progress: Arc<Mutex<Vec<Option<CaptureProgress>>>>,
+    /// The keyspaces read side by side ([`Self::open_keyspaces`]), in the order of the parts.
+    keyspaces: Vec<String>,
     /// What this stream's log lines say it is (set on the caller's thread during `poll`).
     label: std::sync::Arc<str>,
+}
+
+/// One keyspace of a stream that reads several ([`BlockingStream::open_keyspaces`]): its options
+/// (from [`crate::keyspaces::per_keyspace`]) and the tables to capture in it.
+#[derive(Debug, Clone)]
+pub struct KeyspacePart {
+    pub options: StreamOptions,
+    pub captures: Vec<Capture>,
 }
 
 /// [`crate::stream::selected_key_orders`] for a synchronous caller (JNI, CLI): runs it on a
@@ -180,21 +193,35 @@ impl BlockingStream {
         captures: Vec<Capture>,
         snap: SnapshotOptions,
     ) -> Result<BlockingStream> {
+        Self::open_keyspaces(vec![KeyspacePart { options, captures }], snap)
+    }
+
+    /// One stream over several keyspaces (docs/positions.md, "Several keyspaces"): each part is
+    /// read as [`Self::open_capturing`] reads one keyspace — its own VStream, copy, journals,
+    /// signals and captures — and their events arrive through this one consumer, under one byte
+    /// budget. Each shard's events keep their order; shards of different keyspaces interleave as
+    /// they arrive, as shards of one keyspace do. A failure of any part fails the stream; a
+    /// bounded stream ends when every part has ended.
+    pub fn open_keyspaces(
+        parts: Vec<KeyspacePart>,
+        snap: SnapshotOptions,
+    ) -> Result<BlockingStream> {
+        if parts.is_empty() {
+            return Err(
+                Error::config("a stream needs at least one keyspace to read")
+                    .with_code(ErrorCode::InvalidOption),
+            );
+        }
         // Before any task starts: a panic's location is known to the hook alone.
         crate::supervise::install_panic_hook();
-        let label = super::log_label::of(
-            options.log_label.as_deref(),
-            &options.keyspace,
-            &options.shards,
-            &options.tables,
-            &options.table_patterns,
-        );
+        let label = parts_label(&parts);
         let _labelled = super::log_label::scoped(&label);
         let thread_label = label.clone();
         // One worker: the HTTP/2 connection, the read loop (decoding) and the frees of spent
         // events all run on one thread, so a wake-up is no futex hop to another worker, and
         // glibc frees each block in the cache of the thread that allocated it. A stream's work
-        // is sequential anyway; a second worker only moved it between threads.
+        // is sequential anyway; a second worker only moved it between threads. Several keyspaces
+        // share the worker: their reads interleave at each await.
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(1)
             .max_blocking_threads(2)
@@ -206,45 +233,60 @@ impl BlockingStream {
                 Error::fatal(format!("cannot start the stream's runtime: {e}")).with_source(e)
             })?;
         let metrics = Arc::new(Metrics::default());
-        let budget_kib =
-            (options.buffer_bytes / 1024).clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
+        let budget_kib = (parts[0].options.buffer_bytes / 1024)
+            .clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
         let budget = Arc::new(Semaphore::new(budget_kib));
-        let stream = if needs_capture(&options, &captures, &snap) {
-            Reader::Capture(Box::new(runtime.block_on(
-                CaptureStream::open_with_metrics(options, captures, snap, metrics.clone()),
-            )?))
-        } else {
-            Reader::Log(Box::new(runtime.block_on(
-                EventStream::open_with_metrics(options, metrics.clone()),
-            )?))
-        };
-        let progress = Arc::new(Mutex::new(stream.progress()));
-        let positions = stream
-            .positions()
-            .shards
-            .into_iter()
+        let keyspaces: Vec<String> = parts.iter().map(|p| p.options.keyspace.clone()).collect();
+        // Every part connects and validates before any reads, side by side: a keyspace VTGate
+        // refuses fails the open, not a stream already half delivered.
+        let opens = parts.into_iter().map(|KeyspacePart { options, captures }| {
+            let (snap, metrics) = (snap.clone(), metrics.clone());
+            async move {
+                Ok::<_, Error>(if needs_capture(&options, &captures, &snap) {
+                    Reader::Capture(Box::new(
+                        CaptureStream::open_with_metrics(options, captures, snap, metrics).await?,
+                    ))
+                } else {
+                    Reader::Log(Box::new(
+                        EventStream::open_with_metrics(options, metrics).await?,
+                    ))
+                })
+            }
+        });
+        let readers = runtime.block_on(futures::future::try_join_all(opens))?;
+        let progress = Arc::new(Mutex::new(
+            readers.iter().map(Reader::progress).collect::<Vec<_>>(),
+        ));
+        let positions = readers
+            .iter()
+            .flat_map(|r| r.positions().shards)
             .map(|p| ((p.keyspace.clone(), p.shard.clone()), p))
             .collect();
         let (tx, rx) = crossbeam_channel::unbounded();
         let (spent_tx, spent_rx) = crossbeam_channel::unbounded();
         let (cancel, cancelled) = watch::channel(false);
-        // The reader never dies silently: its panic reaches `poll` as a fatal error (the
-        // channel alone would not tell, `wake_tx` keeps it open).
-        let failed = tx.clone();
-        let reader = read_loop(
-            stream,
-            tx.clone(),
-            spent_rx,
-            budget.clone(),
-            budget_kib as u32,
-            cancelled,
-            progress.clone(),
-        );
-        runtime.spawn(async move {
-            if let Err(panic) = crate::supervise::catch(Task::Reader, reader).await {
-                let _ = failed.send(Msg::Failed(panic.into_error()));
-            }
-        });
+        for (index, reader) in readers.into_iter().enumerate() {
+            // The reader never dies silently: its panic reaches `poll` as a fatal error (the
+            // channel alone would not tell, `wake_tx` keeps it open).
+            let failed = tx.clone();
+            let work = read_loop(
+                reader,
+                tx.clone(),
+                // Every part's loop frees spent events: all parts allocate on the one worker
+                // thread, so whichever loop runs next frees them where they were made.
+                spent_rx.clone(),
+                budget.clone(),
+                budget_kib as u32,
+                cancelled.clone(),
+                progress.clone(),
+                index,
+            );
+            runtime.spawn(async move {
+                if let Err(panic) = crate::supervise::catch(Task::Reader, work).await {
+                    let _ = failed.send(Msg::Failed(panic.into_error()));
+                }
+            });
+        }
         Ok(BlockingStream {
             runtime: Mutex::new(Some(runtime)),
             rx,
@@ -259,6 +301,7 @@ impl BlockingStream {
             closed: AtomicBool::new(false),
             metrics,
             progress,
+            keyspaces,
             label,
         })
     }
@@ -266,10 +309,14 @@ impl BlockingStream {
     /// The chunked snapshot's progress as of the events read so far (`None` for a plain log
     /// stream). The background reader updates it; it may run ahead of what `poll` returned.
     pub fn capture_progress(&self) -> Option<CaptureProgress> {
-        self.progress
+        let parts = self
+            .progress
             .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .clone()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if parts.len() == 1 {
+            return parts[0].clone();
+        }
+        merged_progress(&self.keyspaces, &parts)
     }
 
     /// Waits up to `timeout` for events. Empty on timeout or `wake`; ends with [`Event::End`]
@@ -319,7 +366,7 @@ impl BlockingStream {
             }
             next = self.rx.try_recv().ok();
         }
-        self.track(&out);
+        self.track(&mut out);
         Ok(out)
     }
 
@@ -384,9 +431,21 @@ impl BlockingStream {
             })
     }
 
-    fn track(&self, events: &[Event]) {
+    fn track(&self, events: &mut Vec<Event>) {
         let mut state = self.lock_state();
-        for e in events {
+        if self.keyspaces.len() > 1 && events.iter().any(|e| matches!(e, Event::End)) {
+            // A keyspace that ended (its snapshot done) leaves the others running: only the
+            // last part's End ends the stream.
+            let parts = self.keyspaces.len();
+            events.retain(|e| {
+                if !matches!(e, Event::End) {
+                    return true;
+                }
+                state.parts_ended += 1;
+                state.parts_ended == parts
+            });
+        }
+        for e in events.iter() {
             match e {
                 Event::Mark(p) => {
                     let key = (p.keyspace.clone(), p.shard.clone());
@@ -425,6 +484,43 @@ impl Drop for BlockingStream {
     }
 }
 
+/// A label naming every keyspace of the stream: the consumer's name once, then each part.
+fn parts_label(parts: &[KeyspacePart]) -> Arc<str> {
+    let consumer = parts[0].options.log_label.as_deref();
+    let each: Vec<Arc<str>> = parts
+        .iter()
+        .map(|p| {
+            let o = &p.options;
+            super::log_label::of(None, &o.keyspace, &o.shards, &o.tables, &o.table_patterns)
+        })
+        .collect();
+    let joined = each.iter().map(|l| &**l).collect::<Vec<_>>().join(" + ");
+    match consumer.filter(|c| !c.is_empty()) {
+        Some(c) => format!("{c} {joined}").into(),
+        None => joined.into(),
+    }
+}
+
+/// The capture progress of several keyspaces as one: shards named `keyspace/shard` (two
+/// keyspaces may both have a shard `-80`), signals of all. `None` when no part captures.
+fn merged_progress(
+    keyspaces: &[String],
+    parts: &[Option<CaptureProgress>],
+) -> Option<CaptureProgress> {
+    let mut merged: Option<CaptureProgress> = None;
+    for (keyspace, p) in keyspaces.iter().zip(parts) {
+        let Some(p) = p else { continue };
+        let m = merged.get_or_insert_with(CaptureProgress::default);
+        for (shard, s) in &p.shards {
+            m.shards.insert(format!("{keyspace}/{shard}"), s.clone());
+        }
+        m.signals_elsewhere
+            .extend(p.signals_elsewhere.iter().cloned());
+    }
+    merged
+}
+
+#[allow(clippy::too_many_arguments)] // one loop per keyspace; each argument is its own channel
 async fn read_loop(
     mut stream: Reader,
     tx: Sender<Msg>,
@@ -432,7 +528,8 @@ async fn read_loop(
     budget: Arc<Semaphore>,
     budget_kib: u32,
     mut cancelled: watch::Receiver<bool>,
-    progress: Arc<Mutex<Option<CaptureProgress>>>,
+    progress: Arc<Mutex<Vec<Option<CaptureProgress>>>>,
+    part: usize,
 ) {
     loop {
         // What the consumer is done with is freed here, where it was allocated (`recycle`).
@@ -444,9 +541,9 @@ async fn read_loop(
             r = stream.next_events() => r,
         };
         if let Some(p) = stream.progress() {
-            *progress
+            progress
                 .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner()) = Some(p);
+                .unwrap_or_else(|poisoned| poisoned.into_inner())[part] = Some(p);
         }
         let events = match next {
             Ok(events) if events.is_empty() => continue,

@@ -42,15 +42,17 @@ final class VitessLineage {
     static SourceLineageVertex vertex(VitessSourceConfig config, Boundedness boundedness) {
         Vertex vertex = new Vertex(boundedness);
         String namespace = namespace(config.address());
-        String keyspace = config.keyspace();
-        for (String table : config.tables()) {
-            vertex.datasets.add(dataset(namespace, keyspace + "." + table, config, "table", table));
-        }
-        for (String pattern : config.tablePatterns()) {
-            vertex.datasets.add(dataset(namespace, keyspace + "." + pattern, config, "table-pattern", pattern));
-        }
-        if (config.tables().isEmpty() && config.tablePatterns().isEmpty()) {
-            vertex.datasets.add(dataset(namespace, keyspace, config, "table-pattern", ".*"));
+        for (String keyspace : config.keyspaces()) {
+            VitessSourceConfig own = config.forKeyspace(keyspace);
+            for (String table : own.tables()) {
+                vertex.datasets.add(dataset(namespace, keyspace + "." + table, own, "table", table));
+            }
+            for (String pattern : own.tablePatterns()) {
+                vertex.datasets.add(dataset(namespace, keyspace + "." + pattern, own, "table-pattern", pattern));
+            }
+            if (own.tables().isEmpty() && own.tablePatterns().isEmpty()) {
+                vertex.datasets.add(dataset(namespace, keyspace, own, "table-pattern", ".*"));
+            }
         }
         return vertex;
     }

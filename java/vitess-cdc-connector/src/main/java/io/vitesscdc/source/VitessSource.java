@@ -44,6 +44,7 @@ import org.apache.flink.streaming.api.lineage.LineageVertexProvider;
 import org.apache.flink.streaming.api.lineage.SourceLineageVertex;
 import org.apache.flink.util.UserCodeClassLoader;
 
+import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -157,6 +158,16 @@ public final class VitessSource<T>
      */
     @VisibleForTesting
     static List<String> jobTables(VitessSourceConfig config, Function<String, KeyOrders> keyOrders) {
+        if (config.severalKeyspaces()) {
+            // keyspace.table, each keyspace's selection resolved on its own
+            List<String> all = new ArrayList<>();
+            for (String keyspace : config.keyspaces()) {
+                for (String table : jobTables(config.forKeyspace(keyspace), keyOrders)) {
+                    all.add(keyspace + "." + table);
+                }
+            }
+            return List.copyOf(all);
+        }
         if (!config.tables().isEmpty() && config.tablePatterns().isEmpty()) {
             return config.tables();
         }

@@ -43,6 +43,18 @@ public final class VitessSourceBuilder<T> {
         return this;
     }
 
+    /**
+     * Several keyspaces in one source, e.g. a sharded and an unsharded one (docs/flink-source.md,
+     * "Several keyspaces"): each reader reads its shards of every keyspace in one native stream;
+     * splits, positions, reshards and record metadata stay per keyspace. Name tables {@code
+     * keyspace.table} (a bare name is read in every keyspace; a keyspace no name reaches reads every
+     * table).
+     */
+    public VitessSourceBuilder<T> keyspaces(String... keyspaces) {
+        config.keyspaces(Arrays.asList(keyspaces));
+        return this;
+    }
+
     /** Read only these shards (default: every shard of the keyspace). */
     public VitessSourceBuilder<T> shards(String... shards) {
         config.shards(Arrays.asList(shards));
@@ -294,7 +306,9 @@ public final class VitessSourceBuilder<T> {
         try {
             // The core's own checks (sizes, timeouts and their relations) when the job is built, as
             // SQL runs them at planning: not at job start, in the enumerator.
-            NativeStream.checkOptions(built.planningOptionsJson());
+            for (String keyspace : built.keyspaces()) {
+                NativeStream.checkOptions(built.forKeyspace(keyspace).planningOptionsJson());
+            }
         } catch (ConfigurationException e) {
             throw new IllegalArgumentException(e.getMessage(), e);
         }

@@ -154,6 +154,13 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         boolean allowNoPk = options.get(ALLOW_TABLES_WITHOUT_PRIMARY_KEY);
         VitessChangelogMode changelogMode =
                 changelogMode(options, table, schema.getPrimaryKey().isPresent());
+        if (options.get(KEYSPACE).contains(",")) {
+            throw invalid(
+                    table,
+                    "option '" + KEYSPACE.key() + "' = '" + options.get(KEYSPACE) + "' names several keyspaces, but "
+                            + "a SQL table reads one: declare a table per keyspace and read them in one job "
+                            + "(docs/flink-source.md, \"Several keyspaces\"; the DataStream source reads several)");
+        }
         VitessSourceConfig.Builder config =
                 VitessSourceConfig.builder().address(address(options, table)).keyspace(options.get(KEYSPACE));
         String tableName = options.get(TABLE_NAME);

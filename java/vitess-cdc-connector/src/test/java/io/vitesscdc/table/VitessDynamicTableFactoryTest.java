@@ -169,6 +169,16 @@ class VitessDynamicTableFactoryTest {
     }
 
     @Test
+    void severalKeyspacesInOneTableAreRefusedWithTheWayToReadThem() {
+        assertInvalid(
+                COLUMNS,
+                "'connector' = 'vitess-cdc', 'keyspace' = 'customer,commerce', 'table-name' = 'customer',"
+                        + " 'hostname' = 'h'",
+                "names several keyspaces",
+                "a table per keyspace");
+    }
+
+    @Test
     void bothAddressesAreRefused() {
         assertInvalid(COLUMNS, BASE + ", 'hostname' = 'h', 'vtgate.address' = 'h:1'", "keep one");
     }

@@ -71,6 +71,7 @@ public final class VitessSourceConfig implements Serializable {
 
     private final String address;
     private final String keyspace;
+    private final List<String> keyspaces;
     private final List<String> shards;
     private final List<String> tables;
     private final List<String> tablePatterns;
@@ -91,7 +92,8 @@ public final class VitessSourceConfig implements Serializable {
 
     private VitessSourceConfig(Builder b) {
         this.address = b.address;
-        this.keyspace = b.keyspace;
+        this.keyspaces = List.copyOf(b.keyspaces);
+        this.keyspace = keyspaces.get(0);
         this.shards = List.copyOf(b.shards);
         this.tables = List.copyOf(b.tables);
         this.tablePatterns = List.copyOf(b.tablePatterns);
@@ -119,8 +121,55 @@ public final class VitessSourceConfig implements Serializable {
         return address;
     }
 
+    /** The keyspace read; with several ({@link #keyspaces()}), the first. */
     public String keyspace() {
         return keyspace;
+    }
+
+    /**
+     * The keyspaces read, in the order given (docs/flink-source.md, "Several keyspaces"): one, or
+     * several read side by side by each reader.
+     */
+    public List<String> keyspaces() {
+        return keyspaces;
+    }
+
+    /** Whether the source reads more than one keyspace. */
+    public boolean severalKeyspaces() {
+        return keyspaces.size() > 1;
+    }
+
+    /**
+     * This configuration for one of its keyspaces: that keyspace alone, with the tables named for
+     * it ({@code ks.table}) or for every keyspace (a bare name), unqualified. A keyspace no table
+     * name reaches reads every table, as the core selects them (rust/core/src/keyspaces.rs).
+     */
+    public VitessSourceConfig forKeyspace(String ks) {
+        if (!keyspaces.contains(ks)) {
+            throw new IllegalArgumentException("keyspace '" + ks + "' is not one of " + keyspaces);
+        }
+        Builder b = toBuilder();
+        b.keyspaces.clear();
+        b.keyspaces.add(ks);
+        b.tables.clear();
+        b.tables.addAll(tablesOf(ks, tables));
+        return new VitessSourceConfig(b);
+    }
+
+    /**
+     * The names in {@code names} that belong to keyspace {@code ks}, unqualified: {@code ks.t} as
+     * {@code t}, a bare {@code t} as it is; names qualified with another keyspace are left out.
+     */
+    public static List<String> tablesOf(String ks, List<String> names) {
+        List<String> own = new ArrayList<>();
+        for (String name : names) {
+            int dot = name.indexOf('.');
+            String table = dot < 0 ? name : name.substring(0, dot).equals(ks) ? name.substring(dot + 1) : null;
+            if (table != null && !own.contains(table)) {
+                own.add(table);
+            }
+        }
+        return own;
     }
 
     /** Shards to read; empty means every shard of the keyspace. */
@@ -177,9 +226,15 @@ public final class VitessSourceConfig implements Serializable {
 
     /** A copy of this config with one more core option (see {@link Builder#nativeOption}). */
     public VitessSourceConfig withNativeOption(String name, Object value) {
+        Builder b = toBuilder();
+        b.nativeOptions.put(Objects.requireNonNull(name, "name"), value);
+        return new VitessSourceConfig(b);
+    }
+
+    private Builder toBuilder() {
         Builder b = new Builder();
         b.address = address;
-        b.keyspace = keyspace;
+        b.keyspaces.addAll(keyspaces);
         b.shards.addAll(shards);
         b.tables.addAll(tables);
         b.tablePatterns.addAll(tablePatterns);
@@ -197,8 +252,7 @@ public final class VitessSourceConfig implements Serializable {
         b.initialBufferBytes = initialBufferBytes;
         b.maxBufferBytes = maxBufferBytes;
         b.nativeOptions.putAll(nativeOptions);
-        b.nativeOptions.put(Objects.requireNonNull(name, "name"), value);
-        return new VitessSourceConfig(b);
+        return b;
     }
 
     /**
@@ -258,27 +312,46 @@ public final class VitessSourceConfig implements Serializable {
      */
     public String toNativeOptionsJson(
             Collection<String> shardsToRead, String startMode, Map<String, List<String>> capturesOnShards) {
+        if (severalKeyspaces()) {
+            throw new IllegalStateException("a source of several keyspaces names the shards of each: "
+                    + "use toNativeOptionsJson(Map, String, Map)");
+        }
+        return toNativeOptionsJson(Map.of(keyspace, List.copyOf(shardsToRead)), startMode, capturesOnShards);
+    }
+
+    /**
+     * The {@code NativeStream.open} options of a stream over the given shards of each keyspace
+     * (a reader's splits), with tables to capture in chunks when it opens, each on the given
+     * shards: with several keyspaces the tables are named {@code keyspace.table}.
+     */
+    public String toNativeOptionsJson(
+            Map<String, List<String>> shardsByKeyspace, String startMode, Map<String, List<String>> capturesOnShards) {
         ObjectNode o = JSON.createObjectNode();
         if (!capturesOnShards.isEmpty()) {
             ArrayNode captures = o.putArray("captures");
             capturesOnShards.forEach((table, onShards) -> {
                 ObjectNode c = captures.addObject();
+                int dot = table.indexOf('.');
+                if (severalKeyspaces() && dot > 0) {
+                    c.put("keyspace", table.substring(0, dot));
+                    table = table.substring(dot + 1);
+                }
                 c.put("table", table);
                 ArrayNode s = c.putArray("shards");
                 onShards.forEach(s::add);
             });
         }
         o.put("address", address);
-        o.put("keyspace", keyspace);
-        ArrayNode shardArray = o.putArray("shards");
-        shardsToRead.forEach(shardArray::add);
-        if (!tables.isEmpty()) {
-            ArrayNode a = o.putArray("tables");
-            tables.forEach(a::add);
-        }
-        if (!tablePatterns.isEmpty()) {
-            ArrayNode a = o.putArray("table_patterns");
-            tablePatterns.forEach(a::add);
+        if (severalKeyspaces()) {
+            ArrayNode parts = o.putArray("keyspaces");
+            shardsByKeyspace.forEach((ks, shardsOfKeyspace) -> {
+                ObjectNode part = parts.addObject();
+                part.put("keyspace", ks);
+                putSelection(part, shardsOfKeyspace, tablesOf(ks, tables));
+            });
+        } else {
+            o.put("keyspace", keyspace);
+            putSelection(o, shardsByKeyspace.getOrDefault(keyspace, List.of()), tables);
         }
         o.put("start_mode", startMode);
         if (tabletType != null) {
@@ -313,6 +386,19 @@ public final class VitessSourceConfig implements Serializable {
         }
     }
 
+    private void putSelection(ObjectNode node, Collection<String> shardsToRead, List<String> tablesToRead) {
+        ArrayNode shardArray = node.putArray("shards");
+        shardsToRead.forEach(shardArray::add);
+        if (!tablesToRead.isEmpty()) {
+            ArrayNode a = node.putArray("tables");
+            tablesToRead.forEach(a::add);
+        }
+        if (!tablePatterns.isEmpty()) {
+            ArrayNode a = node.putArray("table_patterns");
+            tablePatterns.forEach(a::add);
+        }
+    }
+
     private static void putIfSet(ObjectNode node, String field, String value) {
         if (value != null) {
             node.put(field, value);
@@ -321,7 +407,7 @@ public final class VitessSourceConfig implements Serializable {
 
     @Override
     public String toString() {
-        return "VitessSourceConfig{address=" + address + ", keyspace=" + keyspace + ", shards=" + shards
+        return "VitessSourceConfig{address=" + address + ", keyspaces=" + keyspaces + ", shards=" + shards
                 + ", tables=" + tables + ", tablePatterns=" + tablePatterns + ", startupMode=" + startupMode
                 + ", tabletType=" + tabletType + ", user=" + username + ", tls=" + (tls != null) + "}";
     }
@@ -362,7 +448,7 @@ public final class VitessSourceConfig implements Serializable {
     /** Mutable builder; validation that needs no server happens in {@link #build()}. */
     public static final class Builder {
         private String address;
-        private String keyspace;
+        private final List<String> keyspaces = new ArrayList<>();
         private final List<String> shards = new ArrayList<>();
         private final List<String> tables = new ArrayList<>();
         private final List<String> tablePatterns = new ArrayList<>();
@@ -387,7 +473,18 @@ public final class VitessSourceConfig implements Serializable {
         }
 
         public Builder keyspace(String keyspace) {
-            this.keyspace = keyspace;
+            this.keyspaces.clear();
+            this.keyspaces.add(keyspace);
+            return this;
+        }
+
+        /**
+         * Several keyspaces read side by side (docs/flink-source.md, "Several keyspaces"): tables
+         * are then named {@code keyspace.table} (a bare name is read in every keyspace).
+         */
+        public Builder keyspaces(Collection<String> keyspaces) {
+            this.keyspaces.clear();
+            this.keyspaces.addAll(keyspaces);
             return this;
         }
 
@@ -599,8 +696,39 @@ public final class VitessSourceConfig implements Serializable {
                     address != null && !address.isBlank(),
                     "the VTGate gRPC address is not set: call address(\"host:port\"), e.g. 127.0.0.1:15991");
             require(
-                    keyspace != null && !keyspace.isBlank(),
+                    !keyspaces.isEmpty() && keyspaces.stream().allMatch(k -> k != null && !k.isBlank()),
                     "the keyspace is not set: call keyspace(\"<name>\") with the Vitess keyspace to read");
+            require(
+                    keyspaces.stream().distinct().count() == keyspaces.size(),
+                    "keyspaces " + keyspaces + " name one twice: name each keyspace once");
+            for (String table : tables) {
+                int dot = table.indexOf('.');
+                require(
+                        dot < 0 || keyspaces.contains(table.substring(0, dot)),
+                        "table '" + table + "' names keyspace '" + (dot < 0 ? "" : table.substring(0, dot))
+                                + "', which the source does not read " + keyspaces
+                                + ": add the keyspace or name a table of one of them");
+            }
+            if (keyspaces.size() == 1) {
+                // keyspace.table of the one keyspace is its table
+                List<String> own = tablesOf(keyspaces.get(0), tables);
+                tables.clear();
+                tables.addAll(own);
+            }
+            if (keyspaces.size() > 1) {
+                require(
+                        shards.isEmpty(),
+                        "shards " + shards + " with several keyspaces " + keyspaces + ": a source of several "
+                                + "keyspaces reads every shard of each; read a subset of shards with a source per keyspace");
+                require(
+                        nativeOptions.get(SIGNAL_TABLE) == null,
+                        "a signal table with several keyspaces " + keyspaces + ": signals are read per keyspace; "
+                                + "capture with a source per keyspace (docs/snapshots.md, \"Signals\")");
+                require(
+                        startupMode != StartupMode.SPECIFIC_OFFSETS,
+                        "startup mode SPECIFIC_OFFSETS with several keyspaces " + keyspaces + ": start each keyspace "
+                                + "at its own offsets with a source per keyspace, or start INITIAL or LATEST_OFFSET");
+            }
             if (startupMode == StartupMode.SPECIFIC_OFFSETS) {
                 require(
                         specificOffsets != null && !specificOffsets.isBlank(),

@@ -9,9 +9,11 @@ import io.vitesscdc.nativeio.NativeStream;
 import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.StartupMode;
 import io.vitesscdc.source.config.VitessSourceConfig;
+import io.vitesscdc.source.split.VitessSplit;
 
 import org.apache.flink.annotation.Internal;
 
+import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
@@ -43,6 +45,15 @@ public final class NativeShardDiscovery implements ShardDiscovery {
     @Override
     public Map<String, Position> discover() {
         String offsets = config.startupMode() == StartupMode.SPECIFIC_OFFSETS ? config.specificOffsets() : null;
-        return NativeStream.planStart(config.planningOptionsJson(), offsets);
+        if (!config.severalKeyspaces()) {
+            return NativeStream.planStart(config.planningOptionsJson(), offsets);
+        }
+        // Each keyspace is planned on its own (its shards, its tables); keyed keyspace/shard.
+        Map<String, Position> all = new LinkedHashMap<>();
+        for (String keyspace : config.keyspaces()) {
+            NativeStream.planStart(config.forKeyspace(keyspace).planningOptionsJson(), offsets)
+                    .forEach((shard, position) -> all.put(VitessSplit.splitId(keyspace, shard), position));
+        }
+        return all;
     }
 }

@@ -20,7 +20,9 @@ import java.util.Map;
 public interface ShardDiscovery {
 
     /**
-     * The shards to read, each with its start position (the core's, opaque), in a stable order.
+     * The shards to read, each with its start position (the core's, opaque), in a stable order:
+     * keyed by shard, or by split id ({@code keyspace/shard}) when the source reads several
+     * keyspaces.
      *
      * @throws Exception with a message naming the cause (unknown keyspace, unreachable VTGate...)
      */

@@ -163,7 +163,11 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             throw new FlinkRuntimeException(message, error);
         }
         for (Map.Entry<String, Position> e : startPositions.entrySet()) {
-            VitessSplit split = new VitessSplit(keyspace, e.getKey(), e.getValue(), 0);
+            // keyed by shard, or by keyspace/shard for a source of several keyspaces
+            int slash = e.getKey().indexOf('/');
+            String ks = slash < 0 ? keyspace : e.getKey().substring(0, slash);
+            String shard = e.getKey().substring(slash + 1);
+            VitessSplit split = new VitessSplit(ks, shard, e.getValue(), 0);
             if (!assigned.containsKey(split.splitId())) {
                 unassigned.putIfAbsent(split.splitId(), split);
             }
@@ -256,7 +260,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             return;
         }
         if (!journal.participants().contains(event.shard())
-                || !journal.keyspace().equals(keyspace)) {
+                || !journal.keyspace().equals(event.keyspace())) {
             LOG.warn(
                     "Reader {} reported that shard {} ended at {}, which it does not take part in: ignored",
                     subtaskId,
@@ -299,7 +303,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
                 complete.started().keySet(),
                 epoch);
         for (Map.Entry<String, Position> e : complete.started().entrySet()) {
-            VitessSplit split = VitessSplit.startedByReshard(keyspace, e.getKey(), e.getValue(), epoch);
+            VitessSplit split = VitessSplit.startedByReshard(complete.keyspace(), e.getKey(), e.getValue(), epoch);
             if (assigned.containsKey(split.splitId()) || unassigned.containsKey(split.splitId())) {
                 LOG.warn(
                         "Shard {} of reshard journal {} is a split already; not starting it again",

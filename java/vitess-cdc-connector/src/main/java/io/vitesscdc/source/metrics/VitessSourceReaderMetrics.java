@@ -280,7 +280,8 @@ public final class VitessSourceReaderMetrics {
         copyResumes.set(copyResumesOfClosedStreams + copyResumesOfCurrentStream);
         m.path("capture").fields().forEachRemaining(e -> {
             for (Map.Entry<String, ShardMetrics> split : shards.entrySet()) {
-                if (split.getKey().endsWith("/" + e.getKey())) {
+                // keyed by shard, or by keyspace/shard when the stream reads several keyspaces
+                if (split.getKey().equals(e.getKey()) || split.getKey().endsWith("/" + e.getKey())) {
                     split.getValue().capture = new CaptureProgress(
                             e.getValue().path("chunks_started").asLong(UNKNOWN),
                             e.getValue().path("chunks_done").asLong(UNKNOWN),

@@ -16,6 +16,7 @@ import io.vitesscdc.nativeio.VitessRecord;
 import io.vitesscdc.source.BadRecordHandling;
 import io.vitesscdc.source.ChangeOrder;
 import io.vitesscdc.source.config.VitessDefaults;
+import io.vitesscdc.source.config.VitessSourceConfig;
 import io.vitesscdc.source.deserializer.ShapeFailure;
 import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 import io.vitesscdc.source.metrics.VitessSourceReaderMetrics;
@@ -404,7 +405,7 @@ final class BatchConverter<T> {
         }
         c.position = mark.position();
         c.recordsSinceMark = 0;
-        c.tables = jobTables;
+        c.tables = VitessSourceConfig.tablesOf(c.keyspace, jobTables);
         metrics.positionReached(c.splitId, mark.position());
     }
 

@@ -165,17 +165,21 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
      * failure only leaves them unknown.
      */
     private void readCopyEstimates(List<VitessSplit> added) {
-        List<String> copying = new ArrayList<>();
+        Map<String, List<String>> copyingByKeyspace = new java.util.TreeMap<>();
         for (VitessSplit split : added) {
             if (!split.position().copyCompleted()) {
-                copying.add(split.shard());
+                copyingByKeyspace
+                        .computeIfAbsent(split.keyspace(), k -> new ArrayList<>())
+                        .add(split.shard());
             }
         }
-        if (copying.isEmpty()) {
-            return;
-        }
+        copyingByKeyspace.forEach(this::readCopyEstimates);
+    }
+
+    private void readCopyEstimates(String keyspace, List<String> copying) {
         try {
-            JsonNode root = JSON.readTree(copyEstimates.apply(config.toNativeOptionsJson(copying, "initial")));
+            String options = config.forKeyspace(keyspace).toNativeOptionsJson(copying, "initial");
+            JsonNode root = JSON.readTree(copyEstimates.apply(options));
             List<String> tables = new ArrayList<>();
             root.path("tables").forEach(t -> tables.add(t.asText()));
             for (String shard : copying) {
@@ -185,13 +189,15 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
                         .forEachRemaining(e -> byTable.put(
                                 e.getKey(),
                                 e.getValue().isNumber() ? e.getValue().asLong() : null));
-                metrics.copyEstimates(VitessSplit.splitId(config.keyspace(), shard), tables, byTable);
+                metrics.copyEstimates(VitessSplit.splitId(keyspace, shard), tables, byTable);
             }
-            LOG.info("Copy estimates of shards {}: {}", copying, root);
+            LOG.info("Copy estimates of shards {} of keyspace {}: {}", copying, keyspace, root);
         } catch (Exception | LinkageError e) {
             LOG.warn(
-                    "Could not read the copy estimates of shards {} (snapshot progress metrics stay unknown): {}",
+                    "Could not read the copy estimates of shards {} of keyspace {} (snapshot progress metrics stay "
+                            + "unknown): {}",
                     copying,
+                    keyspace,
                     e.toString());
         }
     }
@@ -203,14 +209,16 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         if (open.isEmpty()) {
             return;
         }
-        List<String> shards = new ArrayList<>();
+        Map<String, List<String>> shards = new java.util.LinkedHashMap<>();
         List<Position> positions = new ArrayList<>();
         Map<String, List<String>> added = new java.util.TreeMap<>();
         for (ShardCursor<T> c : open) {
-            shards.add(c.shard);
+            shards.computeIfAbsent(c.keyspace, k -> new ArrayList<>()).add(c.shard);
             positions.add(c.position);
             for (String table : addedTables(c)) {
-                added.computeIfAbsent(table, t -> new ArrayList<>()).add(c.shard);
+                // with several keyspaces, a capture names its keyspace
+                String name = config.severalKeyspaces() ? c.keyspace + "." + table : table;
+                added.computeIfAbsent(name, t -> new ArrayList<>()).add(c.shard);
             }
         }
         if (!added.isEmpty()) {
@@ -219,7 +227,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
                     added);
         }
         String options = config.toNativeOptionsJson(shards, "positions", added);
-        LOG.info("Opening a native Vitess stream for shards {} of keyspace {}", shards, config.keyspace());
+        LOG.info("Opening a native Vitess stream for shards {} (by keyspace)", shards);
         NativeStream nativeStream = streamOpener.apply(options, positions);
         stream = new NativeStreamReader(nativeStream, config.initialBufferBytes(), config.maxBufferBytes());
         metrics.streamOpened();
@@ -233,7 +241,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
     private List<String> addedTables(ShardCursor<T> c) {
         List<String> added = new ArrayList<>();
         if (!c.tables.isEmpty()) {
-            for (String table : jobTables) {
+            for (String table : VitessSourceConfig.tablesOf(c.keyspace, jobTables)) {
                 if (!c.tables.contains(table)) {
                     added.add(table);
                 }

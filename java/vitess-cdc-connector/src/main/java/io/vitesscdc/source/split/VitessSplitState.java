@@ -6,6 +6,7 @@
 package io.vitesscdc.source.split;
 
 import io.vitesscdc.nativeio.Position;
+import io.vitesscdc.source.config.VitessSourceConfig;
 
 import org.apache.flink.annotation.Internal;
 
@@ -44,7 +45,8 @@ public final class VitessSplitState {
      */
     public VitessSplitState(VitessSplit split, List<String> jobTables) {
         this.tables = split.tables();
-        this.jobTables = List.copyOf(jobTables);
+        // A source of several keyspaces names tables keyspace.table: the split's are its keyspace's.
+        this.jobTables = VitessSourceConfig.tablesOf(split.keyspace(), jobTables);
         this.keyspace = split.keyspace();
         this.shard = split.shard();
         this.position = split.position();

@@ -502,6 +502,61 @@ class VitessSourceEnumeratorTest {
         }
     }
 
+    /**
+     * A source of two keyspaces: discovery keys shards {@code keyspace/shard}; each shard is a split
+     * of its keyspace, and a reshard of one keyspace starts new splits in that keyspace only.
+     */
+    @Test
+    void twoKeyspacesGiveSplitsOfEachAndAReshardStaysInItsKeyspace() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            ShardDiscovery both = () -> {
+                Map<String, Position> m = new LinkedHashMap<>();
+                m.put("customer/-80", RenderedPositions.start(KS, "-80", ""));
+                m.put("customer/80-", RenderedPositions.start(KS, "80-", ""));
+                m.put("commerce/0", RenderedPositions.start("commerce", "0", ""));
+                return m;
+            };
+            VitessSourceEnumerator e =
+                    new VitessSourceEnumerator(ctx, both, KS, Boundedness.CONTINUOUS_UNBOUNDED, null);
+            e.start();
+            register(ctx, e, 0);
+            register(ctx, e, 1);
+            ctx.runNextOneTimeCallable();
+            List<VitessSplit> splits = assignedAfter(ctx, 0);
+            assertThat(splits)
+                    .extracting(VitessSplit::splitId)
+                    .containsExactlyInAnyOrder("customer/-80", "customer/80-", "commerce/0");
+            assertThat(splits)
+                    .filteredOn(sp -> sp.splitId().equals("commerce/0"))
+                    .extracting(VitessSplit::keyspace, VitessSplit::shard)
+                    .containsExactly(org.assertj.core.groups.Tuple.tuple("commerce", "0"));
+            Map<Integer, List<String>> owners = assignedIds(ctx);
+            assertThat(owners.values()).allSatisfy(ids -> assertThat(ids).isNotEmpty());
+            int commerceOwner = owners.entrySet().stream()
+                    .filter(o -> o.getValue().contains("commerce/0"))
+                    .findFirst()
+                    .orElseThrow()
+                    .getKey();
+            e.snapshotState(1);
+            Map<String, Position> started = new LinkedHashMap<>();
+            started.put("-80", RenderedPositions.start("commerce", "-80", "-80@0"));
+            started.put("80-", RenderedPositions.start("commerce", "80-", "80-@0"));
+            ReshardJournal commerceSplit = new ReshardJournal(11, "commerce", List.of("0"), started);
+            int before = ctx.getSplitsAssignmentSequence().size();
+            // reported by the customer keyspace's shard of the same name: not a participant
+            e.handleSourceEvent(commerceOwner, new ShardEndedEvent(KS, "0", commerceSplit, true, 0));
+            assertThat(ctx.getSplitsAssignmentSequence()).hasSize(before);
+            e.handleSourceEvent(commerceOwner, new ShardEndedEvent("commerce", "0", commerceSplit, true, 0));
+            assertThat(assignedAfter(ctx, before))
+                    .extracting(VitessSplit::splitId)
+                    .containsExactlyInAnyOrder("commerce/-80", "commerce/80-");
+            assertThat(assignedAfter(ctx, before))
+                    .allSatisfy(sp -> assertThat(sp.keyspace()).isEqualTo("commerce"));
+            assertThat(e.snapshotState(2).assignedOwners())
+                    .containsOnlyKeys("customer/-80", "customer/80-", "commerce/-80", "commerce/80-");
+        }
+    }
+
     private static void register(MockSplitEnumeratorContext<VitessSplit> ctx, VitessSourceEnumerator e, int id) {
         ctx.registerReader(new ReaderInfo(id, "localhost"));
         e.addReader(id);
