@@ -59,7 +59,7 @@ step "the bridge's server-free tests in a linux-aarch64 JVM under qemu-user (the
 step "end-to-end scenarios" bash tests/e2e/run.sh
 # One older Vitess line a run, by turns (the commit count picks it); scripts/vitess-lines.sh with
 # no argument runs every line.
-older_lines=(v0.23.3)
+older_lines=(v0.23.3 v0.22.4)
 older=${older_lines[$(( $(git rev-list --count HEAD 2> /dev/null || echo 0) % ${#older_lines[@]} ))]}
 echo "==> older Vitess line this run: $older (by turns: ${older_lines[*]}; all of them: scripts/vitess-lines.sh)"
 step "an older Vitess line ($older): the core's live tests and the main ITCases against its vttestserver" \

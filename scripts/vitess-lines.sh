@@ -5,17 +5,17 @@
 # way tests/vitess/install.sh installs v24 (go install at that tag), start its vttestserver beside
 # the main local Vitess (ports from VT_BASE_PORT 17990, data of its own), run the core's live tests
 # and the main source and SQL ITCases against it, and stop it again.
-# Usage: scripts/vitess-lines.sh [version ...]   (default: v0.23.3; v0.22.4 builds and starts, docs/positions.md says what fails there)
+# Usage: scripts/vitess-lines.sh [version ...]   (default: every older line, v0.23.3 and v0.22.4)
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 cd "$REPO"
 versions=("$@")
-[ ${#versions[@]} -gt 0 ] || versions=(v0.23.3)
+[ ${#versions[@]} -gt 0 ] || versions=(v0.23.3 v0.22.4)
 
 # The core's tests that read a real VTGate through vttestserver (the multi-process cluster's
 # are v24 only: its scripts start v24's binaries).
 LIVE_TESTS=(--test live_vitess --test live_types --test live_key_order --test live_bad_inputs
-  --test live_snapshot --test live_panics --test live_planetscale --test latest_start)
+  --test live_snapshot --test live_panics --test live_planetscale --test live_keyspaces --test latest_start)
 ITCASES='VitessSourceITCase,VitessTableITCase'
 
 run_line() {

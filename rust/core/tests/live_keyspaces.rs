@@ -12,40 +12,13 @@
 
 mod common;
 
-use common::live::{mysql_opts, vtgate};
+use common::live::{id_base, sql, vtgate};
 use common::{poll_through, poll_until, timeouts, Materialized};
 use std::collections::BTreeSet;
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use vitess_cdc_core::blocking::{BlockingStream, KeyspacePart};
 use vitess_cdc_core::keyspaces::{per_keyspace, select};
 use vitess_cdc_core::{ErrorCode, Event, SnapshotOptions, StartMode, StreamOptions, Value};
-
-fn sql(keyspace: &str, statements: &[String]) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        use mysql_async::prelude::Queryable;
-        let mut conn = mysql_async::Conn::new(mysql_opts(keyspace))
-            .await
-            .expect("connect to VTGate's MySQL port");
-        for s in statements {
-            conn.query_drop(s)
-                .await
-                .unwrap_or_else(|e| panic!("{s}: {e}"));
-        }
-        conn.disconnect().await.ok();
-    });
-}
-
-fn id_base() -> i64 {
-    let millis = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
-    (millis % 1_000_000_000_000) * 1_000_000 + (std::process::id() as i64 % 1000) * 1000
-}
 
 /// `customer.customer` and `commerce.product`, named as a user names them.
 fn two_keyspaces(start: StartMode) -> Vec<KeyspacePart> {

@@ -11,36 +11,15 @@
 
 mod common;
 
-use common::live::{mysql_opts, vtgate};
+use common::live::{id_base, mysql_opts, sql, vtgate};
 use common::timeouts;
 
 use common::{assert_stream_fails, marks, poll_through, poll_until, Materialized};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::{
     ErrorCode, ErrorKind, Event, ShardPosition, StartMode, StreamOptions, Value,
 };
-
-/// Runs SQL statements through VTGate's MySQL port (own runtime: tests are synchronous).
-fn sql(keyspace: &str, statements: &[String]) {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .unwrap();
-    rt.block_on(async {
-        use mysql_async::prelude::Queryable;
-        let opts = mysql_opts(keyspace);
-        let mut conn = mysql_async::Conn::new(opts)
-            .await
-            .expect("connect to VTGate's MySQL port");
-        for s in statements {
-            conn.query_drop(s)
-                .await
-                .unwrap_or_else(|e| panic!("{}: {e:.300}", &s[..s.len().min(200)]));
-        }
-        conn.disconnect().await.ok();
-    });
-}
 
 fn query_ids(keyspace: &str, q: &str) -> Vec<i64> {
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -55,15 +34,6 @@ fn query_ids(keyspace: &str, q: &str) -> Vec<i64> {
         ids.sort();
         ids
     })
-}
-
-/// A fresh id range for this test run: [base, base + 1_000_000).
-fn id_base() -> i64 {
-    let millis = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
-    (millis % 1_000_000_000_000) * 1_000_000 + (std::process::id() as i64 % 1000) * 1000
 }
 
 fn options(keyspace: &str, tables: &[&str], start: StartMode) -> StreamOptions {

@@ -621,6 +621,38 @@ fn interrupted_discovery_queries_are_retried_and_a_real_refusal_is_not() {
     assert_eq!(h.fake.executes(), 4, "a real refusal is not retried");
 }
 
+/// VTGate v22 refuses discovery queries, without a code, while dozens of streams open at once
+/// (`keyspace names fetch error: context canceled`, seen with 35 opens): the reads are retried
+/// with growing, jittered pauses long enough to outlast it.
+#[test]
+fn a_burst_of_v22_canceled_keyspace_fetches_is_outlasted() {
+    use vitess_cdc_core::proto::vtrpc::Code;
+    let h = Harness::start(
+        Keyspace::new(KS, &[SHARD], &[("t", true)]).refusing(
+            12,
+            Code::Unknown,
+            "keyspace names fetch error: context canceled",
+        ),
+        vec![Session::new()
+            .send(vec![
+                begin(),
+                field("t"),
+                insert("t", 1),
+                vgtid("p1"),
+                commit(),
+            ])
+            .hold()],
+    );
+    let stream = BlockingStream::open(options(&h, StartMode::Latest))
+        .expect("the refusals pass before the reads give up");
+    assert_eq!(ids(&collect(&stream, |e| !ids(e).is_empty())), vec![1]);
+    assert!(
+        h.fake.executes() >= 4 + 12,
+        "every refused read ran again: {} calls",
+        h.fake.executes()
+    );
+}
+
 /// The bytes metric counts each response's protobuf size, taken as the response is decoded.
 #[test]
 fn received_bytes_are_the_responses_encoded_sizes() {

@@ -38,9 +38,13 @@ use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
 
 /// Attempts of a read ([`VtgateClient::execute`]) that VTGate refused for a passing reason.
-const READ_ATTEMPTS: u32 = 3;
-/// Pause before the second attempt of such a read; the third waits twice as long.
+/// Enough to outlast VTGate v22's refusals of discovery queries while dozens of streams open at
+/// once (`keyspace names fetch error: context canceled`), about 3.5 s of pauses in all.
+const READ_ATTEMPTS: u32 = 8;
+/// Pause before the second attempt of such a read; each later one doubles it, up to
+/// [`READ_RETRY_MAX_PAUSE`], with jitter so that streams refused together retry apart.
 const READ_RETRY_PAUSE: Duration = Duration::from_millis(50);
+const READ_RETRY_MAX_PAUSE: Duration = Duration::from_secs(1);
 
 /// VTGate enforces a minimum ping interval of 10 s and answers faster pings with GOAWAY
 /// `too_many_pings`, so the client never pings more often than this.
@@ -112,8 +116,8 @@ impl VtgateClient {
 
     /// Runs one read-only autocommit statement through VTGate and returns its result. A
     /// refusal that is over by the next attempt ([`classify::refusal_error`]: an interrupted
-    /// tablet query, a tablet that is restarting or being reparented) is retried
-    /// [`READ_ATTEMPTS`] times in all: discovery runs these when every reader opens, and one
+    /// tablet query, a tablet that is restarting or being reparented, VTGate v22's canceled
+    /// keyspace fetch) is retried [`READ_ATTEMPTS`] times in all, with growing pauses: discovery runs these when every reader opens, and one
     /// interrupted `information_schema` query must not fail a job. Not for writes, which
     /// [`execute_on`](Self::execute_on) runs once.
     pub async fn execute(&self, sql: &str) -> Result<QueryResult> {
@@ -123,7 +127,7 @@ impl VtgateClient {
                 Ok(result) => return Ok(result),
                 Err(refused) if refused.is_retryable() && attempt < READ_ATTEMPTS => {
                     tracing::debug!(attempt, error = %refused.message, "retrying a refused read");
-                    tokio::time::sleep(READ_RETRY_PAUSE * attempt).await;
+                    tokio::time::sleep(read_retry_pause(attempt)).await;
                     attempt += 1;
                 }
                 Err(refused) => return Err(refused),
@@ -169,6 +173,16 @@ impl VtgateClient {
             .result
             .ok_or_else(|| Error::fatal(format!("VTGate returned no result for `{sql}`"))))
     }
+}
+
+/// The pause after the `attempt`-th refused read: 50 ms doubled per attempt up to 1 s, drawn
+/// uniformly from its upper half.
+fn read_retry_pause(attempt: u32) -> Duration {
+    use rand::Rng;
+    let full = (READ_RETRY_PAUSE * 2u32.saturating_pow(attempt.saturating_sub(1)))
+        .min(READ_RETRY_MAX_PAUSE);
+    let half = full / 2;
+    half + Duration::from_millis(rand::rng().random_range(0..=half.as_millis().max(1) as u64))
 }
 
 pub(crate) fn tablet_type(t: TabletType) -> topodata::TabletType {

@@ -28,3 +28,34 @@ pub fn mysql_opts(keyspace: &str) -> mysql_async::OptsBuilder {
         .user(Some("root"))
         .db_name(Some(keyspace))
 }
+
+/// Runs SQL statements through VTGate's MySQL port in `keyspace`, on a runtime of its own (the
+/// tests are synchronous); a refused statement fails the test, naming it.
+pub fn sql(keyspace: &str, statements: &[String]) {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    rt.block_on(async {
+        use mysql_async::prelude::Queryable;
+        let mut conn = mysql_async::Conn::new(mysql_opts(keyspace))
+            .await
+            .expect("connect to VTGate's MySQL port");
+        for s in statements {
+            conn.query_drop(s)
+                .await
+                .unwrap_or_else(|e| panic!("{}: {e:.300}", &s[..s.len().min(200)]));
+        }
+        conn.disconnect().await.ok();
+    });
+}
+
+/// A fresh id range for this test run, [base, base + 1_000_000): time and process based, so
+/// runs (and tests of one run) do not meet.
+pub fn id_base() -> i64 {
+    let millis = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    (millis % 1_000_000_000_000) * 1_000_000 + (std::process::id() as i64 % 1000) * 1000
+}
