@@ -172,17 +172,22 @@ fn two_keyspaces_copy_and_stream_in_one_stream_and_each_resumes_from_its_own_pos
 
     sql("customer", &[insert_customers(base + 40..base + 50)]);
     sql("commerce", &[insert_products(base, 30..35)]);
-    // Until the rows are in and each keyspace marked its position after them (a consumer saves
-    // positions at marks: the transaction's mark follows its rows).
-    let mut marked_after = BTreeSet::new();
+    // Until the rows are in and every shard's last change is followed by its mark (a consumer
+    // saves positions at marks: a transaction's mark follows its rows; a quiet shard marks no
+    // more and has nothing unmarked).
+    let mut unmarked: BTreeSet<(String, String)> = BTreeSet::new();
     poll_until(&stream, &mut view, timeouts::events(), |e, v| {
-        let (c, p) = ours(v, base);
-        if c.len() == 50 && p.len() == 35 {
-            if let Event::Mark(m) = e {
-                marked_after.insert(m.keyspace.clone());
+        match e {
+            Event::Change(c) => {
+                unmarked.insert((c.schema.keyspace.clone(), c.schema.shard.clone()));
             }
+            Event::Mark(m) => {
+                unmarked.remove(&(m.keyspace.clone(), m.shard.clone()));
+            }
+            _ => {}
         }
-        marked_after.len() == 2
+        let (c, p) = ours(v, base);
+        c.len() == 50 && p.len() == 35 && unmarked.is_empty()
     });
     view.assert_strict();
     assert!(view.copied.values().all(|n| *n == 1), "no row copied twice");

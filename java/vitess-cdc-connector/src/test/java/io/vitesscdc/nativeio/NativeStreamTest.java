@@ -93,9 +93,13 @@ class NativeStreamTest {
         assertThatThrownBy(() -> NativeStream.open("{\"address\":\"127.0.0.1:1\"}"))
                 .isExactlyInstanceOf(ConfigurationException.class)
                 .hasMessageContaining("keyspace");
-        assertThatThrownBy(() -> NativeStream.open("{\"address\":\"a:1\",\"keyspace\":\"k\",\"keyspaces\":[]}"))
+        assertThatThrownBy(() -> NativeStream.open("{\"address\":\"a:1\",\"keyspace\":\"k\",\"keyspcae\":\"c\"}"))
                 .isExactlyInstanceOf(ConfigurationException.class)
-                .hasMessageContaining("keyspaces");
+                .hasMessageContaining("keyspcae");
+        assertThatThrownBy(() -> NativeStream.open(
+                        "{\"address\":\"a:1\",\"keyspace\":\"k\",\"keyspaces\":[{\"keyspace\":\"c\"}]}"))
+                .isExactlyInstanceOf(ConfigurationException.class)
+                .hasMessageContaining("with several keyspaces, each entry of `keyspaces` names its own");
         assertThatThrownBy(() ->
                         NativeStream.open("{\"address\":\"a:1\",\"keyspace\":\"k\",\"connect_timeout_ms\":\"soon\"}"))
                 .isExactlyInstanceOf(ConfigurationException.class)
