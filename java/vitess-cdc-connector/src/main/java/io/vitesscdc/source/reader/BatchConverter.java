@@ -32,6 +32,7 @@ import org.slf4j.LoggerFactory;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -60,6 +61,8 @@ final class BatchConverter<T> {
     private final VitessSourceReaderMetrics metrics;
     /** The tables the job selects by name: what every mark of its streams has seen. */
     private List<String> jobTables = List.of();
+    /** {@link #jobTables} of each keyspace (unqualified), made once: every mark takes its list. */
+    private final Map<String, List<String>> jobTablesByKeyspace = new HashMap<>();
 
     private BadRecordHandling badRecords = VitessDefaults.BAD_RECORD_HANDLING;
     /**
@@ -95,6 +98,7 @@ final class BatchConverter<T> {
     /** The tables the job selects by name (the streams capture those a split has not seen). */
     void jobTables(List<String> tables) {
         this.jobTables = List.copyOf(tables);
+        jobTablesByKeyspace.clear();
     }
 
     /** What to do with a record the deserializer fails on (default: fail). */
@@ -405,7 +409,8 @@ final class BatchConverter<T> {
         }
         c.position = mark.position();
         c.recordsSinceMark = 0;
-        c.tables = VitessSourceConfig.tablesOf(c.keyspace, jobTables);
+        c.tables = jobTablesByKeyspace.computeIfAbsent(
+                c.keyspace, keyspace -> List.copyOf(VitessSourceConfig.tablesOf(keyspace, jobTables)));
         metrics.positionReached(c.splitId, mark.position());
     }
 
