@@ -6,7 +6,8 @@
 #
 # usage: loadgen.sh [--rate OPS_PER_SEC] [--duration SECONDS] [--count OPS] [--verbose]
 #   defaults: --rate 20 --duration 30. Mix: 50% insert, 35% update, 15% delete.
-# Ids are unique per run (time-based), so runs never collide with each other or with tests.
+# Ids are unique per run (a block of a million from the start time in milliseconds), so runs never
+# collide with each other or with tests, even two started in the same second.
 # Prints a summary line: "loadgen: N inserts, N updates, N deletes in S s".
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -33,7 +34,9 @@ vt_mysql -e 'SELECT 1' > /dev/null 2>&1 || {
 }
 
 names=(ada grace linus barbara ken dennis margaret edsger donald frances)
-base=$(( $(date +%s) % 100000000 * 1000 ))
+# Milliseconds, not seconds: the demo seeds 20 rows and starts the writer within the same second,
+# and two runs with one base collide on their first INSERT. Below 2^53, so JSON readers keep them.
+base=$(( $(date +%s%3N) % 1000000000 * 1000000 ))
 live=()                 # ids inserted by this run and not deleted yet
 next=0 inserts=0 updates=0 deletes=0 ops=0
 tick=0.1                # write in ticks of 100 ms
@@ -62,14 +65,20 @@ next_statement() {
   fi
 }
 
-# One client connection for the whole run; statements stream into its stdin.
+# One client connection for the whole run; statements stream into its stdin. A statement the
+# server refuses ends the client (its error is on stderr); the next write then fails, and is
+# reported here, not as a bare SIGPIPE exit (141) of this script.
 exec 3> >(vt_mysql --batch -D customer)
 client=$!
 trap 'exec 3>&-; wait $client 2> /dev/null || true' EXIT
+trap '' PIPE
 while :; do
   for _ in $(seq 1 "$per_tick"); do
     next_statement
-    echo "$stmt" >&3
+    echo "$stmt" >&3 2> /dev/null || {
+      echo "loadgen: the MySQL client stopped (its error is above) after $ops statements; the last one sent: $stmt" >&2
+      exit 1
+    }
     [ $verbose = 0 ] || echo "$stmt"
     ops=$((ops + 1))
     if [ "$count" -gt 0 ] && [ $ops -ge "$count" ]; then break 2; fi
@@ -78,6 +87,11 @@ while :; do
   sleep $tick
 done
 exec 3>&-
-wait $client 2> /dev/null || true
 trap - EXIT
+client_rc=0
+wait $client || client_rc=$?
+if [ $client_rc -ne 0 ]; then
+  echo "loadgen: the MySQL client exited with $client_rc (its error is above) after $ops statements" >&2
+  exit 1
+fi
 echo "loadgen: $inserts inserts, $updates updates, $deletes deletes in $((SECONDS - start)) s"
