@@ -1,9 +1,10 @@
 // Copyright 2026 The vitess-cdc Authors
 // SPDX-License-Identifier: Apache-2.0
 
-//! Generates the Vitess protobuf subset (../../proto) into Rust: prost messages, the tonic client
-//! for `vtgateservice.Vitess` and its server (compiled only with the `server` feature, which the
-//! fake VTGate of rust/testkit enables). protoc comes from `protoc-bin-vendored`, so building
+//! Generates the Vitess protobuf subset (../../proto) into Rust: prost messages, the tonic clients
+//! for `vtgateservice.Vitess` and `vtctlservice.Vtctld` (the throttler check of chunked
+//! snapshots) and their servers (compiled only with the `server` feature, which the fakes of
+//! rust/testkit enable). protoc comes from `protoc-bin-vendored`, so building
 //! needs no system protoc.
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,6 +20,9 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "binlogdata.proto",
         "vtgate.proto",
         "vtgateservice.proto",
+        "tabletmanagerdata.proto",
+        "vtctldata.proto",
+        "vtctlservice.proto",
     ]
     .map(|f| format!("{proto_dir}/{f}"));
 

@@ -6,7 +6,7 @@
 
 use clap::{Args, ValueEnum};
 use std::time::Duration;
-use vitess_cdc_core::options::{defaults, AuthMode, TabletType, TlsOptions};
+use vitess_cdc_core::options::{defaults, AuthMode, TabletType, ThrottlerOptions, TlsOptions};
 use vitess_cdc_core::position::binary;
 use vitess_cdc_core::SnapshotOptions;
 use vitess_cdc_core::{
@@ -53,6 +53,13 @@ pub struct ChunkArgs {
     /// pause-snapshot, resume-snapshot, stop-snapshot; `vstream signal` sends them) [signal_table]
     #[arg(long, value_name = "TABLE")]
     pub signal_table: Option<String>,
+    /// Ask the tablet throttler through this vtctld (gRPC host:port) before each chunk: none
+    /// starts on a shard whose primary refuses the throttler app [throttler.vtctld]
+    #[arg(long, value_name = "HOST:PORT")]
+    throttler_vtctld: Option<String>,
+    /// The app name the throttler is asked about [throttler.app]
+    #[arg(long, value_name = "NAME", default_value = defaults::THROTTLER_APP, requires = "throttler_vtctld")]
+    throttler_app: String,
 }
 
 impl ChunkArgs {
@@ -66,6 +73,13 @@ impl ChunkArgs {
             // The CLI's one stream reads all it is given: a table a signal names that it does
             // not read is its own warning.
             signal_tables_checked_by_caller: false,
+            throttler: self
+                .throttler_vtctld
+                .as_ref()
+                .map(|vtctld| ThrottlerOptions {
+                    vtctld: vtctld.clone(),
+                    app: self.throttler_app.clone(),
+                }),
         }
     }
 }

@@ -40,8 +40,11 @@ pub fn capture(
     let report = |stream: &CaptureStream, what: &str| {
         let t = stream.progress().total();
         eprintln!(
-            "vstream: {what}: {} of ~{} chunks, {} rows captured, {} table-shards remaining, {} chunks discarded, {} failed ({:.1} s)",
+            "vstream: {what}: {} of ~{} chunks, {} rows captured, {} table-shards remaining, {} chunks discarded, {} failed, \
+             {:.1} s held back by the tablet throttler{} ({:.1} s)",
             t.chunks_done, t.chunks_planned, t.rows, t.tables_remaining, t.chunks_discarded, t.chunks_failed,
+            t.throttled_ms as f64 / 1000.0,
+            if t.throttled { ", held now" } else { "" },
             started.elapsed().as_secs_f64()
         );
     };

@@ -50,6 +50,10 @@ pub mod defaults {
     /// Chunked snapshots: the tablet type the chunks read from (their brief `LOCK TABLES … READ`
     /// then blocks the replica's applier, not the application's writes).
     pub const SNAPSHOT_TABLET_TYPE: super::TabletType = super::TabletType::Replica;
+    /// Chunked snapshots: the app name the tablet throttler is asked about (when a vtctld to ask
+    /// is given, [`super::ThrottlerOptions`]); `UpdateThrottlerConfig --throttle-app vitess-cdc`
+    /// holds the chunks back and leaves every other app alone.
+    pub const THROTTLER_APP: &str = "vitess-cdc";
     /// The first snapshot is the in-stream VStream copy until the chunked one has proven itself.
     pub const INITIAL_SNAPSHOT: super::InitialSnapshot = super::InitialSnapshot::Copy;
     /// DDL that takes a selected table's rows away stops the stream: a consumer would otherwise
@@ -155,6 +159,29 @@ pub struct SnapshotOptions {
     /// a source per table): a signal that names no table of this stream is not a warning here,
     /// and [`crate::snapshot::CaptureProgress::signals_elsewhere`] lists what it named.
     pub signal_tables_checked_by_caller: bool,
+    /// Ask the tablet throttler before each chunk (through vtctld); None = no check of ours
+    /// (Vitess still throttles the chunks' rows and the log on a refusing tablet).
+    pub throttler: Option<ThrottlerOptions>,
+}
+
+/// The tablet throttler check of chunked snapshots (docs/snapshots.md, "The tablet throttler"):
+/// no chunk starts on a shard whose primary's throttler refuses `app`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ThrottlerOptions {
+    /// vtctld's gRPC address, `host:port` or `http(s)://host:port`.
+    pub vtctld: String,
+    /// The app name checked ([`defaults::THROTTLER_APP`]).
+    pub app: String,
+}
+
+impl ThrottlerOptions {
+    /// A check through `vtctld` as the default app.
+    pub fn new(vtctld: impl Into<String>) -> ThrottlerOptions {
+        ThrottlerOptions {
+            vtctld: vtctld.into(),
+            app: defaults::THROTTLER_APP.to_string(),
+        }
+    }
 }
 
 impl Default for SnapshotOptions {
@@ -166,6 +193,7 @@ impl Default for SnapshotOptions {
             tablet_type: defaults::SNAPSHOT_TABLET_TYPE,
             signal_table: None,
             signal_tables_checked_by_caller: false,
+            throttler: None,
         }
     }
 }

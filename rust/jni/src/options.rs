@@ -31,7 +31,9 @@
 //!   "snapshot_chunk_rows": 50000, "snapshot_chunk_bytes": 16777216, "snapshot_chunks_in_flight": 4,
 //!   "snapshot_tablet_type": "replica",
 //!   "signal_table": "vitess_cdc_signal",     (signals read from the log: docs/snapshots.md)
-//!   "signal_tables_checked_by_job": true     (a signal naming no table of this stream is the job's to report)
+//!   "signal_tables_checked_by_job": true,    (a signal naming no table of this stream is the job's to report)
+//!   "throttler_vtctld": "127.0.0.1:15999",   (ask the tablet throttler before each chunk: docs/snapshots.md)
+//!   "throttler_app": "vitess-cdc"
 //! }
 //! ```
 //!
@@ -63,7 +65,7 @@ use serde::Deserialize;
 use std::time::Duration;
 use vitess_cdc_core::blocking::KeyspacePart;
 use vitess_cdc_core::keyspaces::{per_keyspace, KeyspaceSelection};
-use vitess_cdc_core::options::{AuthMode, TabletType, TlsOptions};
+use vitess_cdc_core::options::{AuthMode, TabletType, ThrottlerOptions, TlsOptions};
 use vitess_cdc_core::snapshot::Capture;
 use vitess_cdc_core::{
     DestructiveDdl, Error, ErrorCode, InitialSnapshot, Result, ShardPosition, SnapshotOptions,
@@ -128,6 +130,9 @@ pub struct OptionsJson {
     /// The job checks the tables a signal names against all of its sources (the enumerators do):
     /// a stream leaves it to them.
     pub signal_tables_checked_by_job: Option<bool>,
+    /// vtctld's gRPC address: no chunk starts on a shard whose throttler refuses `throttler_app`.
+    pub throttler_vtctld: Option<String>,
+    pub throttler_app: Option<String>,
 }
 
 /// One keyspace of a stream of several, with what it reads there.
@@ -266,6 +271,24 @@ impl OptionsJson {
             self.signal_tables_checked_by_job.unwrap_or(false);
         if let Some(t) = self.snapshot_tablet_type.take() {
             snapshot.tablet_type = tablet_type("snapshot_tablet_type", &t)?;
+        }
+        let app = self.throttler_app.take();
+        match self.throttler_vtctld.take().filter(|v| !v.trim().is_empty()) {
+            Some(vtctld) => {
+                let mut throttler = ThrottlerOptions::new(vtctld);
+                if let Some(app) = app {
+                    throttler.app = app;
+                }
+                snapshot.throttler = Some(throttler);
+            }
+            None if app.is_some() => {
+                return Err(Error::config(
+                    "throttler_app is set but throttler_vtctld is not: the throttler is asked through vtctld — \
+                     give its gRPC address too",
+                )
+                .with_code(ErrorCode::InvalidOption))
+            }
+            None => {}
         }
         let captures = std::mem::take(&mut self.captures);
         let keyspaces = std::mem::take(&mut self.keyspaces);
@@ -555,7 +578,8 @@ mod tests {
             r#"{"address":"a:1","keyspace":"k","initial_snapshot":"CHUNKED",
                 "captures":[{"table":"t"},{"table":"u","filter":"`id` > 3"},{"table":"v","filter":" ","shards":["-80"]}],
                 "snapshot_chunk_rows":10,"snapshot_chunk_bytes":2048,"snapshot_chunks_in_flight":2,
-                "snapshot_tablet_type":"rdonly","signal_table":"sig","signal_tables_checked_by_job":true}"#,
+                "snapshot_tablet_type":"rdonly","signal_table":"sig","signal_tables_checked_by_job":true,
+                "throttler_vtctld":"v:15999","throttler_app":"cdc-orders"}"#,
             Vec::new(),
         )
         .unwrap();
@@ -585,7 +609,28 @@ mod tests {
                 tablet_type: TabletType::Rdonly,
                 signal_table: Some("sig".into()),
                 signal_tables_checked_by_caller: true,
+                throttler: Some(ThrottlerOptions {
+                    vtctld: "v:15999".into(),
+                    app: "cdc-orders".into(),
+                }),
             }
+        );
+        let app_alone = parse_with_start(
+            r#"{"address":"a:1","keyspace":"k","throttler_app":"x"}"#,
+            Vec::new(),
+        );
+        assert!(
+            app_alone.is_err_and(|e| e.message.contains("throttler_vtctld")),
+            "an app without vtctld is refused"
+        );
+        let default_app = parse_with_start(
+            r#"{"address":"a:1","keyspace":"k","throttler_vtctld":"v:1"}"#,
+            Vec::new(),
+        )
+        .unwrap();
+        assert_eq!(
+            default_app.snapshot.throttler,
+            Some(ThrottlerOptions::new("v:1"))
         );
         let plain = parse_with_start(r#"{"address":"a:1","keyspace":"k"}"#, Vec::new()).unwrap();
         assert_eq!(

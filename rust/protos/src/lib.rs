@@ -29,3 +29,12 @@ pub mod vtgate {
 pub mod vtgateservice {
     tonic::include_proto!("vtgateservice");
 }
+pub mod tabletmanagerdata {
+    tonic::include_proto!("tabletmanagerdata");
+}
+pub mod vtctldata {
+    tonic::include_proto!("vtctldata");
+}
+pub mod vtctlservice {
+    tonic::include_proto!("vtctlservice");
+}

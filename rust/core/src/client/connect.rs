@@ -170,7 +170,8 @@ fn read_file(what: &str, path: &str) -> Result<Vec<u8>> {
     })
 }
 
-fn tls_config(tls: &TlsOptions) -> Result<ClientTlsConfig> {
+/// The TLS settings of `tls` (also those of the throttler check's vtctld, over https).
+pub(crate) fn tls_config(tls: &TlsOptions) -> Result<ClientTlsConfig> {
     let mut config = ClientTlsConfig::new();
     config = match &tls.ca_cert_path {
         Some(path) => config.ca_certificate(Certificate::from_pem(read_file(

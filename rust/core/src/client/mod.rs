@@ -16,7 +16,7 @@
 
 mod classify;
 mod codec;
-mod connect;
+pub(crate) mod connect;
 mod metadata;
 use classify::{refusal_error, tls_status_error};
 pub use classify::{status_error, TlsMode};

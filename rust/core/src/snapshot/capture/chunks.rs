@@ -28,6 +28,7 @@ impl CaptureStream {
         let now = Instant::now();
         let limit = self.snap.chunks_in_flight;
         self.chunk_tasks.retain(|_, t| !t.is_finished());
+        self.follow_throttler(now);
         // Round robin: the shard and table with the fewest chunks go first.
         loop {
             if self.reading >= limit {
@@ -46,7 +47,7 @@ impl CaptureStream {
                 .shards
                 .iter()
                 // A shard still in its in-stream copy has no log position to merge against yet.
-                .filter(|(_, s)| s.log.copy_completed)
+                .filter(|(_, s)| s.log.copy_completed && !s.throttle_held)
                 .flat_map(|(shard, s)| s.tables.iter().map(move |(t, st)| (shard, t, st)))
                 .filter(|(_, _, t)| {
                     !t.paused

@@ -20,6 +20,7 @@
 //! - `signals`: acting on signal-table requests (execute, stop, pause, resume);
 //! - `relay`: a signal written once, relayed to the keyspace's other shards;
 //! - `progress`: counters per shard and in total;
+//! - `throttle`: the tablet throttler's verdict per shard, asked before chunks start;
 //! - `positions`: handing out merged chunks in slices, and the positions their marks carry.
 
 mod chunks;
@@ -28,6 +29,7 @@ mod positions;
 mod progress;
 mod relay;
 mod signals;
+mod throttle;
 
 pub use plan::Capture;
 pub use progress::{CaptureProgress, ShardProgress, SignalElsewhere};
@@ -102,6 +104,12 @@ struct ShardState {
     /// when the one before it ends. Saved in the positions after the running ones.
     queued: Vec<Capture>,
     progress: ShardProgress,
+    /// No chunk starts on this shard: its throttler refuses, or has not answered yet (throttle.rs).
+    throttle_held: bool,
+    /// Since when the throttler refuses this shard's next chunks.
+    throttled_since: Option<Instant>,
+    /// The last throttler check of this shard failed (said once per episode).
+    throttle_check_failed: bool,
 }
 
 pub struct CaptureStream {
@@ -141,6 +149,8 @@ pub struct CaptureStream {
     /// The last signals that named tables this stream does not read (at most
     /// [`signals::ELSEWHERE_KEPT`]), for [`CaptureProgress::signals_elsewhere`].
     signals_elsewhere: std::collections::VecDeque<SignalElsewhere>,
+    /// The tablet throttler check before chunks start (None: not asked for).
+    throttle: Option<throttle::ThrottleWatch>,
 }
 
 impl Drop for CaptureStream {
@@ -205,6 +215,7 @@ impl CaptureStream {
                         return Ok(out);
                     }
                 }
+                _ = throttle_changed(&mut self.throttle) => {}
                 _ = sleep_until(wake) => {}
             }
         }
@@ -329,6 +340,13 @@ async fn run_log(mut log: EventStream, tx: mpsc::Sender<Result<Vec<Event>>>) {
         if tx.send(r).await.is_err() || failed {
             return;
         }
+    }
+}
+
+async fn throttle_changed(watch: &mut Option<throttle::ThrottleWatch>) {
+    match watch {
+        Some(w) => w.changed().await,
+        None => std::future::pending().await,
     }
 }
 

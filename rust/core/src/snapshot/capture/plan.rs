@@ -245,6 +245,9 @@ impl CaptureStream {
                     tables,
                     queued,
                     progress,
+                    throttle_held: false,
+                    throttled_since: None,
+                    throttle_check_failed: false,
                 },
             );
         }
@@ -256,6 +259,15 @@ impl CaptureStream {
             Err,
         ));
         let (chunk_tx, chunk_rx) = mpsc::channel(32);
+        let throttle = match &snap.throttler {
+            Some(t) => Some(super::throttle::ThrottleWatch::start(
+                t,
+                &options.keyspace,
+                options.tls.as_ref(),
+                options.connect_timeout,
+            )?),
+            None => None,
+        };
         let mut stream = CaptureStream {
             options,
             snap,
@@ -278,6 +290,7 @@ impl CaptureStream {
             relay_due: None,
             relayed: None,
             signals_elsewhere: Default::default(),
+            throttle,
         };
         for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
             stream.update_progress(&shard);

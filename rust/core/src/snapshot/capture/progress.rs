@@ -47,6 +47,11 @@ pub struct ShardProgress {
     /// its reason).
     pub signals: u64,
     pub signals_rejected: u64,
+    /// Milliseconds the tablet throttler held this shard's next chunks back (with a throttler
+    /// check configured; the current hold included).
+    pub throttled_ms: u64,
+    /// The throttler holds this shard's next chunks back now.
+    pub throttled: bool,
 }
 
 impl CaptureProgress {
@@ -62,6 +67,8 @@ impl CaptureProgress {
             t.chunks_failed += s.chunks_failed;
             t.signals += s.signals;
             t.signals_rejected += s.signals_rejected;
+            t.throttled_ms += s.throttled_ms;
+            t.throttled |= s.throttled;
         }
         t
     }
@@ -73,7 +80,14 @@ impl CaptureStream {
             shards: self
                 .shards
                 .iter()
-                .map(|(k, s)| (k.clone(), s.progress.clone()))
+                .map(|(k, s)| {
+                    let mut p = s.progress.clone();
+                    if let Some(since) = s.throttled_since {
+                        p.throttled = true;
+                        p.throttled_ms += since.elapsed().as_millis() as u64;
+                    }
+                    (k.clone(), p)
+                })
                 .collect(),
             signals_elsewhere: self.signals_elsewhere.iter().cloned().collect(),
         }

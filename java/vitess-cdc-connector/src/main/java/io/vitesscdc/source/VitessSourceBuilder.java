@@ -252,6 +252,22 @@ public final class VitessSourceBuilder<T> {
     }
 
     /**
+     * Chunked snapshots: ask the tablet throttler through vtctld's gRPC port ({@code host:port})
+     * before each chunk; none starts on a shard whose primary refuses (docs/snapshots.md, "The
+     * tablet throttler"). Not set: no check of ours.
+     */
+    public VitessSourceBuilder<T> snapshotThrottler(String vtctldAddress) {
+        config.snapshotThrottler(vtctldAddress);
+        return this;
+    }
+
+    /** Chunked snapshots: the app name the tablet throttler is asked about (default {@code vitess-cdc}). */
+    public VitessSourceBuilder<T> snapshotThrottlerApp(String app) {
+        config.snapshotThrottlerApp(app);
+        return this;
+    }
+
+    /**
      * What to do with a record that cannot be converted (the deserializer throws): stop the job
      * without restarts, or skip it with a log line, counted in {@code numRecordsInErrors} (default
      * {@link VitessDefaults#BAD_RECORD_HANDLING}; docs/reliability.md, "Failure classes").

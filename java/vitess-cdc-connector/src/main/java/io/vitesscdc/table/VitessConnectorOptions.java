@@ -157,6 +157,23 @@ public final class VitessConnectorOptions {
             .withDescription("Chunked snapshots: the tablet type the chunks read from (their brief table lock "
                     + "lands there): primary, replica or rdonly." + CORE_DEFAULT);
 
+    public static final ConfigOption<String> SCAN_SNAPSHOT_THROTTLER_VTCTLD = ConfigOptions.key(
+                    "scan.snapshot.throttler.vtctld-address")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Chunked snapshots: vtctld's gRPC address (host:port). Before each chunk the tablet "
+                    + "throttler of the shard's primary is asked about the app scan.snapshot.throttler.app-name; "
+                    + "no chunk starts while it refuses, the change log goes on (docs/snapshots.md, \"The tablet "
+                    + "throttler\"). Not set: no check of ours (Vitess still throttles the chunks' rows).");
+
+    public static final ConfigOption<String> SCAN_SNAPSHOT_THROTTLER_APP = ConfigOptions.key(
+                    "scan.snapshot.throttler.app-name")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Chunked snapshots: the app name the tablet throttler is asked about; "
+                    + "'vtctldclient UpdateThrottlerConfig --throttle-app <name>' holds the chunks back."
+                    + CORE_DEFAULT);
+
     public static final ConfigOption<String> SCAN_SIGNAL_TABLE = ConfigOptions.key("scan.signal-table")
             .stringType()
             .noDefaultValue()

@@ -60,6 +60,8 @@ import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNKS_IN_
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNK_ROWS;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNK_SIZE;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_TABLET_TYPE;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_THROTTLER_APP;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_THROTTLER_VTCTLD;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_STARTUP_MODE;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_STARTUP_SPECIFIC_OFFSET;
 import static io.vitesscdc.table.VitessConnectorOptions.SHARDS;
@@ -131,6 +133,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 SCAN_SNAPSHOT_CHUNK_SIZE,
                 SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT,
                 SCAN_SNAPSHOT_TABLET_TYPE,
+                SCAN_SNAPSHOT_THROTTLER_VTCTLD,
+                SCAN_SNAPSHOT_THROTTLER_APP,
                 SCAN_SIGNAL_TABLE,
                 SCAN_DESTRUCTIVE_DDL,
                 BAD_RECORD_HANDLING);
@@ -423,6 +427,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         options.getOptional(SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT).ifPresent(config::snapshotChunksInFlight);
         options.getOptional(SCAN_SNAPSHOT_TABLET_TYPE)
                 .ifPresent(t -> config.snapshotTabletType(tabletType(t, table, SCAN_SNAPSHOT_TABLET_TYPE)));
+        options.getOptional(SCAN_SNAPSHOT_THROTTLER_VTCTLD).ifPresent(config::snapshotThrottler);
+        options.getOptional(SCAN_SNAPSHOT_THROTTLER_APP).ifPresent(config::snapshotThrottlerApp);
     }
 
     private static int notNegative(int v, String table) {

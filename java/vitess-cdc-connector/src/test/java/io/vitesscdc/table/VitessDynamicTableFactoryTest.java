@@ -130,6 +130,16 @@ class VitessDynamicTableFactoryTest {
                 COLUMNS,
                 BASE + ", 'hostname' = 'h', 'scan.snapshot.tablet-type' = 'leader'",
                 "'scan.snapshot.tablet-type' = 'leader' is unknown");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.snapshot.throttler.app-name' = 'cdc'",
+                "without snapshotThrottler");
+        String throttled = plan(
+                COLUMNS,
+                BASE + ", 'vtgate.address' = '127.0.0.1:1', 'scan.initial-snapshot' = 'chunked', "
+                        + "'scan.snapshot.throttler.vtctld-address' = '127.0.0.1:15999', "
+                        + "'scan.snapshot.throttler.app-name' = 'cdc'");
+        assertThat(throttled).contains("changelogMode=[I,UA,D]");
     }
 
     @Test

@@ -68,6 +68,8 @@ public final class VitessSourceConfig implements Serializable {
     static final String SNAPSHOT_CHUNKS_IN_FLIGHT = "snapshot_chunks_in_flight";
     static final String SNAPSHOT_TABLET_TYPE = "snapshot_tablet_type";
     static final String SIGNAL_TABLE = "signal_table";
+    static final String THROTTLER_VTCTLD = "throttler_vtctld";
+    static final String THROTTLER_APP = "throttler_app";
 
     private final String address;
     private final String keyspace;
@@ -672,6 +674,25 @@ public final class VitessSourceConfig implements Serializable {
             return nativeOption(SNAPSHOT_TABLET_TYPE, Objects.requireNonNull(tabletType, "snapshotTabletType"));
         }
 
+        /**
+         * Chunked snapshots: ask the tablet throttler, through vtctld's gRPC port ({@code host:port}),
+         * before each chunk; no chunk starts on a shard whose primary refuses the throttler app
+         * ({@link #snapshotThrottlerApp}, {@code vitess-cdc} by default). The log is never held back
+         * by it (docs/snapshots.md, "The tablet throttler").
+         */
+        public Builder snapshotThrottler(String vtctldAddress) {
+            Objects.requireNonNull(vtctldAddress, "snapshotThrottler");
+            require(!vtctldAddress.isBlank(), "snapshotThrottler needs vtctld's gRPC address, e.g. 127.0.0.1:15999");
+            return nativeOption(THROTTLER_VTCTLD, vtctldAddress.trim());
+        }
+
+        /** Chunked snapshots: the app name the tablet throttler is asked about (with {@link #snapshotThrottler}). */
+        public Builder snapshotThrottlerApp(String app) {
+            Objects.requireNonNull(app, "snapshotThrottlerApp");
+            require(!app.isBlank(), "snapshotThrottlerApp must name an app, e.g. vitess-cdc");
+            return nativeOption(THROTTLER_APP, app.trim());
+        }
+
         private static long millis(String what, Duration d) {
             Objects.requireNonNull(d, what);
             require(!d.isNegative(), what + " must not be negative, got " + d + ": pass zero or a positive duration");
@@ -709,6 +730,10 @@ public final class VitessSourceConfig implements Serializable {
                                 + "', which the source does not read " + keyspaces
                                 + ": add the keyspace or name a table of one of them");
             }
+            require(
+                    nativeOptions.get(THROTTLER_APP) == null || nativeOptions.get(THROTTLER_VTCTLD) != null,
+                    "snapshotThrottlerApp(" + nativeOptions.get(THROTTLER_APP) + ") without snapshotThrottler: the "
+                            + "throttler is asked through vtctld; call snapshotThrottler(\"host:port\") too");
             if (keyspaces.size() == 1) {
                 // keyspace.table of the one keyspace is its table
                 List<String> own = tablesOf(keyspaces.get(0), tables);

@@ -82,6 +82,10 @@ public final class VitessSourceReaderMetrics {
     public static final String CAPTURE_CHUNKS_PLANNED = "captureChunksPlanned";
     public static final String CAPTURE_ROWS = "captureRows";
     public static final String CAPTURE_TABLES_REMAINING = "captureTablesRemaining";
+    /** Milliseconds the tablet throttler held the next chunks back (per shard; summed over shards). */
+    public static final String CAPTURE_THROTTLED_MILLIS = "captureThrottledMillis";
+    /** 1 while the tablet throttler holds the next chunks back (per shard; shards held, summed). */
+    public static final String CAPTURE_THROTTLED = "captureThrottled";
 
     /** What a gauge answers while its input is not known. */
     public static final long UNKNOWN = -1;
@@ -134,6 +138,8 @@ public final class VitessSourceReaderMetrics {
         vitessGroup.gauge(CAPTURE_CHUNKS_PLANNED, () -> sum(m -> m.capture(CaptureProgress::chunksPlanned)));
         vitessGroup.gauge(CAPTURE_ROWS, () -> sum(m -> m.capture(CaptureProgress::rows)));
         vitessGroup.gauge(CAPTURE_TABLES_REMAINING, () -> sum(m -> m.capture(CaptureProgress::tablesRemaining)));
+        vitessGroup.gauge(CAPTURE_THROTTLED_MILLIS, () -> sum(m -> m.capture(CaptureProgress::throttledMillis)));
+        vitessGroup.gauge(CAPTURE_THROTTLED, () -> sum(m -> m.capture(CaptureProgress::throttled)));
     }
 
     private long countShards(boolean copyCompleted) {
@@ -287,7 +293,9 @@ public final class VitessSourceReaderMetrics {
                             e.getValue().path("chunks_done").asLong(UNKNOWN),
                             e.getValue().path("chunks_planned").asLong(UNKNOWN),
                             e.getValue().path("rows").asLong(UNKNOWN),
-                            e.getValue().path("tables_remaining").asLong(UNKNOWN));
+                            e.getValue().path("tables_remaining").asLong(UNKNOWN),
+                            e.getValue().path("throttled_ms").asLong(0),
+                            e.getValue().path("throttled").asBoolean(false) ? 1 : 0);
                 }
             }
         });
@@ -303,7 +311,13 @@ public final class VitessSourceReaderMetrics {
 
     /** A chunked snapshot's progress on one shard, as the core last reported it. */
     private record CaptureProgress(
-            long chunksStarted, long chunksDone, long chunksPlanned, long rows, long tablesRemaining) {}
+            long chunksStarted,
+            long chunksDone,
+            long chunksPlanned,
+            long rows,
+            long tablesRemaining,
+            long throttledMillis,
+            long throttled) {}
 
     /** Test hook: the split's metric counters. */
     public long snapshotRecords(String splitId) {
@@ -354,6 +368,8 @@ public final class VitessSourceReaderMetrics {
             group.gauge(CAPTURE_CHUNKS_PLANNED, () -> capture(CaptureProgress::chunksPlanned));
             group.gauge(CAPTURE_ROWS, () -> capture(CaptureProgress::rows));
             group.gauge(CAPTURE_TABLES_REMAINING, () -> capture(CaptureProgress::tablesRemaining));
+            group.gauge(CAPTURE_THROTTLED_MILLIS, () -> capture(CaptureProgress::throttledMillis));
+            group.gauge(CAPTURE_THROTTLED, () -> capture(CaptureProgress::throttled));
         }
 
         long capture(ToLongFunction<CaptureProgress> value) {

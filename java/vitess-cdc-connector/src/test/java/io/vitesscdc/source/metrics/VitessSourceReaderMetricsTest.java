@@ -173,5 +173,25 @@ class VitessSourceReaderMetricsTest {
         assertThat(readerGauge(VitessSourceReaderMetrics.CAPTURE_TABLES_REMAINING))
                 .isEqualTo(1);
         assertThat(readerGauge(VitessSourceReaderMetrics.RECONNECTS)).isEqualTo(2);
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_THROTTLED_MILLIS))
+                .as("no throttler hold reported: none")
+                .isZero();
+    }
+
+    @Test
+    void timeHeldBackByTheTabletThrottlerIsAGaugePerShardAndSummed() throws Exception {
+        metrics.registerSplit(SPLIT);
+        metrics.registerSplit("ks/80-");
+        String shard = SPLIT.substring(SPLIT.indexOf('/') + 1);
+        metrics.nativeMetrics("{\"capture\":{\"" + shard + "\":{\"chunks_done\":0,\"throttled_ms\":4100,"
+                + "\"throttled\":true},\"80-\":{\"chunks_done\":2,\"throttled_ms\":900,\"throttled\":false}}}");
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_THROTTLED_MILLIS))
+                .isEqualTo(4100);
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_THROTTLED)).isEqualTo(1);
+        assertThat(readerGauge(VitessSourceReaderMetrics.CAPTURE_THROTTLED_MILLIS))
+                .isEqualTo(5000);
+        assertThat(readerGauge(VitessSourceReaderMetrics.CAPTURE_THROTTLED))
+                .as("shards held now")
+                .isEqualTo(1);
     }
 }
