@@ -77,6 +77,25 @@ pub fn capture(
             return Ok(());
         }
         limits.keep_position(&printed, false)?;
+        if let Some(Event::Journal { shard, started, .. }) =
+            events.iter().find(|e| matches!(e, Event::Journal { .. }))
+        {
+            // The core ends the shard with its captures' cursors in its final mark; following
+            // the new shards with them is the Flink source's (its enumerator carries them over).
+            limits.keep_position(&printed, true)?;
+            return Err(Error::fatal(format!(
+                "shard {}/{} was resharded during a chunked snapshot (new shards: {}) — the CLI does not follow \
+                 a reshard with captures: start the capture again on the new shards (the Flink source goes on \
+                 by itself)",
+                shard.0,
+                shard.1,
+                started
+                    .iter()
+                    .map(|p| p.shard.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
         if captured_after.is_none() && stream.capture_done() {
             captured_after = Some(started.elapsed());
             report(&stream, "capture done");

@@ -134,6 +134,11 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
                 native_position_from_json as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
+                jni_str!("nativeCarryCaptures"),
+                jni_str!("([B[[B)[B"),
+                native_carry_captures as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
                 jni_str!("nativeCheckSpecificOffsets"),
                 jni_str!("(Ljava/lang/String;Ljava/lang/String;)V"),
                 native_check_specific_offsets as *mut c_void,
@@ -331,6 +336,23 @@ extern "system" fn native_position_from_json<'l>(
         let json = crate::positions::string(env, &json, "positionJson")?;
         let bytes = crate::positions::from_saved_json(&keyspace, &shard, &json)?;
         Ok::<_, BridgeError>(env.byte_array_from_slice(&bytes)?)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// A new shard's start position (from a reshard journal) with the captures it goes on with, from
+/// the final positions of the shards that ended at the journal (`vitess_cdc_core::snapshot::carry`).
+extern "system" fn native_carry_captures<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    started: JByteArray<'l>,
+    ended: JObjectArray<'l, JByteArray<'l>>,
+) -> JByteArray<'l> {
+    env.with_env(|env| {
+        let started = crate::positions::decode(env, &started)?;
+        let ended = crate::positions::decode_all(env, &ended)?;
+        let carried = vitess_cdc_core::snapshot::carry::carry_captures(&started, &ended)?;
+        Ok::<_, BridgeError>(env.byte_array_from_slice(&carried.to_bytes())?)
     })
     .resolve::<ThrowVitessException>()
 }

@@ -37,6 +37,25 @@ impl VtgateClient {
         Ok(first_cell_text(&result).and_then(|s| parse_version_comment(&s)))
     }
 
+    /// The characters `keyspace`.`table`.`column` holds (`information_schema`), None for a
+    /// column without a maximum (TEXT holds more than any id) or one not found.
+    pub async fn column_max_chars(
+        &self,
+        keyspace: &str,
+        table: &str,
+        column: &str,
+    ) -> Result<Option<u64>> {
+        let sql = format!(
+            "select character_maximum_length from information_schema.columns where table_schema = {} \
+             and table_name = {} and column_name = {}",
+            sql_string(keyspace),
+            sql_string(table),
+            sql_string(column)
+        );
+        let result = self.execute(&sql).await?;
+        Ok(first_cell_text(&result).and_then(|s| s.trim().parse().ok()))
+    }
+
     /// The shards of `keyspace` that VTGate serves now (`SHOW VITESS_SHARDS`).
     pub async fn serving_shards(&self, keyspace: &str) -> Result<Vec<String>> {
         let result = self.execute("show vitess_shards").await?;

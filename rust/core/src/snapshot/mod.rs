@@ -12,8 +12,10 @@
 //! - [`chunk`]: one chunk's side stream.
 //! - [`signal`]: requests read from a signal table in the log.
 //! - [`capture`]: the log stream with the chunks beside it, per shard merged, resumable.
+//! - [`carry`]: what a new shard still has to capture after a reshard (pure logic).
 
 pub mod capture;
+pub mod carry;
 pub mod chunk;
 pub mod key;
 pub mod merge;

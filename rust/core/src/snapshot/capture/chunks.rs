@@ -47,7 +47,7 @@ impl CaptureStream {
                 .shards
                 .iter()
                 // A shard still in its in-stream copy has no log position to merge against yet.
-                .filter(|(_, s)| s.log.copy_completed && !s.throttle_held)
+                .filter(|(_, s)| s.log.copy_completed && !s.throttle_held && !s.ended)
                 .flat_map(|(shard, s)| s.tables.iter().map(move |(t, st)| (shard, t, st)))
                 .filter(|(_, _, t)| {
                     !t.paused

@@ -110,6 +110,8 @@ struct ShardState {
     throttled_since: Option<Instant>,
     /// The last throttler check of this shard failed (said once per episode).
     throttle_check_failed: bool,
+    /// The shard reached a reshard journal: no chunk starts, its final mark ends it.
+    ended: bool,
 }
 
 pub struct CaptureStream {
@@ -151,6 +153,8 @@ pub struct CaptureStream {
     signals_elsewhere: std::collections::VecDeque<SignalElsewhere>,
     /// The tablet throttler check before chunks start (None: not asked for).
     throttle: Option<throttle::ThrottleWatch>,
+    /// Characters the signal table's `id` holds (asked at the first relay; inner None: no limit).
+    signal_id_chars: Option<Option<u64>>,
 }
 
 impl Drop for CaptureStream {
@@ -218,6 +222,39 @@ impl CaptureStream {
                 _ = throttle_changed(&mut self.throttle) => {}
                 _ = sleep_until(wake) => {}
             }
+        }
+    }
+
+    /// Stops the chunks of a shard that reached a reshard journal. What they read is dropped
+    /// (not emitted), so the cursors stay at what was emitted: the new shards read the rest.
+    fn end_shard(&mut self, shard: &str) {
+        let Some(s) = self.shards.get_mut(shard) else {
+            return;
+        };
+        s.ended = true;
+        s.throttle_held = false;
+        s.throttled_since = None;
+        let mut stopped = 0;
+        for (table, t) in s.tables.iter_mut() {
+            if let Some((id, _)) = t.reading.take() {
+                if let Some(task) = self.chunk_tasks.remove(&id) {
+                    task.abort();
+                }
+                stopped += 1;
+            }
+            s.merge.abandon_table(table);
+            t.unmerged = 0;
+            t.snapshot_due = None;
+            t.next = None;
+        }
+        self.reading -= stopped;
+        if !s.tables.is_empty() || !s.queued.is_empty() {
+            tracing::info!(
+                shard = %shard,
+                tables = ?s.tables.keys().chain(s.queued.iter().map(|c| &c.table)).collect::<Vec<_>>(),
+                "the shard reached a reshard journal during a chunked snapshot: its captures go on on the new shards \
+                 from the cursors its final mark carries"
+            );
         }
     }
 
@@ -310,20 +347,20 @@ impl CaptureStream {
                         state.log = p.clone();
                         state.merge.on_log_position(parse_position(p)?);
                         out.push(Event::Mark(self.position(&shard)));
-                        self.emit_ready(&shard, &mut out)?;
+                        if self.shards[&shard].ended {
+                            // Its final mark, after its journal: nothing of it follows.
+                            self.shards.remove(&shard);
+                        } else {
+                            self.emit_ready(&shard, &mut out)?;
+                        }
                         continue;
                     }
                 }
-                Event::Journal { shard, .. }
-                    if self
-                        .shards
-                        .get(&shard.1)
-                        .is_some_and(|s| !s.tables.is_empty() || !s.queued.is_empty()) =>
-                {
-                    return Err(Error::fatal(format!(
-                        "shard {}/{} was resharded during a chunked snapshot — start the capture again on the new shards",
-                        shard.0, shard.1
-                    )));
+                Event::Journal { shard, .. } => {
+                    // The shard ends at a reshard: its chunks stop, and its final mark (next)
+                    // carries each capture's cursor, from which the new shards go on
+                    // (crate::snapshot::carry; the Flink enumerator carries them over).
+                    self.end_shard(&shard.1);
                 }
                 _ => {}
             }

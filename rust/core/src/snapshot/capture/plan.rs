@@ -91,7 +91,9 @@ impl CaptureStream {
             .with_code(ErrorCode::InvalidOption));
         }
         if options.follow_reshard {
-            // Each shard's merge belongs to that shard; a reshard ends the capture (below).
+            // Each shard's merge belongs to that shard: a shard that reaches a reshard journal
+            // ends with its captures' cursors in its final mark (mod.rs), and its consumer
+            // starts the new shards with them (crate::snapshot::carry).
             options.follow_reshard = false;
         }
         let mut saved: BTreeMap<String, Vec<TableSnapshot>> = BTreeMap::new();
@@ -248,6 +250,7 @@ impl CaptureStream {
                     throttle_held: false,
                     throttled_since: None,
                     throttle_check_failed: false,
+                    ended: false,
                 },
             );
         }
@@ -291,6 +294,7 @@ impl CaptureStream {
             relayed: None,
             signals_elsewhere: Default::default(),
             throttle,
+            signal_id_chars: None,
         };
         for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
             stream.update_progress(&shard);

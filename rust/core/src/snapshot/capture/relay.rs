@@ -63,9 +63,30 @@ impl CaptureStream {
             .clone()
             .expect("signals are read only with a signal table");
         let shards = patiently(|| self.client.serving_shards(&keyspace)).await?;
+        if self.signal_id_chars.is_none() {
+            let chars = patiently(|| self.client.column_max_chars(&keyspace, &table, "id")).await?;
+            self.signal_id_chars = Some(chars);
+        }
+        let capacity = self.signal_id_chars.flatten();
         let mut reached = Vec::new();
         for shard in shards.iter().filter(|s| **s != relay.shard) {
-            let sql = relay_statement(&table, &shard_row_id(&relay.id, shard), &relay.signal);
+            let row_id = shard_row_id(&relay.id, shard);
+            if let Some(cap) = capacity.filter(|cap| row_id.chars().count() as u64 > *cap) {
+                // MySQL would cut the id (the relay's INSERT IGNORE turns "too long" into a
+                // warning), and the cut row, no longer naming its shard, would pass for a signal
+                // written there: relayed back, acted on twice (found by the cluster scenarios).
+                tracing::warn!(
+                    signal = %relay.id,
+                    shard = %shard,
+                    "signal '{}' does not reach shard {shard}: its row id there, '{row_id}', is longer than the {cap} \
+                     characters `{table}`.`id` holds — widen the column (e.g. VARCHAR(255)) or use signal ids of at most \
+                     {} characters, or write the signal on each shard (docs/snapshots.md, \"Signals\")",
+                    relay.id,
+                    cap.saturating_sub(shard.len() as u64 + 1),
+                );
+                continue;
+            }
+            let sql = relay_statement(&table, &row_id, &relay.signal);
             let target = format!("{keyspace}:{shard}");
             match patiently(|| self.client.execute_on(&target, &sql)).await {
                 Ok(_) => reached.push(shard.as_str()),

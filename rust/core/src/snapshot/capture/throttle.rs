@@ -169,7 +169,9 @@ impl CaptureStream {
             .shards
             .iter()
             .filter(|(_, s)| {
-                s.log.copy_completed && s.tables.values().any(|t| !t.paused && t.next.is_some())
+                s.log.copy_completed
+                    && !s.ended
+                    && s.tables.values().any(|t| !t.paused && t.next.is_some())
             })
             .map(|(shard, _)| shard.clone())
             .collect();

@@ -311,6 +311,8 @@ public final class NativeStream implements AutoCloseable {
 
     static native void nativeCheckSpecificOffsets(String keyspace, String specificOffsets);
 
+    static native byte[] nativeCarryCaptures(byte[] started, byte[][] ended);
+
     static native void nativeCheckOptions(String optionsJson);
 
     static native int nativePoll(long handle, ByteBuffer buffer, long timeoutMillis);

@@ -41,6 +41,15 @@ public final class Position implements Serializable {
         this.bytes = bytes;
     }
 
+    /**
+     * A deserialized position (in a source event between reader and enumerator) starts with its
+     * caches unknown: Java serialization leaves transient fields at 0, which {@link #copyCompleted}
+     * and {@link #transactionCount} would take for answers.
+     */
+    private Object readResolve() {
+        return new Position(bytes);
+    }
+
     /** A position from its bytes (copied), as a mark, a plan or a checkpoint holds them. */
     public static Position of(byte[] bytes) {
         if (bytes == null) {
@@ -151,6 +160,21 @@ public final class Position implements Serializable {
             json = j;
         }
         return j;
+    }
+
+    /**
+     * This position, a new shard's start from a reshard journal, with the chunked snapshots it goes
+     * on with: those the shards that ended at the journal were capturing, from the cursors their
+     * final positions carry (each table from the lowest cursor of the ended shards whose key range
+     * overlaps this one; docs/snapshots.md, "Reshards"). Ended shards of other key ranges add
+     * nothing; without captures this position comes back unchanged.
+     *
+     * @throws ConfigurationException (code {@code INVALID_POSITION}) if a position is corrupt
+     */
+    public Position withCapturesCarriedFrom(java.util.Collection<Position> ended) {
+        byte[][] endedBytes = ended.stream().map(p -> p.bytes).toArray(byte[][]::new);
+        NativeLibrary.load();
+        return Position.of(NativeStream.nativeCarryCaptures(bytes, endedBytes));
     }
 
     @Override

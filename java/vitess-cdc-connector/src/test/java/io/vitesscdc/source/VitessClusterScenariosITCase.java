@@ -6,6 +6,7 @@
 package io.vitesscdc.source;
 
 import io.vitesscdc.source.deserializer.JsonDebeziumDeserializationSchema;
+import io.vitesscdc.source.enumerator.VitessSourceEnumerator;
 import io.vitesscdc.source.reader.VitessSourceReader;
 import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.ChangelogRecorder.Change;
@@ -30,6 +31,7 @@ import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
 
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -72,10 +74,15 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <ol>
  *   <li>the copy: {@code kill -9} of VTGate and its restart, a PlannedReparentShard of -80;
  *   <li>streaming: {@code kill -9} of VTGate and its restart, a PlannedReparentShard of 80-;
+ *   <li>a chunked snapshot of the whole of {@code flink_snap} (an execute-snapshot signal), held
+ *       back mid-way by the tablet throttler ({@code UpdateThrottlerConfig --throttle-app
+ *       vitess-cdc}), so that the reshard below meets it in progress;
  *   <li>a reshard 2 → 4 ({@code reshard.sh} prepare, create, switch): the moment both old splits
  *       ended at their journal (the reader's log says so), before the next checkpoint would start
  *       the new splits, a stop with a savepoint; a restore reading REPLICA tablets (both old splits
- *       come back ended, the new ones start), then {@code reshard.sh complete};
+ *       come back ended, the new ones start with the capture's cursors of their old shard), the
+ *       throttler lets the chunks go, the capture completes on the new shards without reading
+ *       again what the old ones emitted, then {@code reshard.sh complete};
  *   <li>a REPLICA vttablet of a new shard {@code kill -9}ed and restarted while the job reads replicas;
  *   <li>a merge 4 → 2, then an EmergencyReparentShard after {@code kill -9} of a primary's mysqld;
  *   <li>the split 2 → 4 again and the merge back again: Vitess gives each the journal id of the
@@ -100,6 +107,13 @@ class VitessClusterScenariosITCase {
     private static final int APPEND_ROWS_BEFORE = 500;
     private static final String OLD = "-80,80-";
     private static final String SPLIT = "-40,40-80,80-c0,c0-";
+    private static final String SIGNAL_TABLE = "flink_signal";
+    /** Rows per chunk of the capture: many chunks per shard, so the throttler meets it mid-way. */
+    private static final int CHUNK_ROWS = 1000;
+    /** Where the native core's capture logs its holds and its tables done on a shard. */
+    private static final String THROTTLE_LOG = "vitesscdc.native.vitess_cdc_core.snapshot.capture.throttle";
+
+    private static final String CAPTURE_LOG = "vitesscdc.native.vitess_cdc_core.snapshot.capture.positions";
 
     @RegisterExtension
     static final MiniClusterExtension MINI_CLUSTER =
@@ -118,11 +132,23 @@ class VitessClusterScenariosITCase {
     @TempDir
     Path savepoints;
 
+    /** The native core's INFO lines (the capture's holds and tables done), for the watches. */
+    private AutoCloseable nativeInfo;
+
+    @BeforeEach
+    void forwardNativeInfo() {
+        nativeInfo = LogWatch.nativeCoreInfo();
+    }
+
     @AfterEach
     void cleanUp() throws Exception {
+        nativeInfo.close();
         try {
             rows.close();
             appends.close();
+            sql.execute("customer", "DELETE FROM " + SIGNAL_TABLE + " WHERE id LIKE '" + signalId() + "%'");
+            throttler("--unthrottle-app", "vitess-cdc");
+            throttler("--disable");
         } finally {
             for (String log : logs()) {
                 ChangelogRecorder.drop(log);
@@ -130,6 +156,7 @@ class VitessClusterScenariosITCase {
             ShardOwners.OWNERS.remove(runId);
             ShardOwners.RECORDS.remove(runId);
             ShardOwners.SNAPSHOT.remove(runId);
+            ShardOwners.SNAPSHOT_BY_EPOCH.remove(runId);
         }
     }
 
@@ -163,6 +190,32 @@ class VitessClusterScenariosITCase {
             fault("kill -9 VTGate and restart it while streaming", "fault.sh", "restart-vtgate", "2");
             fault("PlannedReparentShard customer/80- while streaming", "fault.sh", "prs", "customer/80-");
             awaitStreamedFromEveryShardOf(0, 2);
+
+            // 2b. A chunked snapshot of all of flink_snap, held back mid-way by the throttler.
+            throttler("--enable", "--threshold", "3600");
+            long copiedRows = ShardOwners.snapshotRecords(runId);
+            long rowsAtSignal = tableRows();
+            long captureStart = System.nanoTime();
+            try (LogWatch held = LogWatch.ofLogger(THROTTLE_LOG, "held back")) {
+                sql.execute(
+                        "customer",
+                        "INSERT INTO " + SIGNAL_TABLE + " (id, type, data) VALUES ('" + signalId() + "', "
+                                + "'execute-snapshot', '{\"data-collections\": [\"customer." + VersionedRowsWriter.TABLE
+                                + "\"]}')");
+                waitUntil(
+                        TestTimeouts.PROGRESS,
+                        () -> ShardOwners.snapshotRecords(runId) - copiedRows >= 3L * CHUNK_ROWS,
+                        "the capture's first chunks");
+                throttler("--throttle-app", "vitess-cdc", "--throttle-app-duration", "1h");
+                held.await(1, TestTimeouts.PROGRESS, "the tablet throttler holding the capture's chunks back");
+            }
+            long capturedAtHold = ShardOwners.snapshotRecords(runId) - copiedRows;
+            assertThat(capturedAtHold)
+                    .as("rows captured when the throttler held the capture (of %d)", rowsAtSignal)
+                    .isLessThan(rowsAtSignal * 3 / 4);
+            timed(
+                    "capture of flink_snap started, held back by the throttler after " + capturedAtHold + " rows",
+                    captureStart);
 
             // 3. Reshard 2 -> 4, a stop with a savepoint right after the old shards journaled.
             fault("reshard 2 -> 4: new tablets (prepare)", "reshard.sh", "prepare", "customer", SPLIT);
@@ -200,15 +253,32 @@ class VitessClusterScenariosITCase {
                     .as("records of the new shards before the savepoint (their splits must not have started)")
                     .isZero();
             long restore = System.nanoTime();
+            int carriedShards;
             try (LogWatch restoredEnded =
-                    LogWatch.of(VitessSourceReader.class, "was restored as ended at reshard journal")) {
+                            LogWatch.of(VitessSourceReader.class, "was restored as ended at reshard journal");
+                    LogWatch carried =
+                            LogWatch.of(VitessSourceEnumerator.class, "goes on with the chunked snapshots")) {
                 job = VitessITBase.executeRestored(job("replica", 1000), savepoint, "cluster-scenarios-restored");
                 awaitStreamedFromEveryShardOf(1, 4);
                 assertThat(restoredEnded.count())
                         .as("old splits restored as ended (the savepoint fell between the journals and the new splits)")
                         .isEqualTo(2);
+                carriedShards = carried.count();
+                assertThat(carriedShards)
+                        .as("new shards that go on with the held capture (two per old shard still capturing): "
+                                + carried.lines())
+                        .isBetween(2, 4);
             }
             timed("restore reading REPLICA tablets, every new shard streams", restore);
+
+            // The capture goes on on the new shards from the old shards' cursors.
+            long goOn = System.nanoTime();
+            try (LogWatch done = LogWatch.ofLogger(CAPTURE_LOG, "chunked snapshot of the table done on the shard")) {
+                throttler("--unthrottle-app", "vitess-cdc");
+                done.await(carriedShards, TestTimeouts.CONVERGE, "the capture done on every new shard that carried it");
+            }
+            timed("the capture went on on the new shards and completed", goOn);
+            throttler("--disable");
             fault(
                     "reshard 2 -> 4: Reshard complete (old tablets stopped, old shards deleted)",
                     "reshard.sh",
@@ -245,6 +315,25 @@ class VitessClusterScenariosITCase {
             appends.stop();
             awaitEqualToVitess();
             timed("writers stopped; Flink equals Vitess", quiesce);
+
+            // Every record of the capture went through the job by now (the core's log lines run
+            // ahead of it): the new shards read what the old ones had not emitted, once.
+            long captured = ShardOwners.snapshotRecords(runId) - copiedRows;
+            long onNewShards = ShardOwners.snapshotRecordsOfEpoch(runId, 1);
+            long onOldShards = captured - onNewShards;
+            System.out.printf(
+                    "VitessClusterScenariosITCase: capture of %d rows: %d on the old shards, %d on the new shards, "
+                            + "%d in all%n",
+                    rowsAtSignal, onOldShards, onNewShards, captured);
+            assertThat(onNewShards).as("rows the new shards captured").isPositive();
+            assertThat(onOldShards).as("rows the old shards captured").isGreaterThanOrEqualTo(capturedAtHold);
+            assertThat(captured)
+                    .as(
+                            "rows captured in all, of %d: each about once (the writer's changes evict a few, its "
+                                    + "inserts add a few); starting again on the new shards would read the %d rows the "
+                                    + "old shards emitted twice",
+                            rowsAtSignal, onOldShards)
+                    .isBetween(rowsAtSignal * 9 / 10, rowsAtSignal + onOldShards / 2);
         } finally {
             job.cancel().get();
         }
@@ -263,6 +352,10 @@ class VitessClusterScenariosITCase {
                 .keyspace("customer")
                 .tables(VersionedRowsWriter.TABLE, AppendOnlyWriter.TABLE)
                 .tabletType(tabletType)
+                .signalTable(SIGNAL_TABLE)
+                .snapshotChunkRows(CHUNK_ROWS)
+                .snapshotChunksInFlight(1)
+                .snapshotThrottler(MultiProcessCluster.env("VT_CLUSTER_VTCTLD_ADDR"))
                 .deserializer(new JsonDebeziumDeserializationSchema())
                 .build();
         long run = rows.run();
@@ -418,6 +511,31 @@ class VitessClusterScenariosITCase {
 
     // --- steps and waits ----------------------------------------------------------------------
 
+    /**
+     * The capture signal's id: short, so that the copies relayed to the other shards ({@code
+     * <id>@<shard>}) fit the signal table's {@code id} column.
+     */
+    private String signalId() {
+        return "scn-capture-" + rows.run();
+    }
+
+    /** {@code vtctldclient UpdateThrottlerConfig ARGS customer}. */
+    private static void throttler(String... args) throws Exception {
+        List<String> all = new ArrayList<>();
+        all.add("UpdateThrottlerConfig");
+        all.addAll(List.of(args));
+        all.add("customer");
+        MultiProcessCluster.script(TestTimeouts.PROGRESS, "ctl.sh", all.toArray(new String[0]));
+    }
+
+    /** The rows of flink_snap (every run's): what a capture of the whole table reads. */
+    private long tableRows() throws SQLException {
+        return Long.parseLong(sql.query("customer", "SELECT COUNT(*) AS n FROM " + VersionedRowsWriter.TABLE, "n")
+                .keySet()
+                .iterator()
+                .next());
+    }
+
     private void fault(String what, String script, String... args) throws Exception {
         long t = System.nanoTime();
         System.out.println("VitessClusterScenariosITCase: " + what + " ...");
@@ -566,6 +684,8 @@ class VitessClusterScenariosITCase {
         static final Map<String, Map<Long, Long>> RECORDS = new ConcurrentHashMap<>();
         /** Snapshot records the subtasks emitted (by run; replays after a restore included). */
         static final Map<String, AtomicLong> SNAPSHOT = new ConcurrentHashMap<>();
+        /** The same by order epoch (epoch 1: the shards of the first split). */
+        static final Map<String, Map<Long, Long>> SNAPSHOT_BY_EPOCH = new ConcurrentHashMap<>();
 
         private final String runId;
         private final long run;
@@ -590,6 +710,10 @@ class VitessClusterScenariosITCase {
             return n == null ? 0 : n.get();
         }
 
+        static long snapshotRecordsOfEpoch(String runId, long epoch) {
+            return SNAPSHOT_BY_EPOCH.getOrDefault(runId, Map.of()).getOrDefault(epoch, 0L);
+        }
+
         static long recordsOfEpoch(String runId, long epoch) {
             return RECORDS.getOrDefault(runId, Map.of()).getOrDefault(epoch, 0L);
         }
@@ -606,6 +730,9 @@ class VitessClusterScenariosITCase {
             RECORDS.computeIfAbsent(runId, k -> new ConcurrentHashMap<>()).merge(epoch, 1L, Long::sum);
             if (source.path("snapshot").asBoolean()) {
                 SNAPSHOT.computeIfAbsent(runId, k -> new AtomicLong()).incrementAndGet();
+                SNAPSHOT_BY_EPOCH
+                        .computeIfAbsent(runId, k -> new ConcurrentHashMap<>())
+                        .merge(epoch, 1L, Long::sum);
             }
             return value;
         }

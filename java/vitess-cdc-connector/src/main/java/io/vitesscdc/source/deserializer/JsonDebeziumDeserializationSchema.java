@@ -30,6 +30,9 @@ import java.util.Base64;
  * {@code {"before":{..}|null,"after":{..}|null,"op":"r|c|u|d","ts_ms":..,"source":{"connector":
  * "vitess","keyspace":..,"shard":..,"table":..,"ts_ms":<commit>,"snapshot":..,"position":..,"epoch":..,"rank":..}}} ({@code epoch} and
  * {@code rank} order one key's changes across reshards: {@link io.vitesscdc.source.ChangeOrder}).
+ * A chunked snapshot's row ({@code SNAPSHOT_READ}) is an {@code "r"} with {@code
+ * "incremental":true} after {@code "snapshot"} (Debezium's incremental snapshot): the key's state,
+ * to apply as an upsert; an {@code "r"} without it is the copy's, the key's first record.
  *
  * <p>An update arrives from the core as an update-before record directly followed by its
  * update-after record; they are merged into one {@code "u"} event (the before image is held
@@ -131,6 +134,11 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
         json.writeStringField("table", table.table());
         json.writeNumberField("ts_ms", record.commitTimestampMillis());
         json.writeBooleanField("snapshot", record.isSnapshot());
+        if (kind == ChangeKind.SNAPSHOT_READ) {
+            // A chunked snapshot's row (Debezium's incremental snapshot): an upsert of a key that
+            // may be present already, unlike the copy's reads, which are each key's first record.
+            json.writeBooleanField("incremental", true);
+        }
         json.writeStringField("position", context.position());
         json.writeNumberField("epoch", context.epoch());
         json.writeNumberField("rank", context.rank());

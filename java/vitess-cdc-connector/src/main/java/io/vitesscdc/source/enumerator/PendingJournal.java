@@ -5,18 +5,22 @@
 
 package io.vitesscdc.source.enumerator;
 
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.split.ReshardJournal;
 
 import org.apache.flink.annotation.Internal;
 
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
  * A reshard journal some, not yet all, participants have reported: the journal, the participant
- * shards that ended at it so far, and the highest order epoch among them (the new shards start
- * one above the highest epoch of all participants).
+ * shards that ended at it so far, the highest order epoch among them (the new shards start one
+ * above the highest epoch of all participants), and the final positions they reported (the
+ * cursors of the chunked snapshots they were taking, which the new shards go on with).
  */
 @Internal
 public final class PendingJournal {
@@ -24,15 +28,22 @@ public final class PendingJournal {
     private final ReshardJournal journal;
     private final Set<String> endedShards;
     private final long maxEndedEpoch;
+    private final Map<String, Position> endedPositions;
 
     public PendingJournal(ReshardJournal journal, Set<String> endedShards) {
         this(journal, endedShards, 0);
     }
 
     public PendingJournal(ReshardJournal journal, Set<String> endedShards, long maxEndedEpoch) {
+        this(journal, endedShards, maxEndedEpoch, Map.of());
+    }
+
+    public PendingJournal(
+            ReshardJournal journal, Set<String> endedShards, long maxEndedEpoch, Map<String, Position> endedPositions) {
         this.journal = Objects.requireNonNull(journal);
         this.endedShards = new TreeSet<>(endedShards);
         this.maxEndedEpoch = maxEndedEpoch;
+        this.endedPositions = new TreeMap<>(endedPositions);
     }
 
     public ReshardJournal journal() {
@@ -49,6 +60,14 @@ public final class PendingJournal {
         return maxEndedEpoch;
     }
 
+    /**
+     * The final positions the ended participants reported, by shard (sorted); a participant
+     * restored from an older state may be missing.
+     */
+    public Map<String, Position> endedPositions() {
+        return endedPositions;
+    }
+
     /** The order epoch of the journal's new shards, once every participant ended. */
     public long newShardsEpoch() {
         return maxEndedEpoch + 1;
@@ -61,10 +80,14 @@ public final class PendingJournal {
         return waiting;
     }
 
-    PendingJournal withEnded(String shard, long epoch) {
+    PendingJournal withEnded(String shard, long epoch, Position finalPosition) {
         Set<String> ended = new TreeSet<>(endedShards);
         ended.add(shard);
-        return new PendingJournal(journal, ended, Math.max(maxEndedEpoch, epoch));
+        Map<String, Position> positions = new TreeMap<>(endedPositions);
+        if (finalPosition != null) {
+            positions.put(shard, finalPosition);
+        }
+        return new PendingJournal(journal, ended, Math.max(maxEndedEpoch, epoch), positions);
     }
 
     @Override
@@ -72,12 +95,13 @@ public final class PendingJournal {
         return o instanceof PendingJournal
                 && ((PendingJournal) o).journal.equals(journal)
                 && ((PendingJournal) o).endedShards.equals(endedShards)
-                && ((PendingJournal) o).maxEndedEpoch == maxEndedEpoch;
+                && ((PendingJournal) o).maxEndedEpoch == maxEndedEpoch
+                && ((PendingJournal) o).endedPositions.equals(endedPositions);
     }
 
     @Override
     public int hashCode() {
-        return Objects.hash(journal, endedShards, maxEndedEpoch);
+        return Objects.hash(journal, endedShards, maxEndedEpoch, endedPositions);
     }
 
     @Override

@@ -54,6 +54,11 @@ import java.util.TreeSet;
  * {@link ReshardJournal#completionKey()} (the whole journal's hash), no longer its id, which a
  * reshard repeated into the same shards shares. Ids read from older versions still match a
  * repeat of their journal by id.
+ *
+ * <p>Version 6 (captures across reshards): version 5 with each pending journal's epoch followed
+ * by {@code int q; q x (utf ended participant, bytes final position)}: the positions the ended
+ * participants reported, whose chunked-snapshot cursors the new shards go on with. Older
+ * versions read as none.
  */
 @Internal
 public final class VitessEnumeratorStateSerializer implements SimpleVersionedSerializer<VitessEnumeratorState> {
@@ -63,7 +68,8 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
     public static final int VERSION_3 = 3;
     public static final int VERSION_4 = 4;
     public static final int VERSION_5 = 5;
-    public static final int CURRENT_VERSION = VERSION_5;
+    public static final int VERSION_6 = 6;
+    public static final int CURRENT_VERSION = VERSION_6;
 
     private final VitessSplitSerializer splitSerializer = VitessSplitSerializer.INSTANCE;
 
@@ -110,6 +116,13 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
                 out.writeUTF(shard);
             }
             out.writeLong(pending.maxEndedEpoch());
+            out.writeInt(pending.endedPositions().size());
+            for (Map.Entry<String, Position> e : pending.endedPositions().entrySet()) {
+                out.writeUTF(e.getKey());
+                byte[] position = e.getValue().toBytes();
+                out.writeInt(position.length);
+                out.write(position);
+            }
         }
         Set<Long> completed = new TreeSet<>(state.completedJournals());
         out.writeInt(completed.size());
@@ -129,11 +142,14 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             case VERSION_1:
                 return deserializeV1(serialized);
             case VERSION_2:
-                return deserializeV2(serialized, false, false);
+                return deserializeV2(serialized, false, false, false);
             case VERSION_3:
-                return deserializeV2(serialized, true, false);
+                return deserializeV2(serialized, true, false, false);
+            case VERSION_4:
+            case VERSION_5:
+                return deserializeV2(serialized, true, true, false);
             default:
-                return deserializeV2(serialized, true, true);
+                return deserializeV2(serialized, true, true, true);
         }
     }
 
@@ -151,10 +167,11 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
     }
 
     /**
-     * Versions 2 to 4: the same layout, start positions as JSON text (2) or bytes (3, 4), each
-     * pending journal's epoch last (4).
+     * Versions 2 to 6: the same layout, start positions as JSON text (2) or bytes (3 on), each
+     * pending journal's epoch (4 on) and its ended participants' final positions (6) last.
      */
-    private VitessEnumeratorState deserializeV2(byte[] serialized, boolean positionBytes, boolean withEpochs)
+    private VitessEnumeratorState deserializeV2(
+            byte[] serialized, boolean positionBytes, boolean withEpochs, boolean withEndedPositions)
             throws IOException {
         DataInputDeserializer in = new DataInputDeserializer(serialized);
         boolean discovered = in.readBoolean();
@@ -189,9 +206,14 @@ public final class VitessEnumeratorStateSerializer implements SimpleVersionedSer
             if (maxEndedEpoch < 0) {
                 throw new IOException("corrupt Vitess enumerator state: epoch " + maxEndedEpoch);
             }
+            Map<String, Position> endedPositions = new TreeMap<>();
+            int q = withEndedPositions ? count(in) : 0;
+            for (int x = 0; x < q; x++) {
+                endedPositions.put(in.readUTF(), checkedPosition(readLongBytes(in)));
+            }
             try {
                 pending.add(new PendingJournal(
-                        new ReshardJournal(id, keyspace, participants, started), ended, maxEndedEpoch));
+                        new ReshardJournal(id, keyspace, participants, started), ended, maxEndedEpoch, endedPositions));
             } catch (IllegalArgumentException bad) {
                 throw new IOException("corrupt Vitess enumerator state: " + bad.getMessage(), bad);
             }

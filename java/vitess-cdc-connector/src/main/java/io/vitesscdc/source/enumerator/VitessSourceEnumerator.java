@@ -279,7 +279,7 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
                     journal,
                     pending.journal());
         }
-        pending = pending.withEnded(event.shard(), event.epoch());
+        pending = pending.withEnded(event.shard(), event.epoch(), event.finalPosition());
         assigned.remove(event.splitId());
         context.sendEventToSourceReader(subtaskId, ack);
         if (!pending.waitingFor().isEmpty()) {
@@ -303,7 +303,8 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
                 complete.started().keySet(),
                 epoch);
         for (Map.Entry<String, Position> e : complete.started().entrySet()) {
-            VitessSplit split = VitessSplit.startedByReshard(complete.keyspace(), e.getKey(), e.getValue(), epoch);
+            Position start = withCarriedCaptures(pending, e.getKey(), e.getValue());
+            VitessSplit split = VitessSplit.startedByReshard(complete.keyspace(), e.getKey(), start, epoch);
             if (assigned.containsKey(split.splitId()) || unassigned.containsKey(split.splitId())) {
                 LOG.warn(
                         "Shard {} of reshard journal {} is a split already; not starting it again",
@@ -315,6 +316,40 @@ public final class VitessSourceEnumerator implements SplitEnumerator<VitessSplit
             balanced.add(split.splitId());
         }
         assignPending();
+    }
+
+    /**
+     * A new shard's start position with the chunked snapshots its predecessors were taking, from
+     * the cursors of their final positions (docs/snapshots.md, "Reshards"). A participant restored
+     * from an older state has no final position here: what it was capturing is not carried, and
+     * the log says which shard to capture again.
+     */
+    private static Position withCarriedCaptures(PendingJournal pending, String newShard, Position start) {
+        Set<String> unknown = new TreeSet<>(pending.journal().participants());
+        unknown.removeAll(pending.endedPositions().keySet());
+        if (!unknown.isEmpty()) {
+            LOG.warn(
+                    "Shards {} of reshard journal {} ended without reporting their final positions (a state from an "
+                            + "older release): a chunked snapshot they were taking does not go on on shard {}; "
+                            + "capture its tables again with a signal (docs/snapshots.md, \"Signals\") if one was running",
+                    unknown,
+                    pending.journal().id(),
+                    newShard);
+        }
+        if (pending.endedPositions().isEmpty()) {
+            return start;
+        }
+        Position carried =
+                start.withCapturesCarriedFrom(pending.endedPositions().values());
+        if (!carried.equals(start)) {
+            LOG.info(
+                    "Shard {} of reshard journal {} goes on with the chunked snapshots of {}: {}",
+                    newShard,
+                    pending.journal().id(),
+                    pending.endedPositions().keySet(),
+                    carried.toJson());
+        }
+        return carried;
     }
 
     @Override

@@ -5,6 +5,7 @@
 
 package io.vitesscdc.source.event;
 
+import io.vitesscdc.nativeio.Position;
 import io.vitesscdc.source.split.ReshardJournal;
 import io.vitesscdc.source.split.VitessSplit;
 
@@ -32,17 +33,31 @@ public final class ShardEndedEvent implements SourceEvent {
     private final ReshardJournal journal;
     private final boolean durable;
     private final long epoch;
+    /** The split's final position: its last mark, with the cursors of its chunked snapshots. */
+    private final Position finalPosition;
 
     public ShardEndedEvent(String keyspace, String shard, ReshardJournal journal, boolean durable, long epoch) {
+        this(keyspace, shard, journal, durable, epoch, null);
+    }
+
+    public ShardEndedEvent(
+            String keyspace,
+            String shard,
+            ReshardJournal journal,
+            boolean durable,
+            long epoch,
+            Position finalPosition) {
         this.keyspace = Objects.requireNonNull(keyspace);
         this.shard = Objects.requireNonNull(shard);
         this.journal = Objects.requireNonNull(journal);
         this.durable = durable;
         this.epoch = epoch;
+        this.finalPosition = finalPosition;
     }
 
     public static ShardEndedEvent of(VitessSplit split, boolean durable) {
-        return new ShardEndedEvent(split.keyspace(), split.shard(), split.endedBy(), durable, split.epoch());
+        return new ShardEndedEvent(
+                split.keyspace(), split.shard(), split.endedBy(), durable, split.epoch(), split.position());
     }
 
     public String keyspace() {
@@ -63,6 +78,14 @@ public final class ShardEndedEvent implements SourceEvent {
 
     public boolean durable() {
         return durable;
+    }
+
+    /**
+     * The split's final position (its last mark): the chunked snapshots it was taking go on from
+     * its cursors on the journal's new shards. Null from a sender that did not say.
+     */
+    public Position finalPosition() {
+        return finalPosition;
     }
 
     /** The order epoch of the split that ended: the journal's new shards get a higher one. */

@@ -95,6 +95,16 @@ class JsonDebeziumDeserializationSchemaTest {
     }
 
     @Test
+    void aChunkedSnapshotsRowIsAnIncrementalReadToApplyAsAnUpsert() throws Exception {
+        List<String> out = convert(new NativeBatches()
+                .table(1, "-80", "things", COLUMNS)
+                .row(1, 4 /* SNAPSHOT_READ */, true, 0, row(5, "1.00", "captured"))
+                .row(1, INSERT, true, 0, row(6, "1.00", "copied")));
+        assertThat(out.get(0)).contains("\"op\":\"r\"").contains("\"snapshot\":true,\"incremental\":true,\"position\"");
+        assertThat(out.get(1)).contains("\"op\":\"r\"").doesNotContain("incremental");
+    }
+
+    @Test
     void anAfterImageWithoutItsBeforeImageAndARecordWithoutPositionStillConvert() throws Exception {
         Batch batch = new NativeBatches()
                 .table(1, "-80", "things", COLUMNS)

@@ -81,21 +81,57 @@ class VitessEnumeratorStateSerializerTest {
                 .isEqualTo(STATE_V2);
     }
 
+    /**
+     * Version 5 bytes of a state whose pending journals have no ended positions: version 6 less
+     * each journal's empty position count (here one journal, followed by the completed-journal
+     * count and {@code completed} longs).
+     */
+    private static byte[] asVersion5(byte[] v6, int completed) {
+        int tail = 4 + 8 * completed;
+        byte[] v5 = new byte[v6.length - 4];
+        System.arraycopy(v6, 0, v5, 0, v6.length - tail - 4);
+        System.arraycopy(v6, v6.length - tail, v5, v6.length - tail - 4, tail);
+        return v5;
+    }
+
     @Test
-    void currentVersionIsVersion4AndRoundTripsTheVersion2State() throws IOException {
-        assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_5);
-        byte[] v4 = serializer.serialize(STATE_V2);
-        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_4, v4))
+    void currentVersionIsVersion6AndRoundTripsTheVersion2State() throws IOException {
+        assertThat(serializer.getVersion()).isEqualTo(VitessEnumeratorStateSerializer.VERSION_6);
+        byte[] v6 = serializer.serialize(STATE_V2);
+        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_6, v6))
+                .isEqualTo(STATE_V2);
+        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_5, asVersion5(v6, 1)))
+                .isEqualTo(STATE_V2);
+        assertThat(serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_4, asVersion5(v6, 1)))
                 .isEqualTo(STATE_V2);
         // positions are bytes now: no JSON of them is left in the state
-        assertThat(new String(v4, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("\"gtid\"");
+        assertThat(new String(v6, java.nio.charset.StandardCharsets.ISO_8859_1)).doesNotContain("\"gtid\"");
+    }
+
+    @Test
+    void version6KeepsTheFinalPositionsOfEndedParticipants() throws IOException {
+        Position finalMinus80 = pos(
+                "-80",
+                "{\"keyspace\":\"customer\",\"shard\":\"-80\",\"gtid\":\"MySQL56/m:1-2\",\"copy_completed\":true,"
+                        + "\"snapshots\":[{\"table\":\"t\",\"after\":\"AQAAAAAAAAAF\",\"chunks\":2,\"rows\":9}]}");
+        VitessEnumeratorState withPositions = new VitessEnumeratorState(
+                true,
+                Map.of(),
+                List.of(),
+                List.of(new PendingJournal(MERGE, Set.of("-80"), 6, Map.of("-80", finalMinus80))),
+                Set.of());
+        VitessEnumeratorState back =
+                serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_6, serializer.serialize(withPositions));
+        assertThat(back).isEqualTo(withPositions);
+        assertThat(back.pendingJournals().get(0).endedPositions().get("-80").toJson())
+                .contains("\"snapshots\"");
     }
 
     @Test
     void version4KeepsAPendingJournalsEpochAndVersion3ReadsAsEpochZero() throws IOException {
         VitessEnumeratorState withEpoch = new VitessEnumeratorState(
                 true, Map.of(), List.of(), List.of(new PendingJournal(MERGE, Set.of("-80"), 6)), Set.of());
-        byte[] v4 = serializer.serialize(withEpoch);
+        byte[] v4 = asVersion5(serializer.serialize(withEpoch), 0);
         VitessEnumeratorState back = serializer.deserialize(VitessEnumeratorStateSerializer.VERSION_4, v4);
         assertThat(back).isEqualTo(withEpoch);
         assertThat(back.pendingJournals().get(0).newShardsEpoch()).isEqualTo(7);

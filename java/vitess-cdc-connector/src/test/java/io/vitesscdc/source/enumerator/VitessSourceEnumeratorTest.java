@@ -336,6 +336,82 @@ class VitessSourceEnumeratorTest {
         }
     }
 
+    /** A final position of {@code shard} whose capture of table t emitted keys up to {@code id}. */
+    private static Position capturedUpTo(String shard, long id) {
+        byte[] key = java.nio.ByteBuffer.allocate(9).put((byte) 1).putLong(id).array();
+        return Position.fromSavedJson(
+                KS,
+                shard,
+                "{\"keyspace\":\"customer\",\"shard\":\"" + shard + "\",\"gtid\":\"MySQL56/m:1-5\","
+                        + "\"copy_completed\":true,\"snapshots\":[{\"table\":\"t\",\"after\":\""
+                        + java.util.Base64.getEncoder().encodeToString(key) + "\",\"chunks\":3,\"rows\":30}]}");
+    }
+
+    @Test
+    void theNewShardsGoOnWithTheCapturesTheirPredecessorsWereTakingAcrossACheckpoint() throws Throwable {
+        ReshardJournal merge = journal(9, List.of("-80", "80-"), List.of("0"));
+        byte[] checkpoint;
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            e.snapshotState(1);
+            e.handleSourceEvent(0, new ShardEndedEvent(KS, "-80", merge, true, 0, capturedUpTo("-80", 900)));
+            VitessEnumeratorStateSerializer serializer = new VitessEnumeratorStateSerializer();
+            checkpoint = serializer.serialize(e.snapshotState(2));
+        }
+        VitessEnumeratorState restored = new VitessEnumeratorStateSerializer()
+                .deserialize(VitessEnumeratorStateSerializer.CURRENT_VERSION, checkpoint);
+        assertThat(restored.pendingJournals().get(0).endedPositions()).containsKey("-80");
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = new VitessSourceEnumerator(
+                    ctx,
+                    () -> {
+                        throw new AssertionError("must not rediscover");
+                    },
+                    KS,
+                    Boundedness.CONTINUOUS_UNBOUNDED,
+                    restored);
+            e.start();
+            register(ctx, e, 0);
+            register(ctx, e, 1);
+            e.snapshotState(3);
+            e.handleSourceEvent(1, new ShardEndedEvent(KS, "80-", merge, true, 0, capturedUpTo("80-", 40)));
+            VitessSplit merged = assignedAfter(ctx, 0).get(0);
+            assertThat(merged.shard()).isEqualTo("0");
+            // the merged shard goes on from the lower cursor (40), with the journal's GTID set
+            String json = merged.position().toJson();
+            String lower = java.util.Base64.getEncoder()
+                    .encodeToString(java.nio.ByteBuffer.allocate(9)
+                            .put((byte) 1)
+                            .putLong(40)
+                            .array());
+            assertThat(json).contains("\"table\":\"t\"").contains("\"after\":\"" + lower + "\"");
+            assertThat(merged.position().toJson())
+                    .isEqualTo(
+                            pos("0").withCapturesCarriedFrom(List.of(capturedUpTo("-80", 900), capturedUpTo("80-", 40)))
+                                    .toJson());
+        }
+    }
+
+    @Test
+    void aSplitsNewShardsEachGoOnFromTheirPredecessorsCursor() throws Throwable {
+        try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(2)) {
+            VitessSourceEnumerator e = twoShards(ctx);
+            e.snapshotState(1);
+            ReshardJournal split = journal(7, List.of("-80"), List.of("-40", "40-80"));
+            e.handleSourceEvent(0, new ShardEndedEvent(KS, "-80", split, true, 0, capturedUpTo("-80", 500)));
+            List<VitessSplit> started = assignedAfter(ctx, 1);
+            assertThat(started).extracting(VitessSplit::shard).containsExactly("-40", "40-80");
+            String at500 = java.util.Base64.getEncoder()
+                    .encodeToString(java.nio.ByteBuffer.allocate(9)
+                            .put((byte) 1)
+                            .putLong(500)
+                            .array());
+            for (VitessSplit s : started) {
+                assertThat(s.position().toJson()).contains("\"after\":\"" + at500 + "\"");
+            }
+        }
+    }
+
     @Test
     void newShardsGoToTheReadersWithTheFewestSplits() throws Throwable {
         try (MockSplitEnumeratorContext<VitessSplit> ctx = new MockSplitEnumeratorContext<>(3)) {

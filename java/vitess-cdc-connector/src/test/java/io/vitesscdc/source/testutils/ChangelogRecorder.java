@@ -53,8 +53,17 @@ public final class ChangelogRecorder<T> implements MapFunction<T, T>, Checkpoint
     private static final long serialVersionUID = 1L;
     private static final Map<String, Log> LOGS = new ConcurrentHashMap<>();
 
-    /** One record of the changelog, as {@link StrictChangelog#accept} takes it. */
-    public record Change(RowKind kind, List<Object> key, List<Object> row, String shard) implements Serializable {}
+    /**
+     * One record of the changelog, as {@link StrictChangelog#accept} takes it; {@code upsert}: a
+     * chunked snapshot's row, the key's state whether or not it is present ({@link
+     * StrictChangelog#acceptUpsert}).
+     */
+    public record Change(RowKind kind, List<Object> key, List<Object> row, String shard, boolean upsert)
+            implements Serializable {
+        public Change(RowKind kind, List<Object> key, List<Object> row, String shard) {
+            this(kind, key, row, shard, false);
+        }
+    }
 
     /** The changes one stream element stands for (none, one, or a -U/+U pair). */
     @FunctionalInterface
@@ -217,7 +226,11 @@ public final class ChangelogRecorder<T> implements MapFunction<T, T>, Checkpoint
         for (Map.Entry<Long, List<Change>> e : confirmed.entrySet()) {
             if (e.getKey() > log.published) {
                 for (Change c : e.getValue()) {
-                    log.changelog.accept(c.kind(), c.key(), c.row(), c.shard());
+                    if (c.upsert()) {
+                        log.changelog.acceptUpsert(c.key(), c.row(), c.shard());
+                    } else {
+                        log.changelog.accept(c.kind(), c.key(), c.row(), c.shard());
+                    }
                 }
                 log.records.addAll(e.getValue());
                 log.published = e.getKey();

@@ -45,7 +45,8 @@ public final class DebeziumJson {
 
     /**
      * The changelog records of each event, for a {@link ChangelogRecorder}: {@code c}/{@code r} is
-     * a +I of the after image, {@code d} a -D of the before image, {@code u} a -U of the before
+     * a +I of the after image (an {@code r} with {@code source.incremental}, a chunked snapshot's
+     * row, an upsert of it), {@code d} a -D of the before image, {@code u} a -U of the before
      * image and a +U of the after image (only a +U when the event has no before image: the
      * deserializer lost the -U, which the strict changelog reports). Keys are the key columns'
      * values, rows every {@code column=value}, the shard is {@code source.shard}.
@@ -61,7 +62,11 @@ public final class DebeziumJson {
                 out.add(change(
                         op.equals("u") ? RowKind.UPDATE_BEFORE : RowKind.DELETE, image(before), keyColumns, shard));
             }
-            if (!op.equals("d")) {
+            if (op.equals("r") && e.path("source").path("incremental").asBoolean()) {
+                // A chunked snapshot's row: an upsert of the key's state.
+                Change c = change(RowKind.UPDATE_AFTER, image(e.get("after")), keyColumns, shard);
+                out.add(new Change(c.kind(), c.key(), c.row(), c.shard(), true));
+            } else if (!op.equals("d")) {
                 out.add(change(
                         op.equals("u") ? RowKind.UPDATE_AFTER : RowKind.INSERT,
                         image(e.get("after")),

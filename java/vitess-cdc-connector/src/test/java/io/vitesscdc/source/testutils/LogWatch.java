@@ -36,8 +36,8 @@ public final class LogWatch implements AutoCloseable {
     private final Set<String> threads = ConcurrentHashMap.newKeySet();
     private final List<String> lines = new CopyOnWriteArrayList<>();
 
-    private LogWatch(Class<?> source, String contains) {
-        this.logger = (Logger) ((LoggerContext) LogManager.getContext(false)).getLogger(source.getName());
+    private LogWatch(String loggerName, String contains) {
+        this.logger = (Logger) ((LoggerContext) LogManager.getContext(false)).getLogger(loggerName);
         this.appender = new AbstractAppender("watch-" + contains, null, null, true, Property.EMPTY_ARRAY) {
             @Override
             public void append(LogEvent event) {
@@ -58,7 +58,33 @@ public final class LogWatch implements AutoCloseable {
 
     /** Watches the INFO (and higher) lines of {@code source} that contain {@code contains}. */
     public static LogWatch of(Class<?> source, String contains) {
-        return new LogWatch(source, contains);
+        return new LogWatch(source.getName(), contains);
+    }
+
+    /**
+     * Watches the INFO (and higher) lines of the logger {@code loggerName} that contain {@code
+     * contains}: e.g. a module of the native core, whose lines arrive under {@code
+     * NativeLogs.LOGGER_PREFIX} plus its Rust path ({@code vitess_cdc_core.snapshot.capture.throttle}).
+     */
+    public static LogWatch ofLogger(String loggerName, String contains) {
+        return new LogWatch(loggerName, contains);
+    }
+
+    /**
+     * The native core's INFO lines forwarded to Java while the returned handle is open (the test
+     * configuration forwards WARN and above). The core's level is set when a stream opens, so open
+     * this before the job whose lines a {@link #ofLogger} watch waits for.
+     */
+    public static AutoCloseable nativeCoreInfo() {
+        String name = "vitesscdc.native.vitess_cdc_core";
+        LoggerContext ctx = (LoggerContext) LogManager.getContext(false);
+        org.apache.logging.log4j.core.config.Configuration config = ctx.getConfiguration();
+        config.addLogger(name, new org.apache.logging.log4j.core.config.LoggerConfig(name, Level.INFO, true));
+        ctx.updateLoggers();
+        return () -> {
+            config.removeLogger(name);
+            ctx.updateLoggers();
+        };
     }
 
     /** Lines seen so far. */

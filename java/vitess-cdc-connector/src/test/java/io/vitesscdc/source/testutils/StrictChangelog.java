@@ -151,6 +151,31 @@ public final class StrictChangelog {
     }
 
     /**
+     * A chunked snapshot's row: the key's state at its chunk's snapshot, to apply as an upsert. It
+     * replaces whatever is live for the key (from any shard); it must not come between a {@code -U}
+     * and its {@code +U}. (Its version must not be older than the live one: the callers' version
+     * checks say that.)
+     */
+    public synchronized void acceptUpsert(List<Object> key, List<Object> row, String shard) {
+        List<Object> k = normalize(key);
+        List<Object> r = normalize(row);
+        records++;
+        String record = "#" + records + " upsert " + r + " from " + shardName(shard);
+        Map<String, List<Object>> waiting = awaitingAfter.remove(k);
+        if (waiting != null) {
+            violation(k, record, "comes between a -U of its key and that -U's +U (-U rows " + waiting + ")");
+        }
+        List<Version> versions = live.computeIfAbsent(k, x -> new ArrayList<>());
+        versions.clear();
+        versions.add(new Version(r, shard));
+        Deque<String> seen = history.computeIfAbsent(k, x -> new ArrayDeque<>());
+        seen.addLast(record);
+        if (seen.size() > HISTORY) {
+            seen.removeFirst();
+        }
+    }
+
+    /**
      * Human-readable violations found so far by {@link #accept}: the first 100, then one line with
      * the total when there were more. The end-of-changelog checks are in {@link #assertValid()}.
      */
