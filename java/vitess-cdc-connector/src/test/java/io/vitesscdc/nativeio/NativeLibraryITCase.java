@@ -32,6 +32,7 @@ class NativeLibraryITCase {
 
     /** Every native method of NativeStream: what the product library registers, no more, no less. */
     private static final List<String> PRODUCT_NATIVES = List.of(
+            "nativeCarryCaptures",
             "nativeCheckOptions",
             "nativeCheckSpecificOffsets",
             "nativeClose",

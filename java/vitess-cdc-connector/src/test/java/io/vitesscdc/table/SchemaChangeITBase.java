@@ -154,15 +154,26 @@ abstract class SchemaChangeITBase extends VitessITBase {
                     TestTimeouts.CHECKPOINT,
                     () -> checkpointNumber(latestCheckpoint(job.getJobID())) >= afterCopy,
                     "checkpoint " + afterCopy + " of the job, after the copy and before the change");
+            // Where the restore must replay rows written before the change, it restores from a
+            // savepoint taken before it: the latest checkpoint may lie past the DDL already (one
+            // can complete between the DDL and the first row after it, under load), and a restore
+            // from there replays nothing old (seen in CI: the restored job then never failed).
+            boolean replaysOldRows = replayNeedsSchemaTracking && !tabletsTrackSchemaVersions;
+            String beforeChange = replaysOldRows
+                    ? job.triggerSavepoint(
+                                    checkpoints.resolve("savepoints").toUri().toString(),
+                                    org.apache.flink.core.execution.SavepointFormatType.CANONICAL)
+                            .get(TestTimeouts.SAVEPOINT.toMillis(), TimeUnit.MILLISECONDS)
+                    : null;
             changeUnderWrites(t, writer, online, ddl, after);
             assertFailsOnce(insert, change, expected);
             assertThat(MaterializedTables.get(runId).versionRegressions())
                     .as("keys whose version went down before the failure")
                     .isEmpty();
 
-            String checkpoint = latestCheckpoint(job.getJobID());
+            String checkpoint = replaysOldRows ? beforeChange : latestCheckpoint(job.getJobID());
             TableResult restored = startJob(t, fixedColumn, writer, checkpoint);
-            if (replayNeedsSchemaTracking && !tabletsTrackSchemaVersions) {
+            if (replaysOldRows) {
                 // The restored job replays rows written before the DDL, which a tablet that knows
                 // only the current schema cannot decode: a second final failure, naming the two
                 // ways out. The second (no tracking at hand) is a new job, whose snapshot rebuilds
