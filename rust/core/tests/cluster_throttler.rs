@@ -253,26 +253,13 @@ async fn ids_on(shard: &str) -> Vec<i64> {
     ids
 }
 
-async fn bump(ids: &[i64]) {
+/// Runs each statement, one at a time, through VTGate.
+async fn run_all(statements: impl IntoIterator<Item = String>) {
     let mut conn = connect().await;
-    for id in ids {
-        conn.query_drop(format!(
-            "UPDATE {TABLE} SET version = version + 1 WHERE id = {id}"
-        ))
-        .await
-        .unwrap();
-    }
-    conn.disconnect().await.ok();
-}
-
-async fn insert(ids: &[i64]) {
-    let mut conn = connect().await;
-    for id in ids {
-        conn.query_drop(format!(
-            "INSERT INTO {TABLE} (id, version, payload) VALUES ({id}, 0, 'new')"
-        ))
-        .await
-        .unwrap();
+    for sql in statements {
+        conn.query_drop(&sql)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
     }
     conn.disconnect().await.ok();
 }
@@ -388,7 +375,9 @@ fn chunks_wait_for_the_tablet_throttler_and_the_log_goes_on() {
             if !bumped && healthy.chunks_done >= 1 {
                 // The log of the allowed shard goes on beside its chunks.
                 bumped = true;
-                rt.block_on(bump(&healthy_ids[..3]));
+                rt.block_on(run_all(healthy_ids[..3].iter().map(|id| {
+                    format!("UPDATE {TABLE} SET version = version + 1 WHERE id = {id}")
+                })));
             }
             let bumps_seen = healthy_ids[..3]
                 .iter()
@@ -458,7 +447,9 @@ fn chunks_wait_for_the_tablet_throttler_and_the_log_goes_on() {
         |p, view| {
             if !inserted && p.len() == 2 && p.values().all(|s| s.throttled) {
                 inserted = true;
-                rt.block_on(insert(&new_ids));
+                rt.block_on(run_all(new_ids.iter().map(|id| {
+                    format!("INSERT INTO {TABLE} (id, version, payload) VALUES ({id}, 0, 'new')")
+                })));
             }
             let log_seen = !view.ids(TABLE, ROWS..ROWS + 20).is_empty()
                 && view.ids(TABLE, ROWS..ROWS + 20).len() == new_ids.len();
