@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! Generates the Vitess protobuf subset (../../proto) into Rust: prost messages, the tonic clients
-//! for `vtgateservice.Vitess` and `vtctlservice.Vtctld` (the throttler check of chunked
-//! snapshots) and their servers (compiled only with the `server` feature, which the fakes of
+//! for `vtgateservice.Vitess`, `vtctlservice.Vtctld` (the throttler check of chunked snapshots,
+//! and their tablets) and `queryservice.Query` (chunks read from tablets directly) and their servers (compiled only with the `server` feature, which the fakes of
 //! rust/testkit enable). protoc comes from `protoc-bin-vendored`, so building
 //! needs no system protoc.
 
@@ -23,6 +23,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         "tabletmanagerdata.proto",
         "vtctldata.proto",
         "vtctlservice.proto",
+        "queryservice.proto",
     ]
     .map(|f| format!("{proto_dir}/{f}"));
 

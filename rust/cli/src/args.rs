@@ -46,6 +46,14 @@ pub struct ChunkArgs {
     /// Chunk side streams reading at once [chunks_in_flight]
     #[arg(long, default_value_t = defaults::SNAPSHOT_CHUNKS_IN_FLIGHT)]
     chunks_in_flight: usize,
+    /// Lanes a table's range on a shard is split into at most, read side by side (integer
+    /// keys; 1 = one chunk of a table per shard at a time) [lanes]
+    #[arg(long, default_value_t = defaults::SNAPSHOT_LANES)]
+    lanes: usize,
+    /// Read the chunks from the tablets directly, found through this vtctld (gRPC host:port),
+    /// not through VTGate; the tablets' gRPC ports must be reachable [tablets_vtctld]
+    #[arg(long, value_name = "HOST:PORT")]
+    chunks_from_tablets: Option<String>,
     /// Tablet type the chunks read from [tablet_type]
     #[arg(long, value_enum, default_value = "replica")]
     snapshot_tablet_type: TabletTypeArg,
@@ -68,6 +76,8 @@ impl ChunkArgs {
             chunk_rows: self.chunk_rows,
             chunk_bytes: self.chunk_bytes,
             chunks_in_flight: self.chunks_in_flight,
+            lanes: self.lanes,
+            tablets_vtctld: self.chunks_from_tablets.clone(),
             tablet_type: self.snapshot_tablet_type.into(),
             signal_table: self.signal_table.clone(),
             // The CLI's one stream reads all it is given: a table a signal names that it does

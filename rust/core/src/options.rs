@@ -47,6 +47,10 @@ pub mod defaults {
     /// Chunked snapshots: side streams reading at once (each holds a read view on its tablet);
     /// as many chunks again may wait, read, for the log to pass their snapshot.
     pub const SNAPSHOT_CHUNKS_IN_FLIGHT: usize = 4;
+    /// Chunked snapshots: lanes a table's range on one shard is split into at most, so that its
+    /// chunks read side by side (integer keys; fewer when the table fills fewer chunks, never
+    /// more than chunks in flight). 1 reads a table's chunks on a shard one after another.
+    pub const SNAPSHOT_LANES: usize = 4;
     /// Chunked snapshots: the tablet type the chunks read from (their brief `LOCK TABLES … READ`
     /// then blocks the replica's applier, not the application's writes).
     pub const SNAPSHOT_TABLET_TYPE: super::TabletType = super::TabletType::Replica;
@@ -150,6 +154,11 @@ pub struct SnapshotOptions {
     pub chunk_bytes: usize,
     /// Side streams at once ([`defaults::SNAPSHOT_CHUNKS_IN_FLIGHT`]).
     pub chunks_in_flight: usize,
+    /// Lanes per table and shard, at most ([`defaults::SNAPSHOT_LANES`]).
+    pub lanes: usize,
+    /// Read the chunks from the tablets directly, found through this vtctld (gRPC host:port);
+    /// None = through VTGate ([`crate::snapshot::tablets`]).
+    pub tablets_vtctld: Option<String>,
     /// Tablet type of the side streams ([`defaults::SNAPSHOT_TABLET_TYPE`]).
     pub tablet_type: TabletType,
     /// A table of the keyspace whose inserted rows are signals (execute, pause, resume, stop a
@@ -190,6 +199,8 @@ impl Default for SnapshotOptions {
             chunk_rows: defaults::SNAPSHOT_CHUNK_ROWS,
             chunk_bytes: defaults::SNAPSHOT_CHUNK_BYTES,
             chunks_in_flight: defaults::SNAPSHOT_CHUNKS_IN_FLIGHT,
+            lanes: defaults::SNAPSHOT_LANES,
+            tablets_vtctld: None,
             tablet_type: defaults::SNAPSHOT_TABLET_TYPE,
             signal_table: None,
             signal_tables_checked_by_caller: false,

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 use vitess_cdc_core::client::VtgateClient;
 use vitess_cdc_core::options::TabletType;
 use vitess_cdc_core::snapshot::signal::{insert_statement, shard_row_id, write_signal, Signal};
-use vitess_cdc_core::snapshot::{Capture, CaptureStream, SignalElsewhere};
+use vitess_cdc_core::snapshot::{Capture, CaptureStream, ShardProgress, SignalElsewhere};
 use vitess_cdc_core::{
     ChangeEvent, Event, RowKind, ShardPosition, SnapshotOptions, StartMode, StreamOptions, Value,
 };
@@ -396,7 +396,7 @@ fn run_capture(
     restart_after_chunks: Option<u64>,
     rows: i64,
     a_max: i64,
-) -> (View, BTreeMap<Key, i64>, BTreeSet<i64>) {
+) -> (View, BTreeMap<Key, i64>, BTreeSet<i64>, ShardProgress) {
     let rt = runtime();
     let first_ver = rt.block_on(fill(rows, a_max));
     let tables = ["snap_rows", "snap_pairs", "snap_ticks"];
@@ -545,7 +545,7 @@ fn run_capture(
         wanted.len()
     );
     assert!(view.violations.is_empty(), "{:#?}", view.violations);
-    (view, wanted, deleted)
+    (view, wanted, deleted, progress)
 }
 
 /// Whether a key belongs to what the captures cover (for the comparison with `SELECT *`).
@@ -582,7 +582,7 @@ fn whole_tables_captured_under_a_concurrent_writer_equal_the_tables_and_resume_m
         Capture::parse("snap_rows").unwrap(),
         Capture::parse("snap_pairs").unwrap(),
     ];
-    let (view, wanted, deleted) = run_capture(captures, Some(4), rows, 200);
+    let (view, wanted, deleted, _) = run_capture(captures, Some(4), rows, 200);
     // Rows deleted during the capture stay deleted (none is in the view, none in the table).
     assert!(!deleted.is_empty(), "the writer deleted nothing");
     for id in &deleted {
@@ -603,6 +603,29 @@ fn whole_tables_captured_under_a_concurrent_writer_equal_the_tables_and_resume_m
         "{:?}",
         view.reads_by_table
     );
+}
+
+#[test]
+fn one_table_read_in_lanes_side_by_side_equals_the_table_and_resumes_mid_capture() {
+    let _lock = TABLES.lock().unwrap_or_else(|e| e.into_inner());
+    let _empty = EmptyTables;
+    let rows = 30_000;
+    // One table on two shards, three chunks in flight: each shard's range is split into lanes
+    // by its key's bounds (lanes.rs), and a head lane per shard leaves a slot for reading ahead.
+    let (view, _, _, progress) = run_capture(
+        vec![Capture::parse("snap_rows").unwrap()],
+        Some(3),
+        rows,
+        10,
+    );
+    assert!(
+        view.reads_by_table["snap_rows"] as i64 > rows / 2,
+        "{:?}",
+        view.reads_by_table
+    );
+    // The resumed capture split what remained again, and read chunks of the table side by side.
+    assert!(progress.lanes >= 3, "{progress:?}");
+    assert!(progress.peak_table_chunks >= 2, "{progress:?}");
 }
 
 #[test]
@@ -704,7 +727,7 @@ fn key_ranges_captured_under_a_concurrent_writer_equal_the_ranges() {
         .unwrap(),
         Capture::parse(&format!("snap_pairs:a >= {PAIRS_LO} and a < {PAIRS_HI}")).unwrap(),
     ];
-    let (view, _, _) = run_capture(captures.clone(), None, 15_000, 200);
+    let (view, _, _, _) = run_capture(captures.clone(), None, 15_000, 200);
     // Snapshot reads only inside the ranges.
     let outside: Vec<_> = view
         .read_keys

@@ -29,10 +29,12 @@
 //!   "log_label": "Source: orders (1/2)",    (named in every log line of the stream)
 //!   "captures": [{"table": "customer", "filter": "`customer_id` >= 100", "shards": ["-80"]}],
 //!   "snapshot_chunk_rows": 50000, "snapshot_chunk_bytes": 16777216, "snapshot_chunks_in_flight": 4,
+//!   "snapshot_lanes": 4,
 //!   "snapshot_tablet_type": "replica",
 //!   "signal_table": "vitess_cdc_signal",     (signals read from the log: docs/snapshots.md)
 //!   "signal_tables_checked_by_job": true,    (a signal naming no table of this stream is the job's to report)
 //!   "throttler_vtctld": "127.0.0.1:15999",   (ask the tablet throttler before each chunk: docs/snapshots.md)
+//!   "snapshot_tablets_vtctld": "127.0.0.1:15999", (read chunks from the tablets directly)
 //!   "throttler_app": "vitess-cdc"
 //! }
 //! ```
@@ -125,6 +127,9 @@ pub struct OptionsJson {
     pub snapshot_chunk_rows: Option<usize>,
     pub snapshot_chunk_bytes: Option<usize>,
     pub snapshot_chunks_in_flight: Option<usize>,
+    pub snapshot_lanes: Option<usize>,
+    /// vtctld's gRPC address: chunks are read from the tablets it lists, not through VTGate.
+    pub snapshot_tablets_vtctld: Option<String>,
     pub snapshot_tablet_type: Option<String>,
     pub signal_table: Option<String>,
     /// The job checks the tables a signal names against all of its sources (the enumerators do):
@@ -266,6 +271,14 @@ impl OptionsJson {
         if let Some(v) = self.snapshot_chunks_in_flight {
             snapshot.chunks_in_flight = v;
         }
+        if let Some(v) = self.snapshot_lanes {
+            snapshot.lanes = v;
+        }
+        snapshot.tablets_vtctld = self
+            .snapshot_tablets_vtctld
+            .take()
+            .map(|v| v.trim().to_string())
+            .filter(|v| !v.is_empty());
         snapshot.signal_table = self.signal_table.take().filter(|t| !t.trim().is_empty());
         snapshot.signal_tables_checked_by_caller =
             self.signal_tables_checked_by_job.unwrap_or(false);
@@ -578,6 +591,7 @@ mod tests {
             r#"{"address":"a:1","keyspace":"k","initial_snapshot":"CHUNKED",
                 "captures":[{"table":"t"},{"table":"u","filter":"`id` > 3"},{"table":"v","filter":" ","shards":["-80"]}],
                 "snapshot_chunk_rows":10,"snapshot_chunk_bytes":2048,"snapshot_chunks_in_flight":2,
+                "snapshot_lanes":3,"snapshot_tablets_vtctld":" v:15999 ",
                 "snapshot_tablet_type":"rdonly","signal_table":"sig","signal_tables_checked_by_job":true,
                 "throttler_vtctld":"v:15999","throttler_app":"cdc-orders"}"#,
             Vec::new(),
@@ -606,6 +620,8 @@ mod tests {
                 chunk_rows: 10,
                 chunk_bytes: 2048,
                 chunks_in_flight: 2,
+                lanes: 3,
+                tablets_vtctld: Some("v:15999".into()),
                 tablet_type: TabletType::Rdonly,
                 signal_table: Some("sig".into()),
                 signal_tables_checked_by_caller: true,

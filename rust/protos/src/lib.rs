@@ -38,3 +38,6 @@ pub mod vtctldata {
 pub mod vtctlservice {
     tonic::include_proto!("vtctlservice");
 }
+pub mod queryservice {
+    tonic::include_proto!("queryservice");
+}

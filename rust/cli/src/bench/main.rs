@@ -91,6 +91,21 @@ struct Args {
     /// Chunk side streams at once in the snapshot comparison
     #[arg(long, default_value_t = vitess_cdc_core::options::defaults::SNAPSHOT_CHUNKS_IN_FLIGHT)]
     snapshot_chunks_in_flight: usize,
+    /// Lanes per table and shard of the chunked snapshot (a run with one lane is measured beside
+    /// it when this is more)
+    #[arg(long, default_value_t = vitess_cdc_core::options::defaults::SNAPSHOT_LANES)]
+    snapshot_lanes: usize,
+    /// Rows per chunk in the snapshot comparison
+    #[arg(long, default_value_t = vitess_cdc_core::options::defaults::SNAPSHOT_CHUNK_ROWS)]
+    snapshot_chunk_rows: usize,
+    /// Read the chunked snapshot's chunks from the tablets directly, found through this vtctld
+    /// (gRPC host:port); a run through VTGate is measured beside it
+    #[arg(long, value_name = "HOST:PORT")]
+    snapshot_tablets_vtctld: Option<String>,
+    /// Seed the snapshot comparison's tables only when they do not hold the rows already (a
+    /// table of millions takes minutes to write)
+    #[arg(long)]
+    snapshot_reuse: bool,
     /// Tablet type of the chunks in the snapshot comparison (vttestserver: rdonly)
     #[arg(long, default_value = "rdonly", value_parser = ["primary", "replica", "rdonly"])]
     snapshot_tablet_type: String,

@@ -7,7 +7,9 @@
 //! In-stream copy = `BlockingStream` in snapshot-only mode over the tables (VTGate copies the
 //! tables of a shard one after another, each behind a catch-up that waits at least one tick).
 //! Chunked = `CaptureStream` from `latest` with every table captured, until every chunk is
-//! merged (side streams per chunk, `--snapshot-chunks-in-flight` at once). Rows per second are
+//! merged (side streams per chunk, `--snapshot-chunks-in-flight` at once), with one lane per
+//! table and shard and with `--snapshot-lanes`, and — given `--snapshot-tablets-vtctld` — with
+//! the chunks read from the tablets directly. Rows per second are
 //! rows received by the consumer over the wall time from opening to the end. Nothing asserts.
 
 use super::Args;
@@ -109,7 +111,12 @@ fn in_stream_copy(args: &Args, tables: Vec<String>) -> Result<(u64, f64), String
     Ok((rows, started.elapsed().as_secs_f64()))
 }
 
-fn chunked(args: &Args, tables: Vec<String>) -> Result<(u64, f64), String> {
+fn chunked(
+    args: &Args,
+    tables: Vec<String>,
+    lanes: usize,
+    tablets_vtctld: Option<String>,
+) -> Result<(u64, f64), String> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -126,6 +133,9 @@ fn chunked(args: &Args, tables: Vec<String>) -> Result<(u64, f64), String> {
         .collect();
     let snap = SnapshotOptions {
         chunks_in_flight: args.snapshot_chunks_in_flight,
+        chunk_rows: args.snapshot_chunk_rows,
+        lanes,
+        tablets_vtctld,
         tablet_type: tablet_type(args),
         ..SnapshotOptions::default()
     };
@@ -157,36 +167,69 @@ pub(crate) fn run(args: &Args) -> Result<Vec<Run>, String> {
     let total = args.snapshot_rows;
     let n_small = args.snapshot_tables;
     let small_tables: Vec<String> = (0..n_small).map(small).collect();
-    eprintln!(
-        "seeding {BIG} ({total} rows) and {n_small} tables of {} rows…",
-        total / n_small
-    );
-    let mut statements = vec![format!("drop table if exists `{BIG}`"), create(BIG)];
-    statements.extend(inserts(BIG, total));
-    for t in &small_tables {
-        statements.push(format!("drop table if exists `{t}`"));
-        statements.push(create(t));
-        statements.extend(inserts(t, total / n_small));
+    let mut seeded = Vec::new();
+    if !(args.snapshot_reuse && rt.block_on(holds_rows(args, BIG, total))?) {
+        eprintln!("seeding {BIG} ({total} rows)…");
+        seeded.push((BIG.to_string(), total));
     }
-    rt.block_on(super::live::sql(args, &statements))?;
-    let mut runs = Vec::new();
-    let scenarios = [
-        ("one large table", vec![BIG.to_string()]),
-        ("many small tables", small_tables.clone()),
-    ];
+    if let Some(per_table) = total.checked_div(n_small) {
+        eprintln!("seeding {n_small} tables of {per_table} rows…");
+    }
+    seeded.extend(small_tables.iter().map(|t| (t.clone(), total / n_small)));
+    for (table, rows) in &seeded {
+        rt.block_on(super::live::sql(
+            args,
+            &[format!("drop table if exists `{table}`"), create(table)],
+        ))?;
+        // A sharded keyspace's table needs a vindex (an unsharded keyspace refuses one: fine).
+        let vindex = format!("alter vschema on `{table}` add vindex hash(id) using hash");
+        if let Err(e) = rt.block_on(super::live::sql(args, &[vindex])) {
+            if !e.contains("already") {
+                eprintln!("(no vindex for {table}: {e})");
+            }
+        }
+        rt.block_on(super::live::sql(args, &inserts(table, *rows)))?;
+    }
+    let mut scenarios = vec![("one large table", vec![BIG.to_string()])];
+    if n_small > 0 {
+        scenarios.push(("many small tables", small_tables.clone()));
+    }
+    // The chunked snapshot with its lanes, and with one lane (each table's chunks on a shard one
+    // after another) when more are asked for.
+    let lanes = args.snapshot_lanes;
+    let mut methods = vec![("in-stream copy".to_string(), 0, None)];
+    if lanes > 1 {
+        methods.push(("chunked, 1 lane".to_string(), 1, None));
+    }
+    methods.push((format!("chunked, {lanes} lanes"), lanes, None));
+    if let Some(vtctld) = &args.snapshot_tablets_vtctld {
+        if lanes > 1 {
+            methods.push((
+                "chunked from tablets, 1 lane".to_string(),
+                1,
+                Some(vtctld.clone()),
+            ));
+        }
+        methods.push((
+            format!("chunked from tablets, {lanes} lanes"),
+            lanes,
+            Some(vtctld.clone()),
+        ));
+    }
     // Every in-stream copy first: a table created moments ago is unknown to a non-primary
     // tablet until its schema reloads, and the chunks read from one (their first attempts
     // would fail and be retried, which is not what this measures).
-    for method in ["in-stream copy", "chunked"] {
+    let mut runs = Vec::new();
+    for (method, lanes, vtctld) in &methods {
         for (name, tables) in &scenarios {
-            let (rows, secs) = if method == "chunked" {
-                chunked(args, tables.clone())?
-            } else {
+            let (rows, secs) = if *lanes == 0 {
                 in_stream_copy(args, tables.clone())?
+            } else {
+                chunked(args, tables.clone(), *lanes, vtctld.clone())?
             };
             let run = Run {
                 scenario: name.to_string(),
-                method: method.to_string(),
+                method: method.clone(),
                 tables: tables.len(),
                 rows,
                 secs,
@@ -196,10 +239,14 @@ pub(crate) fn run(args: &Args) -> Result<Vec<Run>, String> {
             runs.push(run);
         }
     }
-    // Side by side: (copy, chunked) per scenario.
+    // Side by side: every method per scenario.
     let n = scenarios.len();
     let runs: Vec<Run> = (0..n)
-        .flat_map(|i| [runs[i].clone(), runs[n + i].clone()])
+        .flat_map(|i| {
+            (0..methods.len())
+                .map(|m| runs[m * n + i].clone())
+                .collect::<Vec<_>>()
+        })
         .collect();
     if !args.keep_table {
         let mut drops = vec![format!("drop table if exists `{BIG}`")];
@@ -211,19 +258,44 @@ pub(crate) fn run(args: &Args) -> Result<Vec<Run>, String> {
         rt.block_on(super::live::sql(args, &drops))?;
     }
     println!();
-    println!("| scenario | tables | rows | in-stream copy: s | rows/s | chunked: s | rows/s |");
-    println!("|---|---:|---:|---:|---:|---:|---:|");
-    for pair in runs.chunks(2) {
+    let header: Vec<String> = methods
+        .iter()
+        .map(|(m, _, _)| format!("{m}: s | rows/s"))
+        .collect();
+    println!(
+        "| scenario | tables | rows | {} | copy ÷ chunked |",
+        header.join(" | ")
+    );
+    println!("|---|---:|---:|{}---:|", "---:|---:|".repeat(methods.len()));
+    for row in runs.chunks(methods.len()) {
+        let cells: Vec<String> = row
+            .iter()
+            .map(|r| format!("{:.2} | {:.0}", r.secs, r.rows_per_sec))
+            .collect();
+        let last = row.last().expect("a method");
         println!(
-            "| {} | {} | {} | {:.2} | {:.0} | {:.2} | {:.0} |",
-            pair[0].scenario,
-            pair[0].tables,
-            pair[0].rows,
-            pair[0].secs,
-            pair[0].rows_per_sec,
-            pair[1].secs,
-            pair[1].rows_per_sec
+            "| {} | {} | {} | {} | {:.2}× |",
+            row[0].scenario,
+            row[0].tables,
+            row[0].rows,
+            cells.join(" | "),
+            row[0].secs / last.secs.max(1e-9)
         );
     }
     Ok(runs)
+}
+
+/// Whether `table` exists with `rows` rows (`--snapshot-reuse`).
+async fn holds_rows(args: &Args, table: &str, rows: usize) -> Result<bool, String> {
+    use mysql_async::prelude::Queryable;
+    let Ok(mut conn) = mysql_async::Conn::new(super::live::mysql_opts(args)).await else {
+        return Ok(false);
+    };
+    let n: Option<u64> = conn
+        .query_first(format!("select count(*) from `{table}`"))
+        .await
+        .ok()
+        .flatten();
+    conn.disconnect().await.ok();
+    Ok(n == Some(rows as u64))
 }

@@ -2,8 +2,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 //! What VTGate's SQL tells about a keyspace, read through `Execute`: its shards and tables, the
-//! primary keys and their order, the columns a narrowed selection names, row estimates per
-//! shard, and the Vitess version.
+//! primary keys and their order, the columns a narrowed selection names, row estimates and key
+//! bounds per shard, and the Vitess version.
 
 use super::VtgateClient;
 use crate::error::{Error, ErrorCode, Result};
@@ -265,6 +265,32 @@ impl VtgateClient {
             }
         }
         Ok(rows)
+    }
+}
+
+impl VtgateClient {
+    /// The lowest and highest value of `column` in `table`, asked of one shard's tablet
+    /// (`target` = `keyspace:shard` or `keyspace:shard@replica`): two index dives when the
+    /// column leads an index (a primary key's first column). `None` when the table is empty.
+    pub async fn column_bounds(
+        &self,
+        target: &str,
+        table: &str,
+        column: &str,
+    ) -> Result<Option<(String, String)>> {
+        let column = crate::snapshot::key::quote_ident(column);
+        let table = crate::snapshot::key::quote_ident(table);
+        let result = self
+            .execute_on(
+                target,
+                &format!("select min({column}), max({column}) from {table}"),
+            )
+            .await?;
+        let Some(row) = result.rows.first() else {
+            return Ok(None);
+        };
+        let text = text_cells(row)?;
+        Ok(text(0).zip(text(1)))
     }
 }
 

@@ -56,6 +56,8 @@ pub struct ChunkJob {
     /// Wait this long before opening (a chunk discarded because its tablet was behind the log
     /// is retried later, with growing delays).
     pub delay: Duration,
+    /// The chunk's SELECT (its VStream filter), for a read from the tablet directly.
+    pub query: String,
 }
 
 /// Reads one chunk and reports it on `tx`; ends early when the receiver is gone.
@@ -64,6 +66,7 @@ pub async fn run_chunk(
     snap: SnapshotOptions,
     job: ChunkJob,
     tx: mpsc::Sender<ChunkReport>,
+    tablets: Option<std::sync::Arc<super::tablets::TabletDirectory>>,
 ) {
     if !job.delay.is_zero() {
         tokio::time::sleep(job.delay).await;
@@ -74,16 +77,25 @@ pub async fn run_chunk(
         msg,
     };
     // A panic is reported like a failure, as a fatal error the capture does not retry.
-    let failure =
-        match supervise::catch(Task::CaptureChunk, read_chunk(base, &snap, &job, &tx)).await {
-            Ok(Ok(())) => return,
-            Ok(Err(e)) => e,
-            Err(panic) => panic.into_error(),
-        };
+    let read = async {
+        match &tablets {
+            Some(t) => super::tablets::read_chunk(t, &base, &snap, &job, &tx).await,
+            None => read_chunk(base.clone(), &snap, &job, &tx).await,
+        }
+    };
+    let failure = match supervise::catch(Task::CaptureChunk, read).await {
+        Ok(Ok(())) => return,
+        Ok(Err(e)) => e,
+        Err(panic) => panic.into_error(),
+    };
     let _ = tx.send(report(ChunkMsg::Failed(failure))).await;
 }
 
-fn side_options(base: &StreamOptions, snap: &SnapshotOptions, job: &ChunkJob) -> StreamOptions {
+pub(super) fn side_options(
+    base: &StreamOptions,
+    snap: &SnapshotOptions,
+    job: &ChunkJob,
+) -> StreamOptions {
     let mut o = base.clone();
     o.shards = vec![job.shard.clone()];
     o.tables = vec![job.table.clone()];

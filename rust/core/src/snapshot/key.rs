@@ -9,6 +9,10 @@
 //! ranges, in key order: level n-1 = `c1 = x1 and … and c(n-1) = x(n-1) and cn > xn`, …,
 //! level 0 = `c1 > x1`. A chunk reads one level; when a level is exhausted the next chunk reads
 //! the level below; a cut starts again at the deepest level of the new cursor.
+//!
+//! A table's range on a shard can also be split in advance into lanes by values of its first key
+//! column ([`ChunkRange::until`], planned in `capture/lanes.rs`): each lane adds `c1 <= u` to its
+//! terms, so several chunks of one table read side by side, each a plain AND filter.
 
 use crate::error::{Error, ErrorCode, Result};
 use crate::event::TableSchema;
@@ -119,6 +123,9 @@ pub struct ChunkRange {
     pub level: usize,
     /// Inclusive upper bound, known once the chunk was cut; `None` = to the level's end.
     pub through: Option<Vec<Value>>,
+    /// Inclusive upper bound on the first key column: the end of the lane the chunk belongs to
+    /// (`None` = the table's end).
+    pub until: Option<Value>,
 }
 
 impl ChunkRange {
@@ -128,6 +135,7 @@ impl ChunkRange {
             after: None,
             level: 0,
             through: None,
+            until: None,
         }
     }
 
@@ -137,18 +145,40 @@ impl ChunkRange {
             level: key.len().saturating_sub(1),
             after: Some(key),
             through: None,
+            until: None,
         }
     }
 
-    /// What remains of the table once this chunk's level is exhausted, `None` = nothing.
+    /// The same range, ending where its lane ends.
+    pub fn in_lane(self, until: Option<Value>) -> ChunkRange {
+        ChunkRange { until, ..self }
+    }
+
+    /// What remains of the range (of its lane) once this chunk's level is exhausted, `None` =
+    /// nothing.
     pub fn next_level(&self) -> Option<ChunkRange> {
         match &self.after {
             Some(key) if self.level > 0 => Some(ChunkRange {
                 after: Some(key.clone()),
                 level: self.level - 1,
                 through: None,
+                until: self.until.clone(),
             }),
             _ => None,
+        }
+    }
+
+    /// What remains of the whole table once this chunk was emitted (its lane's bound dropped):
+    /// the cursor a position saves. `None` = the table is done.
+    pub fn remaining_after(&self) -> Option<ChunkRange> {
+        if let Some(k) = &self.through {
+            return Some(ChunkRange::after(k.clone()));
+        }
+        match (self.next_level(), &self.until) {
+            (Some(r), _) => Some(r.in_lane(None)),
+            // The lane's level 0 is exhausted: the table goes on after the lane's end.
+            (None, Some(u)) => Some(ChunkRange::after(vec![u.clone()])),
+            (None, None) => None,
         }
     }
 
@@ -175,21 +205,33 @@ impl ChunkRange {
                 return false;
             }
         }
+        if let Some(until) = &self.until {
+            if tk.column_compare(0, &key[0], until) == Some(Ordering::Greater) {
+                return false;
+            }
+        }
         true
     }
 
     /// The range as the WHERE terms of a VStream filter (ANDed; empty = every row).
     pub fn predicate(&self, tk: &TableKey) -> Result<Vec<String>> {
-        let Some(after) = &self.after else {
-            return Ok(Vec::new());
-        };
-        let mut terms = Vec::with_capacity(self.level + 1);
-        for (i, (name, value)) in tk.names.iter().zip(after).take(self.level + 1).enumerate() {
-            let op = if i == self.level { ">" } else { "=" };
+        let mut terms = Vec::with_capacity(self.level + 2);
+        if let Some(after) = &self.after {
+            for (i, (name, value)) in tk.names.iter().zip(after).take(self.level + 1).enumerate() {
+                let op = if i == self.level { ">" } else { "=" };
+                terms.push(format!(
+                    "{} {op} {}",
+                    quote_ident(name),
+                    sql_literal(value)?
+                ));
+            }
+        }
+        // Above level 0 the first column is fixed inside the lane already.
+        if let (Some(until), 0) = (&self.until, self.level) {
             terms.push(format!(
-                "{} {op} {}",
-                quote_ident(name),
-                sql_literal(value)?
+                "{} <= {}",
+                quote_ident(&tk.names[0]),
+                sql_literal(until)?
             ));
         }
         Ok(terms)
@@ -476,6 +518,33 @@ mod tests {
         assert!(cut.contains(&tk, &ints(&[7, 1])));
         assert!(!cut.contains(&tk, &ints(&[7, 2])));
         assert!(ChunkRange::all().predicate(&tk).unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_lane_bounds_the_first_column_and_its_end_is_the_next_cursor() {
+        let s = schema(&["a", "b"]);
+        let tk = TableKey::of_schema(&s, &["a".into(), "b".into()]).unwrap();
+        // The lane (3, 7] of the first column, after a cut inside it at (5, 2).
+        let lane = ChunkRange::after(ints(&[3])).in_lane(Some(Value::Int(7)));
+        assert_eq!(lane.predicate(&tk).unwrap(), vec!["`a` > 3", "`a` <= 7"]);
+        assert!(lane.contains(&tk, &ints(&[7, 9])));
+        assert!(!lane.contains(&tk, &ints(&[8, 0])));
+        assert!(!lane.contains(&tk, &ints(&[3, 9])));
+        let cut = ChunkRange::after(ints(&[5, 2])).in_lane(Some(Value::Int(7)));
+        // Above level 0 the first column is fixed inside the lane: no bound term.
+        assert_eq!(cut.predicate(&tk).unwrap(), vec!["`a` = 5", "`b` > 2"]);
+        let below = cut.next_level().unwrap();
+        assert_eq!(below.predicate(&tk).unwrap(), vec!["`a` > 5", "`a` <= 7"]);
+        // What a position saves once a chunk is emitted: the whole table's rest, no lane.
+        assert_eq!(
+            cut.remaining_after(),
+            Some(ChunkRange::after(ints(&[5, 2]))).map(|r| ChunkRange { level: 0, ..r })
+        );
+        assert_eq!(below.remaining_after(), Some(ChunkRange::after(ints(&[7]))));
+        assert_eq!(ChunkRange::after(ints(&[7])).remaining_after(), None);
+        // The first lane starts at the table's first key.
+        let first = ChunkRange::all().in_lane(Some(Value::Int(3)));
+        assert_eq!(first.predicate(&tk).unwrap(), vec!["`a` <= 3"]);
     }
 
     #[test]

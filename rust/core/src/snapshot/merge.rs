@@ -43,6 +43,8 @@ pub type ChunkId = u64;
 pub struct ReadyChunk {
     pub id: ChunkId,
     pub table: String,
+    /// The table's lane the chunk read.
+    pub lane: usize,
     /// What the chunk covered (with `through` set when it was cut).
     pub range: ChunkRange,
     /// Its snapshot position.
@@ -69,6 +71,8 @@ struct Buffered {
 struct InFlight {
     id: ChunkId,
     table: String,
+    /// The table's lane (key-range slice) the chunk reads; lanes are in key order.
+    lane: usize,
     key: Arc<TableKey>,
     range: ChunkRange,
     requested_at: GtidSet,
@@ -118,6 +122,9 @@ fn key_bytes(key: &[Value]) -> usize {
 pub struct ShardMerge {
     log_position: GtidSet,
     chunks: Vec<InFlight>,
+    /// Per table split into lanes: the first lane still to be read. A chunk of a later lane
+    /// waits (even when first of its table in flight): the lanes before it have chunks to come.
+    heads: std::collections::BTreeMap<String, usize>,
 }
 
 impl ShardMerge {
@@ -125,6 +132,7 @@ impl ShardMerge {
         ShardMerge {
             log_position,
             chunks: Vec::new(),
+            heads: Default::default(),
         }
     }
 
@@ -139,19 +147,53 @@ impl ShardMerge {
     /// Starts recording for a chunk requested now (at the current log position). Chunks of one
     /// table must be requested in key order; they are emitted in that order.
     pub fn request(&mut self, id: ChunkId, table: &str, key: Arc<TableKey>, range: ChunkRange) {
-        self.chunks.push(InFlight {
-            id,
-            table: table.to_string(),
-            key,
-            range,
-            requested_at: self.log_position.clone(),
-            snapshot: None,
-            rows: Vec::new(),
-            recorded: Vec::new(),
-            evicted: Vec::new(),
-            bytes: 0,
-            complete: false,
-        });
+        self.request_in_lane(id, table, key, range, 0);
+    }
+
+    /// [`Self::request`] for a table split into lanes: the chunks of one lane must be requested
+    /// in key order, lanes are in key order, and the table's chunks are emitted in key order
+    /// (a lane's chunks after every chunk of the lanes before it), whatever order they were
+    /// requested in across lanes.
+    pub fn request_in_lane(
+        &mut self,
+        id: ChunkId,
+        table: &str,
+        key: Arc<TableKey>,
+        range: ChunkRange,
+        lane: usize,
+    ) {
+        let at = self
+            .chunks
+            .iter()
+            .position(|c| c.table == table && c.lane > lane)
+            .unwrap_or(self.chunks.len());
+        self.chunks.insert(
+            at,
+            InFlight {
+                id,
+                table: table.to_string(),
+                lane,
+                key,
+                range,
+                requested_at: self.log_position.clone(),
+                snapshot: None,
+                rows: Vec::new(),
+                recorded: Vec::new(),
+                evicted: Vec::new(),
+                bytes: 0,
+                complete: false,
+            },
+        );
+    }
+
+    /// The first lane of `table` still to be read: chunks of later lanes are not emitted yet.
+    pub fn set_head_lane(&mut self, table: &str, lane: usize) {
+        match self.heads.get_mut(table) {
+            Some(h) => *h = lane,
+            None => {
+                self.heads.insert(table.to_string(), lane);
+            }
+        }
     }
 
     /// A change the log delivers (it is emitted as usual; the merge only takes note).
@@ -310,6 +352,7 @@ impl ShardMerge {
             .map(|c| c.id)
             .collect();
         self.chunks.retain(|c| c.table != table);
+        self.heads.remove(table);
         ids
     }
 
@@ -333,7 +376,8 @@ impl ShardMerge {
         let mut i = 0;
         while i < self.chunks.len() {
             let c = &self.chunks[i];
-            let first_of_table = !self.chunks[..i].iter().any(|o| o.table == c.table);
+            let first_of_table = !self.chunks[..i].iter().any(|o| o.table == c.table)
+                && self.heads.get(&c.table).is_none_or(|head| c.lane <= *head);
             let passed = c
                 .snapshot
                 .as_ref()
@@ -344,6 +388,7 @@ impl ShardMerge {
                 ready.push(ReadyChunk {
                     id: c.id,
                     table: c.table,
+                    lane: c.lane,
                     range: c.range,
                     snapshot: c.snapshot.expect("checked above"),
                     rows: c

@@ -20,5 +20,6 @@ pub mod chunk;
 pub mod key;
 pub mod merge;
 pub mod signal;
+pub mod tablets;
 
 pub use capture::{Capture, CaptureProgress, CaptureStream, ShardProgress, SignalElsewhere};

@@ -9,7 +9,8 @@ use super::CaptureStream;
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
 use crate::options::TabletType;
-use crate::snapshot::chunk::{run_chunk, ChunkJob, ChunkMsg, ChunkReport};
+use crate::request::filter_rules;
+use crate::snapshot::chunk::{run_chunk, side_options, ChunkJob, ChunkMsg, ChunkReport};
 use crate::snapshot::key::ChunkRange;
 use crate::snapshot::merge::ChunkId;
 use std::time::{Duration, Instant};
@@ -22,14 +23,16 @@ const MAX_RETRIES: u32 = 30;
 const UNKNOWN_TABLE_REFUSALS: u32 = 3;
 
 impl CaptureStream {
-    /// Starts chunks while fewer than `chunks_in_flight` are read and fewer than twice that
-    /// are unmerged (read chunks waiting for the log hold their rows).
+    /// Starts chunks while fewer than `chunks_in_flight` are read. A table's head lane (its
+    /// chunks are emitted next) may always start one; a later lane reads ahead only while fewer
+    /// than twice `chunks_in_flight` chunks are unmerged (read chunks waiting for the log or for
+    /// the lanes before them hold their rows). A lane has at most two chunks unmerged.
     pub(super) fn schedule(&mut self) {
         let now = Instant::now();
         let limit = self.snap.chunks_in_flight;
         self.chunk_tasks.retain(|_, t| !t.is_finished());
         self.follow_throttler(now);
-        // Round robin: the shard and table with the fewest chunks go first.
+        // Round robin: head lanes first, then the shard and table with the fewest chunks.
         loop {
             if self.reading >= limit {
                 return;
@@ -40,45 +43,55 @@ impl CaptureStream {
                 .flat_map(|s| s.tables.values())
                 .map(|t| t.unmerged)
                 .sum();
-            if unmerged >= 2 * limit {
-                return;
-            }
             let pick = self
                 .shards
                 .iter()
                 // A shard still in its in-stream copy has no log position to merge against yet.
                 .filter(|(_, s)| s.log.copy_completed && !s.throttle_held && !s.ended)
                 .flat_map(|(shard, s)| s.tables.iter().map(move |(t, st)| (shard, t, st)))
-                .filter(|(_, _, t)| {
-                    !t.paused
-                        && t.reading.is_none()
-                        && t.next.is_some()
-                        && t.unmerged < 2
-                        && t.not_before.is_none_or(|at| at <= now)
+                .filter(|(_, _, t)| !t.paused && t.planned)
+                .flat_map(|(shard, table, t)| {
+                    let head = t.head_lane();
+                    t.lanes
+                        .iter()
+                        .enumerate()
+                        .map(move |(i, l)| (shard, table, t, i, l, i == head))
                 })
-                .min_by_key(|(_, _, t)| t.chunks + t.unmerged as u64)
-                .map(|(s, t, _)| (s.clone(), t.clone()));
-            let Some((shard, table)) = pick else {
+                .filter(|(_, _, _, _, l, head)| {
+                    l.reading.is_none()
+                        && l.next.is_some()
+                        && l.unmerged < 2
+                        && l.not_before.is_none_or(|at| at <= now)
+                        && (*head || unmerged < 2 * limit)
+                })
+                .min_by_key(|(_, _, t, _, _, head)| (!*head, t.chunks + t.unmerged as u64))
+                .map(|(s, t, _, lane, _, _)| (s.clone(), t.clone(), lane));
+            let Some((shard, table, lane)) = pick else {
                 return;
             };
-            if let Err(e) = self.start_chunk(&shard, &table) {
+            if let Err(e) = self.start_chunk(&shard, &table, lane) {
                 // A cursor whose key cannot be written as a filter: the capture of this table
                 // cannot go on; report it through the chunk channel like a failed chunk.
                 tracing::error!(error = %e.message, "cannot start a chunk");
                 let st = self.table_mut(&shard, &table);
-                st.next = None;
+                for l in &mut st.lanes {
+                    l.next = None;
+                }
                 st.emitted = None;
             }
         }
     }
 
-    pub(super) fn start_chunk(&mut self, shard: &str, table: &str) -> Result<()> {
+    pub(super) fn start_chunk(&mut self, shard: &str, table: &str, lane: usize) -> Result<()> {
         let id = self.next_id;
         self.next_id += 1;
         let base_filter = self.options.row_filter.clone();
         let due = Instant::now() + self.options.connect_timeout.max(Duration::from_secs(1));
         let st = self.table_mut(shard, table);
-        let range = st.next.clone().expect("picked with a next range");
+        let range = st.lanes[lane]
+            .next
+            .clone()
+            .expect("picked with a next range");
         let mut terms: Vec<String> = Vec::new();
         if let Some(f) = base_filter {
             terms.push(format!("({f})"));
@@ -87,28 +100,33 @@ impl CaptureStream {
             terms.push(format!("({f})"));
         }
         terms.extend(range.predicate(&st.key)?);
-        st.not_before = None;
-        st.snapshot_due = Some(due);
-        st.reading = Some((id, range.clone()));
         st.unmerged += 1;
+        let l = &mut st.lanes[lane];
+        l.not_before = None;
+        l.snapshot_due = Some(due);
+        l.reading = Some((id, range.clone()));
+        l.unmerged += 1;
         let key = st.key.clone();
         self.shards
             .get_mut(shard)
             .expect("shard")
             .merge
-            .request(id, table, key, range);
+            .request_in_lane(id, table, key, range, lane);
         self.reading += 1;
         if let Some(s) = self.shards.get_mut(shard) {
             s.progress.chunks_started += 1;
+            s.progress.chunks_from_tablets += u64::from(self.tablets.is_some());
+            let at_once = s.tables.get(table).map_or(0, |t| t.reading()) as u64;
+            s.progress.peak_table_chunks = s.progress.peak_table_chunks.max(at_once);
         }
-        let job = ChunkJob {
+        let mut job = ChunkJob {
             id,
             shard: shard.to_string(),
             table: table.to_string(),
             terms,
             delay: Duration::ZERO,
+            query: String::new(),
         };
-        tracing::debug!(?job, "chunk started");
         let mut snap = self.snap.clone();
         if self
             .primary_chunks
@@ -116,11 +134,22 @@ impl CaptureStream {
         {
             snap.tablet_type = TabletType::Primary;
         }
+        if self.tablets.is_some() {
+            let side = side_options(&self.options, &snap, &job);
+            job.query = filter_rules(&side, &self.key_names)
+                .rules
+                .into_iter()
+                .next()
+                .map(|r| r.filter)
+                .unwrap_or_default();
+        }
+        tracing::debug!(?job, lane, "chunk started");
         let task = tokio::spawn(run_chunk(
             self.options.clone(),
             snap,
             job,
             self.chunk_tx.clone(),
+            self.tablets.clone(),
         ));
         self.chunk_tasks.insert(id, task);
         Ok(())
@@ -129,19 +158,21 @@ impl CaptureStream {
     /// Chunks whose side stream did not report a snapshot in time are read again.
     pub(super) fn check_snapshot_deadlines(&mut self) -> Result<()> {
         let now = Instant::now();
-        let late: Vec<(String, String, ChunkId)> = self
+        let late: Vec<(String, String, usize, ChunkId)> = self
             .shards
             .iter()
             .flat_map(|(shard, s)| {
-                s.tables.iter().filter_map(move |(table, t)| {
-                    let (id, _) = t.reading.as_ref()?;
-                    t.snapshot_due
-                        .is_some_and(|due| due <= now)
-                        .then(|| (shard.clone(), table.clone(), *id))
+                s.tables.iter().flat_map(move |(table, t)| {
+                    t.lanes.iter().enumerate().filter_map(move |(i, l)| {
+                        let (id, _) = l.reading.as_ref()?;
+                        l.snapshot_due
+                            .is_some_and(|due| due <= now)
+                            .then(|| (shard.clone(), table.clone(), i, *id))
+                    })
                 })
             })
             .collect();
-        for (shard, table, id) in late {
+        for (shard, table, lane, id) in late {
             let tablet = format!("{:?}", self.snap.tablet_type).to_lowercase();
             let e = Error::retryable(format!(
                 "the chunk stream of table '{table}' on shard {}/{shard} got no snapshot from a {tablet} tablet within {:?} \
@@ -151,7 +182,7 @@ impl CaptureStream {
             ))
             .with_code(ErrorCode::Unreachable);
             tracing::warn!(error = %e.message, "chunk timed out");
-            if self.table_mut(&shard, &table).retries >= 2 {
+            if self.table_mut(&shard, &table).lanes[lane].retries >= 2 {
                 // Three silent chunks in a row: the tablet type is missing, not slow.
                 return Err(e);
             }
@@ -160,14 +191,14 @@ impl CaptureStream {
                 .expect("shard")
                 .progress
                 .chunks_failed += 1;
-            self.retry(&shard, &table, id, Some(e))?;
+            self.retry(&shard, &table, lane, id, Some(e))?;
         }
         Ok(())
     }
 
     pub(super) fn on_chunk(&mut self, report: ChunkReport) -> Result<Vec<Event>> {
         let ChunkReport { shard, id, msg } = report;
-        let Some(table) = self.reader_of(&shard, id) else {
+        let Some((table, lane)) = self.reader_of(&shard, id) else {
             return Ok(Vec::new()); // a chunk abandoned earlier
         };
         let mut out = Vec::new();
@@ -185,7 +216,7 @@ impl CaptureStream {
                     .on_chunk_rows(id, mapped)?;
             }
             ChunkMsg::Snapshot(g) => {
-                self.table_mut(&shard, &table).snapshot_due = None;
+                self.table_mut(&shard, &table).lanes[lane].snapshot_due = None;
                 let merge = &mut self.shards.get_mut(&shard).expect("shard").merge;
                 if let Err(d) = merge.on_chunk_snapshot(id, g)? {
                     tracing::info!(table = %table, shard = %shard, requested_at = %d.requested_at, snapshot = %d.snapshot,
@@ -195,15 +226,22 @@ impl CaptureStream {
                         .expect("shard")
                         .progress
                         .chunks_discarded += 1;
-                    self.retry(&shard, &table, id, None)?;
+                    self.retry(&shard, &table, lane, id, None)?;
                 }
             }
             ChunkMsg::Cut => {
                 let through = self.shards.get_mut(&shard).expect("shard").merge.cut(id)?;
                 match through {
-                    Some(k) => self.finish_reading(&shard, &table, Some(ChunkRange::after(k))),
+                    Some(k) => {
+                        let until = self.table_mut(&shard, &table).lanes[lane]
+                            .reading
+                            .as_ref()
+                            .and_then(|(_, r)| r.until.clone());
+                        let next = ChunkRange::after(k).in_lane(until);
+                        self.finish_reading(&shard, &table, lane, Some(next))
+                    }
                     // No row read at the snapshot: read the same range again.
-                    None => self.retry(&shard, &table, id, None)?,
+                    None => self.retry(&shard, &table, lane, id, None)?,
                 }
             }
             ChunkMsg::Complete => {
@@ -212,12 +250,11 @@ impl CaptureStream {
                     .expect("shard")
                     .merge
                     .complete(id)?;
-                let next = self
-                    .table_mut(&shard, &table)
+                let next = self.table_mut(&shard, &table).lanes[lane]
                     .reading
                     .as_ref()
                     .and_then(|(_, r)| r.next_level());
-                self.finish_reading(&shard, &table, next);
+                self.finish_reading(&shard, &table, lane, next);
             }
             ChunkMsg::Failed(e) => {
                 if e.kind == ErrorKind::Config || e.code == ErrorCode::Internal {
@@ -230,12 +267,12 @@ impl CaptureStream {
                     .expect("shard")
                     .progress
                     .chunks_failed += 1;
-                let refused_again =
-                    self.table_mut(&shard, &table).retries + 1 >= UNKNOWN_TABLE_REFUSALS;
+                let refused_again = self.table_mut(&shard, &table).lanes[lane].retries + 1
+                    >= UNKNOWN_TABLE_REFUSALS;
                 let key = (shard.clone(), table.clone());
                 let fall_back =
                     hint.is_some() && refused_again && !self.primary_chunks.contains(&key);
-                self.retry(&shard, &table, id, Some(e))?;
+                self.retry(&shard, &table, lane, id, Some(e))?;
                 if fall_back {
                     // A replica restored or started empty, or a table created since the
                     // tablet's last schema reload (every 30 minutes by default): waiting would
@@ -245,9 +282,10 @@ impl CaptureStream {
                         "the {:?} tablet of the shard does not know the table: its chunks are read from the primary from now on",
                         self.snap.tablet_type);
                     self.primary_chunks.insert(key);
-                    let st = self.table_mut(&shard, &table);
-                    st.retries = 0;
-                    st.not_before = None;
+                    for l in &mut self.table_mut(&shard, &table).lanes {
+                        l.retries = 0;
+                        l.not_before = None;
+                    }
                 }
             }
         }
@@ -255,13 +293,19 @@ impl CaptureStream {
         Ok(out)
     }
 
-    /// The chunk's side stream is done; the next chunk starts at `next`.
-    pub(super) fn finish_reading(&mut self, shard: &str, table: &str, next: Option<ChunkRange>) {
-        let st = self.table_mut(shard, table);
-        st.reading = None;
-        st.snapshot_due = None;
-        st.retries = 0;
-        st.next = next;
+    /// The chunk's side stream is done; the lane's next chunk starts at `next`.
+    pub(super) fn finish_reading(
+        &mut self,
+        shard: &str,
+        table: &str,
+        lane: usize,
+        next: Option<ChunkRange>,
+    ) {
+        let l = &mut self.table_mut(shard, table).lanes[lane];
+        l.reading = None;
+        l.snapshot_due = None;
+        l.retries = 0;
+        l.next = next;
         self.reading -= 1;
     }
 
@@ -270,6 +314,7 @@ impl CaptureStream {
         &mut self,
         shard: &str,
         table: &str,
+        lane: usize,
         id: ChunkId,
         cause: Option<Error>,
     ) -> Result<()> {
@@ -281,11 +326,13 @@ impl CaptureStream {
         let tablet_type = self.snap.tablet_type;
         let tablet = format!("{tablet_type:?}").to_lowercase();
         let st = self.table_mut(shard, table);
-        st.reading = None;
-        st.snapshot_due = None;
         st.unmerged -= 1;
-        st.retries += 1;
-        if st.retries > MAX_RETRIES {
+        let l = &mut st.lanes[lane];
+        l.reading = None;
+        l.snapshot_due = None;
+        l.unmerged -= 1;
+        l.retries += 1;
+        if l.retries > MAX_RETRIES {
             let why = cause.map_or_else(
                 || format!("each chunk's {tablet} tablet stayed behind the log stream"),
                 |e| match unknown_table_hint(&e, &keyspace, tablet_type) {
@@ -298,8 +345,8 @@ impl CaptureStream {
                  read the chunks from the log's tablet type (snapshot tablet type), or let the replicas catch up"
             )));
         }
-        let delay = Duration::from_millis(50u64 << st.retries.min(8));
-        st.not_before = Some(Instant::now() + delay);
+        let delay = Duration::from_millis(50u64 << l.retries.min(8));
+        l.not_before = Some(Instant::now() + delay);
         self.reading -= 1;
         Ok(())
     }

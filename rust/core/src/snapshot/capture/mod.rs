@@ -17,6 +17,7 @@
 //!   out);
 //! - `plan`: what to capture and where each capture starts (fresh or from saved positions);
 //! - `chunks`: the chunk scheduler, snapshot deadlines and retries;
+//! - `lanes`: a table's range on a shard split in advance, so its chunks read side by side;
 //! - `signals`: acting on signal-table requests (execute, stop, pause, resume);
 //! - `relay`: a signal written once, relayed to the keyspace's other shards;
 //! - `progress`: counters per shard and in total;
@@ -24,6 +25,7 @@
 //! - `positions`: handing out merged chunks in slices, and the positions their marks carry.
 
 mod chunks;
+mod lanes;
 mod plan;
 mod positions;
 mod progress;
@@ -56,6 +58,23 @@ struct TableState {
     key: Arc<TableKey>,
     /// Where the part not yet emitted starts (`None`: all emitted, the table is done).
     emitted: Option<ChunkRange>,
+    /// The table's range on the shard, in key order: one lane until `lanes.rs` splits it, and
+    /// again after a restore (the cursor is one key; the rest is split anew).
+    lanes: Vec<Lane>,
+    /// The lanes were planned (or the range cannot be split).
+    planned: bool,
+    /// Chunks requested and not emitted yet (reading or waiting for the log), in all lanes.
+    unmerged: usize,
+    chunks: u64,
+    rows: u64,
+    estimated_rows: Option<u64>,
+    /// No new chunk starts (`pause-snapshot`); saved in the positions.
+    paused: bool,
+}
+
+/// One slice of a table's range on a shard, read chunk after chunk; the lanes of a table read
+/// side by side.
+struct Lane {
     /// Where the next chunk to request starts (`None`: everything is requested).
     next: Option<ChunkRange>,
     /// The chunk being read (its side stream runs), with its range.
@@ -63,15 +82,28 @@ struct TableState {
     /// Until when the chunk being read must report its snapshot: a tablet type the shard does
     /// not serve makes VTGate wait silently (for minutes), so the capture keeps its own deadline.
     snapshot_due: Option<Instant>,
-    /// Chunks requested and not emitted yet (reading or waiting for the log).
+    /// Chunks of this lane requested and not emitted yet.
     unmerged: usize,
     not_before: Option<Instant>,
     retries: u32,
-    chunks: u64,
-    rows: u64,
-    estimated_rows: Option<u64>,
-    /// No new chunk starts (`pause-snapshot`); saved in the positions.
-    paused: bool,
+}
+
+impl Lane {
+    fn new(range: ChunkRange) -> Lane {
+        Lane {
+            next: Some(range),
+            reading: None,
+            snapshot_due: None,
+            unmerged: 0,
+            not_before: None,
+            retries: 0,
+        }
+    }
+
+    /// Every chunk of the lane is requested and read (some may wait for the log).
+    fn read(&self) -> bool {
+        self.next.is_none() && self.reading.is_none()
+    }
 }
 
 impl TableState {
@@ -81,17 +113,33 @@ impl TableState {
             filter,
             key,
             emitted: Some(range.clone()),
-            next: Some(range),
-            reading: None,
-            snapshot_due: None,
+            lanes: vec![Lane::new(range)],
+            planned: false,
             unmerged: 0,
-            not_before: None,
-            retries: 0,
             chunks: 0,
             rows: 0,
             estimated_rows: None,
             paused: false,
         }
+    }
+
+    /// The first lane still to be read: its chunks are emitted next, so it may always start
+    /// one (a later lane's chunks wait for it, holding memory).
+    fn head_lane(&self) -> usize {
+        self.lanes
+            .iter()
+            .position(|l| !l.read())
+            .unwrap_or(self.lanes.len())
+    }
+
+    /// Chunks of the table being read.
+    fn reading(&self) -> usize {
+        self.lanes.iter().filter(|l| l.reading.is_some()).count()
+    }
+
+    /// Chunks of the table left to request.
+    fn has_next(&self) -> bool {
+        self.lanes.iter().any(|l| l.next.is_some())
     }
 }
 
@@ -155,6 +203,8 @@ pub struct CaptureStream {
     throttle: Option<throttle::ThrottleWatch>,
     /// Characters the signal table's `id` holds (asked at the first relay; inner None: no limit).
     signal_id_chars: Option<Option<u64>>,
+    /// Chunks are read from the tablets directly, found through vtctld (None: through VTGate).
+    tablets: Option<Arc<crate::snapshot::tablets::TabletDirectory>>,
 }
 
 impl Drop for CaptureStream {
@@ -195,13 +245,15 @@ impl CaptureStream {
                 }
                 continue;
             }
+            self.plan_lanes().await;
             self.schedule();
             self.check_snapshot_deadlines()?;
             let wake = self
                 .shards
                 .values()
                 .flat_map(|s| s.tables.values())
-                .flat_map(|t| [t.not_before, t.snapshot_due])
+                .flat_map(|t| t.lanes.iter())
+                .flat_map(|l| [l.not_before, l.snapshot_due])
                 .flatten()
                 .min();
             tokio::select! {
@@ -236,16 +288,19 @@ impl CaptureStream {
         s.throttled_since = None;
         let mut stopped = 0;
         for (table, t) in s.tables.iter_mut() {
-            if let Some((id, _)) = t.reading.take() {
-                if let Some(task) = self.chunk_tasks.remove(&id) {
-                    task.abort();
+            for lane in &mut t.lanes {
+                if let Some((id, _)) = lane.reading.take() {
+                    if let Some(task) = self.chunk_tasks.remove(&id) {
+                        task.abort();
+                    }
+                    stopped += 1;
                 }
-                stopped += 1;
+                lane.unmerged = 0;
+                lane.snapshot_due = None;
+                lane.next = None;
             }
             s.merge.abandon_table(table);
             t.unmerged = 0;
-            t.snapshot_due = None;
-            t.next = None;
         }
         self.reading -= stopped;
         if !s.tables.is_empty() || !s.queued.is_empty() {
@@ -265,13 +320,13 @@ impl CaptureStream {
             .expect("a planned table")
     }
 
-    /// The table of shard `shard` that reads chunk `id`.
-    fn reader_of(&self, shard: &str, id: ChunkId) -> Option<String> {
+    /// The table of shard `shard` and its lane that read chunk `id`.
+    fn reader_of(&self, shard: &str, id: ChunkId) -> Option<(String, usize)> {
         self.shards.get(shard)?.tables.iter().find_map(|(t, st)| {
-            st.reading
-                .as_ref()
-                .is_some_and(|(r, _)| *r == id)
-                .then(|| t.clone())
+            st.lanes
+                .iter()
+                .position(|l| l.reading.as_ref().is_some_and(|(r, _)| *r == id))
+                .map(|lane| (t.clone(), lane))
         })
     }
 
@@ -285,7 +340,7 @@ impl CaptureStream {
     ) -> Arc<TableSchema> {
         let key = (shard.to_string(), side.table.clone());
         match self.schemas.get(&key) {
-            Some(log) if log.columns == side.columns => log.clone(),
+            Some(log) if same_shape(&log.columns, &side.columns) => log.clone(),
             known => {
                 let version = known.map_or(side.version, |s| s.version + 1);
                 let schema = Arc::new(TableSchema {
@@ -368,6 +423,19 @@ impl CaptureStream {
         }
         Ok(out)
     }
+}
+
+/// Whether a chunk's columns are the log's: the same names, types and character sets (a chunk
+/// read from a tablet directly describes its columns in the row streamer's words, VTGate's
+/// FIELD events in the binlog's; the values decode alike).
+fn same_shape(log: &[crate::event::Column], chunk: &[crate::event::Column]) -> bool {
+    log.len() == chunk.len()
+        && log.iter().zip(chunk).all(|(a, b)| {
+            a.name.eq_ignore_ascii_case(&b.name)
+                && a.column_type == b.column_type
+                && a.charset == b.charset
+                && a.mysql_type.eq_ignore_ascii_case(&b.mysql_type)
+        })
 }
 
 async fn run_log(mut log: EventStream, tx: mpsc::Sender<Result<Vec<Event>>>) {

@@ -84,9 +84,13 @@ impl CaptureStream {
         snap: SnapshotOptions,
         metrics: Arc<Metrics>,
     ) -> Result<CaptureStream> {
-        if snap.chunk_rows == 0 || snap.chunk_bytes == 0 || snap.chunks_in_flight == 0 {
+        if snap.chunk_rows == 0
+            || snap.chunk_bytes == 0
+            || snap.chunks_in_flight == 0
+            || snap.lanes == 0
+        {
             return Err(Error::config(
-                "chunk rows, chunk bytes and chunks in flight must be at least 1",
+                "chunk rows, chunk bytes, chunks in flight and lanes must be at least 1",
             )
             .with_code(ErrorCode::InvalidOption));
         }
@@ -218,6 +222,7 @@ impl CaptureStream {
                             level: (t.level as usize).min(after.len().saturating_sub(1)),
                             after: Some(after),
                             through: None,
+                            until: None,
                         }
                     }
                     _ => ChunkRange::all(),
@@ -271,6 +276,19 @@ impl CaptureStream {
             )?),
             None => None,
         };
+        let tablets = match &snap.tablets_vtctld {
+            Some(vtctld) => Some(Arc::new(crate::snapshot::tablets::TabletDirectory::new(
+                super::throttle::vtctld_client(
+                    vtctld,
+                    options.tls.as_ref(),
+                    options.connect_timeout,
+                    "reading chunks from tablets",
+                )?,
+                vtctld,
+                options.connect_timeout,
+            ))),
+            None => None,
+        };
         let mut stream = CaptureStream {
             options,
             snap,
@@ -295,6 +313,7 @@ impl CaptureStream {
             signals_elsewhere: Default::default(),
             throttle,
             signal_id_chars: None,
+            tablets,
         };
         for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
             stream.update_progress(&shard);

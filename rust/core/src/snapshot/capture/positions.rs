@@ -28,13 +28,21 @@ impl CaptureStream {
     /// Hands out the merged chunks of `shard`, in slices, each followed by a mark.
     pub(super) fn emit_ready(&mut self, shard: &str, out: &mut Vec<Event>) -> Result<()> {
         let ready: Vec<ReadyChunk> = match self.shards.get_mut(shard) {
-            Some(s) => s.merge.take_ready(),
+            Some(s) => {
+                for (table, t) in &s.tables {
+                    if t.lanes.len() > 1 {
+                        s.merge.set_head_lane(table, t.head_lane());
+                    }
+                }
+                s.merge.take_ready()
+            }
             None => return Ok(()),
         };
         for chunk in ready {
             let table = chunk.table.clone();
             let st = self.table_mut(shard, &table);
             st.unmerged -= 1;
+            st.lanes[chunk.lane].unmerged -= 1;
             let key = st.key.clone();
             let n = chunk.rows.len();
             let mut rows = chunk.rows.into_iter().peekable();
@@ -56,10 +64,7 @@ impl CaptureStream {
             progress.chunks_done += 1;
             progress.rows += n as u64;
             let st = self.table_mut(shard, &table);
-            st.emitted = match chunk.range.through.clone() {
-                Some(k) => Some(ChunkRange::after(k)),
-                None => chunk.range.next_level(),
-            };
+            st.emitted = chunk.range.remaining_after();
             tracing::debug!(table = %table, shard = %shard, rows = n, evicted = chunk.evicted, "chunk merged");
             let done = st.emitted.is_none();
             if done {

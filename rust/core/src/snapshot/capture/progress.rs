@@ -52,6 +52,14 @@ pub struct ShardProgress {
     pub throttled_ms: u64,
     /// The throttler holds this shard's next chunks back now.
     pub throttled: bool,
+    /// Lanes the tables' ranges on this shard were split into (lanes.rs; a table read in one
+    /// lane counts one). Never goes down.
+    pub lanes: u64,
+    /// The most chunks of one table read at once on this shard so far.
+    pub peak_table_chunks: u64,
+    /// Chunks started on a tablet directly (`SnapshotOptions::tablets_vtctld`), not through
+    /// VTGate.
+    pub chunks_from_tablets: u64,
 }
 
 impl CaptureProgress {
@@ -69,6 +77,9 @@ impl CaptureProgress {
             t.signals_rejected += s.signals_rejected;
             t.throttled_ms += s.throttled_ms;
             t.throttled |= s.throttled;
+            t.lanes += s.lanes;
+            t.chunks_from_tablets += s.chunks_from_tablets;
+            t.peak_table_chunks = t.peak_table_chunks.max(s.peak_table_chunks);
         }
         t
     }

@@ -241,9 +241,7 @@ impl CaptureStream {
                     task.abort();
                 }
             }
-            if st.reading.is_some() {
-                self.reading -= 1;
-            }
+            self.reading -= st.reading();
             tracing::info!(table = %table, shard = %shard, rows = st.rows, "capture stopped by a signal");
         }
     }

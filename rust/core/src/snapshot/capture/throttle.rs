@@ -82,39 +82,7 @@ impl ThrottleWatch {
             )
             .with_code(ErrorCode::InvalidOption));
         }
-        let uri = if options.vtctld.starts_with("http://") || options.vtctld.starts_with("https://")
-        {
-            options.vtctld.clone()
-        } else {
-            format!("http://{}", options.vtctld)
-        };
-        let https = uri.starts_with("https://");
-        let mut endpoint = Endpoint::from_shared(uri)
-            .map_err(|e| {
-                Error::config(format!(
-                    "invalid vtctld address '{}' for the throttler check: {e} — use host:port of vtctld's \
-                     gRPC port, e.g. 127.0.0.1:15999",
-                    options.vtctld
-                ))
-                .with_code(ErrorCode::InvalidOption)
-            })?
-            .connect_timeout(connect_timeout)
-            .timeout(CALL_TIMEOUT);
-        if https {
-            // VTGate's TLS settings (its CA, a client certificate), or the system's roots.
-            let config = match tls {
-                Some(tls) => tls_config(tls)?,
-                None => ClientTlsConfig::new().with_webpki_roots(),
-            };
-            endpoint = endpoint.tls_config(config).map_err(|e| {
-                Error::config(format!(
-                    "invalid TLS configuration for vtctld at '{}': {e}",
-                    options.vtctld
-                ))
-                .with_code(ErrorCode::TlsMismatch)
-            })?;
-        }
-        let client = VtctldClient::new(endpoint.connect_lazy());
+        let client = vtctld_client(&options.vtctld, tls, connect_timeout, "the throttler check")?;
         let (wanted, wanted_rx) = watch::channel(BTreeSet::new());
         let (verdicts_tx, verdicts) = watch::channel(BTreeMap::new());
         let task = tokio::spawn(run(
@@ -171,7 +139,7 @@ impl CaptureStream {
             .filter(|(_, s)| {
                 s.log.copy_completed
                     && !s.ended
-                    && s.tables.values().any(|t| !t.paused && t.next.is_some())
+                    && s.tables.values().any(|t| !t.paused && t.has_next())
             })
             .map(|(shard, _)| shard.clone())
             .collect();
@@ -222,6 +190,46 @@ impl CaptureStream {
             }
         }
     }
+}
+
+/// A client of vtctld at `address` (`host:port`, or `http(s)://host:port`; https uses VTGate's
+/// TLS settings or the system's roots), connected on first use. `purpose` names the caller in
+/// errors.
+pub(crate) fn vtctld_client(
+    address: &str,
+    tls: Option<&TlsOptions>,
+    connect_timeout: Duration,
+    purpose: &str,
+) -> Result<VtctldClient<Channel>> {
+    let uri = if address.starts_with("http://") || address.starts_with("https://") {
+        address.to_string()
+    } else {
+        format!("http://{address}")
+    };
+    let https = uri.starts_with("https://");
+    let mut endpoint = Endpoint::from_shared(uri)
+        .map_err(|e| {
+            Error::config(format!(
+                "invalid vtctld address '{address}' for {purpose}: {e} — use host:port of vtctld's \
+                 gRPC port, e.g. 127.0.0.1:15999"
+            ))
+            .with_code(ErrorCode::InvalidOption)
+        })?
+        .connect_timeout(connect_timeout)
+        .timeout(CALL_TIMEOUT);
+    if https {
+        let config = match tls {
+            Some(tls) => tls_config(tls)?,
+            None => ClientTlsConfig::new().with_webpki_roots(),
+        };
+        endpoint = endpoint.tls_config(config).map_err(|e| {
+            Error::config(format!(
+                "invalid TLS configuration for vtctld at '{address}': {e}"
+            ))
+            .with_code(ErrorCode::TlsMismatch)
+        })?;
+    }
+    Ok(VtctldClient::new(endpoint.connect_lazy()))
 }
 
 async fn run(

@@ -235,16 +235,42 @@ struct Sim {
     log_next: usize,
     merge: ShardMerge,
     out: Vec<(Key, Out)>,
-    cursor: Option<ChunkRange>,
-    active: Option<Active>,
+    /// The capture's lanes (one, or three split at first-column values 1 and 3), in key order.
+    lanes: Vec<SimLane>,
+    split: bool,
+    /// The last snapshot row's key of the running capture (split runs check key order).
+    last_read: Option<Key>,
     next_id: ChunkId,
     discards: usize,
     /// Captures to start again once one finished (re-snapshots of a table the downstream has).
     recaptures: usize,
 }
 
+#[derive(Default)]
+struct SimLane {
+    cursor: Option<ChunkRange>,
+    active: Option<Active>,
+}
+
+/// A fresh capture's lanes: the whole table, or split by the first key column as the capture
+/// splits it (capture/lanes.rs).
+fn capture_lanes(split: bool) -> Vec<SimLane> {
+    let lane = |r: ChunkRange| SimLane {
+        cursor: Some(r),
+        active: None,
+    };
+    if !split {
+        return vec![lane(ChunkRange::all())];
+    }
+    vec![
+        lane(ChunkRange::all().in_lane(Some(Value::Int(1)))),
+        lane(ChunkRange::after(vec![Value::Int(1)]).in_lane(Some(Value::Int(3)))),
+        lane(ChunkRange::after(vec![Value::Int(3)])),
+    ]
+}
+
 impl Sim {
-    fn new(arity: usize, initial: &[Key]) -> Sim {
+    fn new(arity: usize, initial: &[Key], split: bool) -> Sim {
         let mut sim = Sim {
             arity,
             tk: table_key(arity),
@@ -253,8 +279,9 @@ impl Sim {
             log_next: 0,
             merge: ShardMerge::new(GtidSet::new()),
             out: Vec::new(),
-            cursor: Some(ChunkRange::all()),
-            active: None,
+            lanes: capture_lanes(split),
+            split,
+            last_read: None,
             next_id: 1,
             discards: 0,
             recaptures: 2,
@@ -344,38 +371,74 @@ impl Sim {
         self.emit_ready();
     }
 
+    /// The first lane still to read (its chunks are emitted next).
+    fn head_lane(&self) -> usize {
+        self.lanes
+            .iter()
+            .position(|l| l.cursor.is_some() || l.active.is_some())
+            .unwrap_or(self.lanes.len())
+    }
+
     fn emit_ready(&mut self) {
+        if self.split {
+            self.merge.set_head_lane("t", self.head_lane());
+        }
         for chunk in self.merge.take_ready() {
             for r in &chunk.rows {
                 assert_eq!(r.kind, RowKind::SnapshotRead);
                 let (k, ver) = key_of(r);
+                if self.split {
+                    // Lanes read side by side, a capture still emits in key order (one cursor).
+                    assert!(
+                        self.last_read.is_none_or(|last| last < k),
+                        "snapshot row {k:?} emitted after {:?}",
+                        self.last_read
+                    );
+                    self.last_read = Some(k);
+                }
                 self.out.push((k, Out::Upsert(ver)));
             }
         }
     }
 
-    /// Starts a chunk (its snapshot at transaction `at`, clamped) or moves the active one on.
-    fn chunk_step(&mut self, at: usize, batch: usize, cut: bool) {
-        match self.active.take() {
+    /// Starts a chunk in lane `pick` (its snapshot at transaction `at`, clamped) or moves that
+    /// lane's active chunk on.
+    fn chunk_step(&mut self, pick: usize, at: usize, batch: usize, cut: bool) {
+        let done = self
+            .lanes
+            .iter()
+            .all(|l| l.cursor.is_none() && l.active.is_none());
+        // A split capture starts again only once all of it is emitted (as a queued capture
+        // starts when the one before it is done).
+        if done && self.recaptures > 0 && (!self.split || self.merge.in_flight() == 0) {
+            self.recaptures -= 1;
+            self.lanes = capture_lanes(self.split);
+            self.last_read = None;
+        }
+        let lane = pick % self.lanes.len();
+        match self.lanes[lane].active.take() {
             None => {
-                if self.cursor.is_none() && self.recaptures > 0 {
-                    self.recaptures -= 1;
-                    self.cursor = Some(ChunkRange::all());
-                }
-                // At most three chunks in flight (the scheduler's limit).
-                let Some(range) = self.cursor.clone().filter(|_| self.merge.in_flight() < 3) else {
+                // At most three chunks in flight (the scheduler's limit), but the head lane
+                // may always start one: the chunks of later lanes wait for it (chunks.rs).
+                let head = lane == self.head_lane();
+                let Some(range) = self.lanes[lane]
+                    .cursor
+                    .clone()
+                    .filter(|_| head || self.merge.in_flight() < 3)
+                else {
                     return;
                 };
                 let id = self.next_id;
                 self.next_id += 1;
-                self.merge.request(id, "t", self.tk.clone(), range.clone());
+                self.merge
+                    .request_in_lane(id, "t", self.tk.clone(), range.clone(), lane);
                 let snapshot = at.min(self.txns.len());
                 let rows = self.states[snapshot]
                     .iter()
                     .filter(|(k, _)| range.contains(&self.tk, &values(**k, 0)[..self.arity]))
                     .map(|(k, v)| (*k, *v))
                     .collect();
-                self.active = Some(Active {
+                self.lanes[lane].active = Some(Active {
                     id,
                     rows,
                     sent: 0,
@@ -405,15 +468,17 @@ impl Sim {
                         return;
                     }
                 }
+                let l = &mut self.lanes[lane];
                 if a.sent == a.rows.len() {
                     self.merge.complete(a.id).unwrap();
-                    let range = self.cursor.take().unwrap();
-                    self.cursor = range.next_level();
+                    let range = l.cursor.take().unwrap();
+                    l.cursor = range.next_level();
                 } else if cut {
                     let through = self.merge.cut(a.id).unwrap().expect("rows were sent");
-                    self.cursor = Some(ChunkRange::after(through));
+                    let until = l.cursor.as_ref().and_then(|r| r.until.clone());
+                    l.cursor = Some(ChunkRange::after(through).in_lane(until));
                 } else {
-                    self.active = Some(a);
+                    l.active = Some(a);
                 }
             }
         }
@@ -421,7 +486,10 @@ impl Sim {
     }
 
     fn capture_done(&self) -> bool {
-        self.cursor.is_none() && self.active.is_none() && self.merge.in_flight() == 0
+        self.lanes
+            .iter()
+            .all(|l| l.cursor.is_none() && l.active.is_none())
+            && self.merge.in_flight() == 0
     }
 
     fn drain(&mut self) {
@@ -432,7 +500,9 @@ impl Sim {
             }
             self.advance_log(1);
             let now = self.txns.len();
-            self.chunk_step(now, 2, false);
+            for lane in 0..self.lanes.len() {
+                self.chunk_step(lane, now, 2, false);
+            }
         }
         panic!("the capture did not finish");
     }
@@ -476,6 +546,7 @@ enum Action {
     Log(usize),
     /// A chunk step; its snapshot lags the log by `lag` transactions (may be negative: ahead).
     Chunk {
+        lane: usize,
         lag: i64,
         batch: usize,
         cut: bool,
@@ -487,13 +558,13 @@ fn action() -> impl Strategy<Value = Action> {
         4 => (0u8..4, (0i64..6, 0i64..4), (0i64..6, 0i64..4), proptest::bool::weighted(0.9))
             .prop_map(|(op, k, to, gtid_known)| Action::Write { op, k, to, gtid_known }),
         2 => (1usize..4).prop_map(Action::Log),
-        3 => (-3i64..3, 1usize..4, proptest::bool::ANY)
-            .prop_map(|(lag, batch, cut)| Action::Chunk { lag, batch, cut }),
+        3 => (0usize..3, -3i64..3, 1usize..4, proptest::bool::ANY)
+            .prop_map(|(lane, lag, batch, cut)| Action::Chunk { lane, lag, batch, cut }),
     ]
 }
 
-fn run(arity: usize, initial: &[Key], actions: &[Action]) -> Sim {
-    let mut sim = Sim::new(arity, initial);
+fn run(arity: usize, initial: &[Key], actions: &[Action], split: bool) -> Sim {
+    let mut sim = Sim::new(arity, initial, split);
     for a in actions {
         match *a {
             Action::Write {
@@ -503,9 +574,14 @@ fn run(arity: usize, initial: &[Key], actions: &[Action]) -> Sim {
                 gtid_known,
             } => sim.write(op, k, to, gtid_known),
             Action::Log(n) => sim.advance_log(n),
-            Action::Chunk { lag, batch, cut } => {
+            Action::Chunk {
+                lane,
+                lag,
+                batch,
+                cut,
+            } => {
                 let at = (sim.log_next as i64 - lag).max(0) as usize;
-                sim.chunk_step(at, batch, cut);
+                sim.chunk_step(lane, at, batch, cut);
             }
         }
     }
@@ -523,7 +599,18 @@ proptest! {
         initial in proptest::collection::vec((0i64..6, 0i64..4), 0..20),
         actions in proptest::collection::vec(action(), 0..120),
     ) {
-        run(arity, &initial, &actions);
+        run(arity, &initial, &actions, false);
+    }
+
+    /// The same with the table split into lanes read side by side: chunks of later lanes read
+    /// ahead and wait, and the capture emits in key order.
+    #[test]
+    fn lanes_read_side_by_side_keep_versions_and_key_order(
+        arity in 1usize..3,
+        initial in proptest::collection::vec((0i64..6, 0i64..4), 0..20),
+        actions in proptest::collection::vec(action(), 0..120),
+    ) {
+        run(arity, &initial, &actions, true);
     }
 }
 
@@ -539,6 +626,7 @@ fn the_model_sees_discards_evictions_and_cuts() {
             gtid_known: i % 10 != 0,
         });
         actions.push(Action::Chunk {
+            lane: (i % 7) as usize,
             lag: (i % 5) - 2,
             batch: 1 + (i % 2) as usize,
             cut: i % 3 == 0,
@@ -547,11 +635,18 @@ fn the_model_sees_discards_evictions_and_cuts() {
             actions.push(Action::Log(1));
         }
     }
-    let sim = run(
-        2,
-        &[(0, 0), (1, 1), (2, 2), (3, 3), (4, 0), (5, 1)],
-        &actions,
-    );
-    assert!(sim.discards > 0, "no chunk was discarded");
-    assert!(sim.next_id > 10, "only {} chunks", sim.next_id);
+    for split in [false, true] {
+        let sim = run(
+            2,
+            &[(0, 0), (1, 1), (2, 2), (3, 3), (4, 0), (5, 1)],
+            &actions,
+            split,
+        );
+        assert!(sim.discards > 0, "no chunk was discarded (split: {split})");
+        assert!(
+            sim.next_id > 10,
+            "only {} chunks (split: {split})",
+            sim.next_id
+        );
+    }
 }

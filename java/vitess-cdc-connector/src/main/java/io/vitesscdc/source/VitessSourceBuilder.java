@@ -235,6 +235,21 @@ public final class VitessSourceBuilder<T> {
         return this;
     }
 
+    /** Chunked snapshots: lanes per table and shard read side by side (default: the core's, docs/options.md). */
+    public VitessSourceBuilder<T> snapshotLanes(int lanes) {
+        config.snapshotLanes(lanes);
+        return this;
+    }
+
+    /**
+     * Chunked snapshots: read the chunks from the tablets directly, found through vtctld's gRPC
+     * port ({@code host:port}), not through VTGate (docs/snapshots.md, "Chunks from the tablets").
+     */
+    public VitessSourceBuilder<T> snapshotChunksFromTablets(String vtctldAddress) {
+        config.snapshotChunksFromTablets(vtctldAddress);
+        return this;
+    }
+
     /**
      * Acts on the signals inserted into this table of the keyspace (re-snapshot a table or key
      * range, pause, resume, stop; docs/snapshots.md, Signals). Re-snapshot rows are snapshot reads

@@ -151,6 +151,21 @@ public final class VitessConnectorOptions {
             .withDescription("Chunked snapshots: chunks read at once (each holds a read view and a MySQL "
                     + "connection on its tablet)." + CORE_DEFAULT);
 
+    public static final ConfigOption<Integer> SCAN_SNAPSHOT_LANES = ConfigOptions.key("scan.snapshot.lanes")
+            .intType()
+            .noDefaultValue()
+            .withDescription("Chunked snapshots: lanes a table's range on one shard is split into at most, read "
+                    + "side by side (integer keys; never more than scan.snapshot.chunks-in-flight); 1 reads a "
+                    + "table's chunks on a shard one after another." + CORE_DEFAULT);
+
+    public static final ConfigOption<String> SCAN_SNAPSHOT_CHUNKS_FROM_TABLETS = ConfigOptions.key(
+                    "scan.snapshot.chunks-from-tablets.vtctld-address")
+            .stringType()
+            .noDefaultValue()
+            .withDescription("Chunked snapshots: read the chunks from the tablets directly, found through this "
+                    + "vtctld's gRPC address (host:port), not through VTGate (docs/snapshots.md, \"Chunks from "
+                    + "the tablets\"); the tablets' gRPC ports must be reachable. Not set: through VTGate.");
+
     public static final ConfigOption<String> SCAN_SNAPSHOT_TABLET_TYPE = ConfigOptions.key("scan.snapshot.tablet-type")
             .stringType()
             .noDefaultValue()

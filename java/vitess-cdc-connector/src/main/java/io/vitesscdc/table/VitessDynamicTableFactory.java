@@ -56,9 +56,11 @@ import static io.vitesscdc.table.VitessConnectorOptions.RETRY_MAX_BACKOFF;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_DESTRUCTIVE_DDL;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_INITIAL_SNAPSHOT;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SIGNAL_TABLE;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNKS_FROM_TABLETS;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNK_ROWS;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_CHUNK_SIZE;
+import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_LANES;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_TABLET_TYPE;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_THROTTLER_APP;
 import static io.vitesscdc.table.VitessConnectorOptions.SCAN_SNAPSHOT_THROTTLER_VTCTLD;
@@ -132,6 +134,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
                 SCAN_SNAPSHOT_CHUNK_ROWS,
                 SCAN_SNAPSHOT_CHUNK_SIZE,
                 SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT,
+                SCAN_SNAPSHOT_LANES,
+                SCAN_SNAPSHOT_CHUNKS_FROM_TABLETS,
                 SCAN_SNAPSHOT_TABLET_TYPE,
                 SCAN_SNAPSHOT_THROTTLER_VTCTLD,
                 SCAN_SNAPSHOT_THROTTLER_APP,
@@ -425,6 +429,8 @@ public final class VitessDynamicTableFactory implements DynamicTableSourceFactor
         options.getOptional(SCAN_SNAPSHOT_CHUNK_ROWS).ifPresent(config::snapshotChunkRows);
         options.getOptional(SCAN_SNAPSHOT_CHUNK_SIZE).ifPresent(config::snapshotChunkSize);
         options.getOptional(SCAN_SNAPSHOT_CHUNKS_IN_FLIGHT).ifPresent(config::snapshotChunksInFlight);
+        options.getOptional(SCAN_SNAPSHOT_LANES).ifPresent(config::snapshotLanes);
+        options.getOptional(SCAN_SNAPSHOT_CHUNKS_FROM_TABLETS).ifPresent(config::snapshotChunksFromTablets);
         options.getOptional(SCAN_SNAPSHOT_TABLET_TYPE)
                 .ifPresent(t -> config.snapshotTabletType(tabletType(t, table, SCAN_SNAPSHOT_TABLET_TYPE)));
         options.getOptional(SCAN_SNAPSHOT_THROTTLER_VTCTLD).ifPresent(config::snapshotThrottler);

@@ -127,6 +127,12 @@ class VitessDynamicTableFactoryTest {
                 BASE + ", 'hostname' = 'h', 'scan.snapshot.chunks-in-flight' = '0'",
                 "snapshotChunksInFlight must be at least 1");
         assertInvalid(
+                COLUMNS, BASE + ", 'hostname' = 'h', 'scan.snapshot.lanes' = '0'", "snapshotLanes must be at least 1");
+        assertInvalid(
+                COLUMNS,
+                BASE + ", 'hostname' = 'h', 'scan.snapshot.chunks-from-tablets.vtctld-address' = ' '",
+                "snapshotChunksFromTablets needs vtctld's gRPC address");
+        assertInvalid(
                 COLUMNS,
                 BASE + ", 'hostname' = 'h', 'scan.snapshot.tablet-type' = 'leader'",
                 "'scan.snapshot.tablet-type' = 'leader' is unknown");

@@ -66,6 +66,8 @@ public final class VitessSourceConfig implements Serializable {
     static final String SNAPSHOT_CHUNK_ROWS = "snapshot_chunk_rows";
     static final String SNAPSHOT_CHUNK_BYTES = "snapshot_chunk_bytes";
     static final String SNAPSHOT_CHUNKS_IN_FLIGHT = "snapshot_chunks_in_flight";
+    static final String SNAPSHOT_LANES = "snapshot_lanes";
+    static final String SNAPSHOT_TABLETS_VTCTLD = "snapshot_tablets_vtctld";
     static final String SNAPSHOT_TABLET_TYPE = "snapshot_tablet_type";
     static final String SIGNAL_TABLE = "signal_table";
     static final String THROTTLER_VTCTLD = "throttler_vtctld";
@@ -656,6 +658,30 @@ public final class VitessSourceConfig implements Serializable {
         public Builder snapshotChunksInFlight(int chunks) {
             require(chunks >= 1, "snapshotChunksInFlight must be at least 1, got " + chunks);
             return nativeOption(SNAPSHOT_CHUNKS_IN_FLIGHT, chunks);
+        }
+
+        /**
+         * Chunked snapshots: lanes a table's range on one shard is split into at most, so that its
+         * chunks read side by side (integer keys, never more than chunks in flight); 1 reads them
+         * one after another (docs/snapshots.md, "Lanes").
+         */
+        public Builder snapshotLanes(int lanes) {
+            require(lanes >= 1, "snapshotLanes must be at least 1, got " + lanes);
+            return nativeOption(SNAPSHOT_LANES, lanes);
+        }
+
+        /**
+         * Chunked snapshots: read the chunks from the tablets directly, found through vtctld's gRPC
+         * port ({@code host:port}), instead of through VTGate: VTGate's CPU is not spent on their
+         * rows (docs/snapshots.md, "Chunks from the tablets"). The tablets' gRPC ports must be
+         * reachable from the TaskManagers.
+         */
+        public Builder snapshotChunksFromTablets(String vtctldAddress) {
+            Objects.requireNonNull(vtctldAddress, "snapshotChunksFromTablets");
+            require(
+                    !vtctldAddress.isBlank(),
+                    "snapshotChunksFromTablets needs vtctld's gRPC address, e.g. 127.0.0.1:15999");
+            return nativeOption(SNAPSHOT_TABLETS_VTCTLD, vtctldAddress.trim());
         }
 
         /**
