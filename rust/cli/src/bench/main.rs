@@ -98,6 +98,10 @@ struct Args {
     /// Rows per chunk in the snapshot comparison
     #[arg(long, default_value_t = vitess_cdc_core::options::defaults::SNAPSHOT_CHUNK_ROWS)]
     snapshot_chunk_rows: usize,
+    /// Shards the snapshot comparison reads (comma-separated; none = every shard): one shard of
+    /// two leaves the machine room to read one table with several streams
+    #[arg(long, value_delimiter = ',')]
+    snapshot_shards: Vec<String>,
     /// Read the chunked snapshot's chunks from the tablets directly, found through this vtctld
     /// (gRPC host:port); a run through VTGate is measured beside it
     #[arg(long, value_name = "HOST:PORT")]

@@ -83,6 +83,7 @@ fn options(args: &Args, tables: Vec<String>, start: StartMode) -> StreamOptions 
     let mut o = StreamOptions::new(args.address.clone(), args.keyspace.clone());
     o.tables = tables;
     o.start = start;
+    o.shards = args.snapshot_shards.clone();
     o
 }
 
