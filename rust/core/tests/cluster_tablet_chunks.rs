@@ -10,7 +10,8 @@
 //! its rows: the chunks come from each shard's REPLICA, found through vtctld, in lanes read side
 //! by side; the log comes through VTGate. Applied as upserts (a capture's rows are: the log's
 //! changes of a key not captured yet come first), per-key versions must never go back, and the
-//! result must equal `SELECT *`.
+//! result must equal `SELECT *`. With a vtctld that cannot be reached, the chunks go through
+//! VTGate after three failures per shard, and the result is the same.
 #![cfg(feature = "cluster")]
 
 mod common;
@@ -23,12 +24,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::options::TabletType;
-use vitess_cdc_core::snapshot::{Capture, CaptureStream};
+use vitess_cdc_core::snapshot::{Capture, CaptureStream, ShardProgress};
 use vitess_cdc_core::{Event, RowKind, SnapshotOptions, StartMode, StreamOptions, Value};
 
 const KEYSPACE: &str = "customer";
 const TABLE: &str = "tablet_chunks";
 const ROWS: i64 = 30_000;
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread()
@@ -135,8 +137,11 @@ fn writer(stop: Arc<AtomicBool>) -> std::thread::JoinHandle<u64> {
     })
 }
 
-#[test]
-fn chunks_read_from_the_replicas_directly_under_a_writer_equal_the_table() {
+/// Captures the table under the writer with chunks from the tablets `vtctld` lists; checks that
+/// versions never go back and the result equals `SELECT *`; returns the capture's progress.
+fn capture_under_writer(vtctld: String) -> ShardProgress {
+    // One table for both tests: one at a time.
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let rt = runtime();
     rt.block_on(fill_table());
     let _drop = DropTable;
@@ -148,7 +153,7 @@ fn chunks_read_from_the_replicas_directly_under_a_writer_equal_the_table() {
         chunks_in_flight: 4,
         lanes: 4,
         tablet_type: TabletType::Replica,
-        tablets_vtctld: Some(cluster::env("VT_CLUSTER_VTCTLD_ADDR")),
+        tablets_vtctld: Some(vtctld),
         ..SnapshotOptions::default()
     };
     let capture = Capture {
@@ -240,16 +245,39 @@ fn chunks_read_from_the_replicas_directly_under_a_writer_equal_the_table() {
         got.len(),
         wanted.len()
     );
-    // Every chunk came from a tablet directly, several of the table's at once per shard, and
-    // they carried most rows.
-    assert_eq!(
-        progress.chunks_from_tablets, progress.chunks_started,
-        "{progress:?}"
-    );
-    assert!(progress.peak_table_chunks >= 2, "{progress:?}");
+    // The chunks carried most rows.
     assert!(
         snapshot_rows as i64 > ROWS / 2,
         "{snapshot_rows} snapshot rows"
     );
     assert!(statements > 0, "the writer wrote nothing");
+    progress
+}
+
+#[test]
+fn chunks_read_from_the_replicas_directly_under_a_writer_equal_the_table() {
+    let progress = capture_under_writer(cluster::env("VT_CLUSTER_VTCTLD_ADDR"));
+    // Every chunk came from a tablet directly, several of the table's at once per shard.
+    assert_eq!(
+        progress.chunks_from_tablets, progress.chunks_started,
+        "{progress:?}"
+    );
+    assert_eq!(progress.chunks_failed, 0, "{progress:?}");
+    assert!(progress.peak_table_chunks >= 2, "{progress:?}");
+}
+
+#[test]
+fn tablets_that_cannot_be_reached_send_the_chunks_through_vtgate() {
+    // Nothing listens there: no tablet can be found, as for a reader outside the cluster's
+    // network. Three chunks in a row fail per shard, then the shard's chunks go through VTGate.
+    let progress = capture_under_writer("127.0.0.1:1".into());
+    assert!(progress.chunks_from_tablets >= 6, "{progress:?}");
+    assert_eq!(
+        progress.chunks_failed, progress.chunks_from_tablets,
+        "{progress:?}"
+    );
+    assert!(
+        progress.chunks_started > progress.chunks_from_tablets,
+        "{progress:?}"
+    );
 }

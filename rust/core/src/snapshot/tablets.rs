@@ -189,10 +189,20 @@ pub(super) async fn read_chunk(
             job.table, job.shard
         ))
     };
+    // Not reached at all (no connection, no answer): the capture may read the shard's chunks
+    // through VTGate instead (capture/chunks.rs).
+    let unreachable = |what: String| failed(what).with_code(ErrorCode::Unreachable);
     let mut stream = tokio::time::timeout(deadline, client.v_stream_rows(request))
         .await
-        .map_err(|_| failed(format!("no answer within {deadline:?}")))?
-        .map_err(|s| failed(s.message().to_string()))?
+        .map_err(|_| unreachable(format!("no answer within {deadline:?}")))?
+        .map_err(|s| match s.code() {
+            tonic::Code::Unavailable | tonic::Code::DeadlineExceeded | tonic::Code::Unknown
+                if s.message().contains("transport") || s.code() != tonic::Code::Unknown =>
+            {
+                unreachable(s.message().to_string())
+            }
+            _ => failed(s.message().to_string()),
+        })?
         .into_inner();
     let mut decoder: Option<RowDecoder> = None;
     let mut snapshot = false;

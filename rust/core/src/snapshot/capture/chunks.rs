@@ -22,6 +22,10 @@ const MAX_RETRIES: u32 = 30;
 /// before its chunks are read from the primary instead.
 const UNKNOWN_TABLE_REFUSALS: u32 = 3;
 
+/// Chunks in a row that could not reach their tablet (or vtctld) directly before the shard's
+/// chunks go through VTGate instead.
+const UNREACHED_TABLETS: u32 = 3;
+
 impl CaptureStream {
     /// Starts chunks while fewer than `chunks_in_flight` are read. A table's head lane (its
     /// chunks are emitted next) may always start one; a later lane reads ahead only while fewer
@@ -115,7 +119,8 @@ impl CaptureStream {
         self.reading += 1;
         if let Some(s) = self.shards.get_mut(shard) {
             s.progress.chunks_started += 1;
-            s.progress.chunks_from_tablets += u64::from(self.tablets.is_some());
+            s.progress.chunks_from_tablets +=
+                u64::from(self.tablets.is_some() && !self.vtgate_chunks.contains(shard));
             let at_once = s.tables.get(table).map_or(0, |t| t.reading()) as u64;
             s.progress.peak_table_chunks = s.progress.peak_table_chunks.max(at_once);
         }
@@ -134,7 +139,11 @@ impl CaptureStream {
         {
             snap.tablet_type = TabletType::Primary;
         }
-        if self.tablets.is_some() {
+        let tablets = self
+            .tablets
+            .clone()
+            .filter(|_| !self.vtgate_chunks.contains(shard));
+        if tablets.is_some() {
             let side = side_options(&self.options, &snap, &job);
             job.query = filter_rules(&side, &self.key_names)
                 .rules
@@ -149,7 +158,7 @@ impl CaptureStream {
             snap,
             job,
             self.chunk_tx.clone(),
-            self.tablets.clone(),
+            tablets,
         ));
         self.chunk_tasks.insert(id, task);
         Ok(())
@@ -245,6 +254,7 @@ impl CaptureStream {
                 }
             }
             ChunkMsg::Complete => {
+                self.unreached.remove(&shard);
                 self.shards
                     .get_mut(&shard)
                     .expect("shard")
@@ -260,6 +270,7 @@ impl CaptureStream {
                 if e.kind == ErrorKind::Config || e.code == ErrorCode::Internal {
                     return Err(e);
                 }
+                self.count_unreached(&shard, &e);
                 let hint = unknown_table_hint(&e, &self.options.keyspace, self.snap.tablet_type);
                 tracing::warn!(table = %table, shard = %shard, error = %e.message, hint = hint.as_deref().unwrap_or(""), "chunk failed; reading it again");
                 self.shards
@@ -291,6 +302,28 @@ impl CaptureStream {
         }
         self.emit_ready(&shard, &mut out)?;
         Ok(out)
+    }
+
+    /// A chunk that could not reach its tablet directly counts against the shard; the third in a
+    /// row sends the shard's chunks through VTGate, said once. Slower, never stuck: a reader
+    /// outside the cluster's network sees vtctld but not the tablets' gRPC ports.
+    fn count_unreached(&mut self, shard: &str, e: &Error) {
+        if self.tablets.is_none()
+            || self.vtgate_chunks.contains(shard)
+            || e.code != ErrorCode::Unreachable
+        {
+            return;
+        }
+        let n = self.unreached.entry(shard.to_string()).or_default();
+        *n += 1;
+        if *n >= UNREACHED_TABLETS {
+            tracing::warn!(shard = %shard, error = %e.message,
+                "{UNREACHED_TABLETS} chunks in a row could not reach a tablet of the shard directly: its chunks are read \
+                 through VTGate from now on — open the tablets' gRPC ports (as vtctld lists them) to the reader, or leave \
+                 the chunks-from-tablets vtctld address unset");
+            self.vtgate_chunks.insert(shard.to_string());
+            self.unreached.remove(shard);
+        }
     }
 
     /// The chunk's side stream is done; the lane's next chunk starts at `next`.

@@ -205,6 +205,11 @@ pub struct CaptureStream {
     signal_id_chars: Option<Option<u64>>,
     /// Chunks are read from the tablets directly, found through vtctld (None: through VTGate).
     tablets: Option<Arc<crate::snapshot::tablets::TabletDirectory>>,
+    /// Shards whose tablets (or vtctld) could not be reached for chunks in a row: their chunks
+    /// go through VTGate from then on (chunks.rs).
+    vtgate_chunks: std::collections::BTreeSet<String>,
+    /// Per shard, chunks in a row that could not reach their tablet.
+    unreached: BTreeMap<String, u32>,
 }
 
 impl Drop for CaptureStream {

@@ -314,6 +314,8 @@ impl CaptureStream {
             throttle,
             signal_id_chars: None,
             tablets,
+            vtgate_chunks: Default::default(),
+            unreached: BTreeMap::new(),
         };
         for shard in stream.shards.keys().cloned().collect::<Vec<_>>() {
             stream.update_progress(&shard);
