@@ -72,6 +72,9 @@ async fn fill_table() {
         .unwrap();
     }
     conn.disconnect().await.ok();
+    // The replicas learn a new table at their next schema reload: now, so that no chunk is
+    // refused for not knowing it (a case live_snapshot.rs covers).
+    cluster::ctl(&["ReloadSchemaKeyspace", KEYSPACE]);
 }
 
 /// The table and its vindex go: the cluster's reshards copy every table of the keyspace.
@@ -272,8 +275,10 @@ fn tablets_that_cannot_be_reached_send_the_chunks_through_vtgate() {
     // network. Three chunks in a row fail per shard, then the shard's chunks go through VTGate.
     let progress = capture_under_writer("127.0.0.1:1".into());
     assert!(progress.chunks_from_tablets >= 6, "{progress:?}");
-    assert_eq!(
-        progress.chunks_failed, progress.chunks_from_tablets,
+    // Every direct attempt failed (later ones through VTGate may fail too: a replica that does
+    // not know the new table yet sends its chunks to the primary).
+    assert!(
+        progress.chunks_failed >= progress.chunks_from_tablets,
         "{progress:?}"
     );
     assert!(

@@ -20,11 +20,10 @@
 
 mod common;
 
-use common::{cluster, timeouts, Materialized};
+use common::cluster::{self, ctl};
+use common::{timeouts, Materialized};
 use mysql_async::prelude::Queryable;
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::process::Command;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::options::ThrottlerOptions;
 use vitess_cdc_core::snapshot::{Capture, CaptureStream, ShardProgress};
@@ -37,25 +36,6 @@ const LAGGING: &str = "-80";
 const HEALTHY: &str = "80-";
 /// Seconds of replication lag the throttler allows (Vitess's default is 5).
 const THRESHOLD: &str = "2";
-
-fn repo() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// `vtctldclient` against the cluster (tests/vitess/cluster/ctl.sh); its output.
-fn ctl(args: &[&str]) -> String {
-    let out = Command::new("bash")
-        .arg(repo().join("tests/vitess/cluster/ctl.sh"))
-        .args(args)
-        .output()
-        .expect("run tests/vitess/cluster/ctl.sh");
-    assert!(
-        out.status.success(),
-        "vtctldclient {args:?} failed: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn json(text: &str) -> serde_json::Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))

@@ -16,6 +16,24 @@ pub fn env(name: &str) -> String {
     })
 }
 
+/// `vtctldclient` against the cluster (tests/vitess/cluster/ctl.sh); its output. Panics with
+/// vtctldclient's error when it fails.
+#[allow(dead_code)] // not every cluster test binary runs vtctldclient
+pub fn ctl(args: &[&str]) -> String {
+    let repo = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = std::process::Command::new("bash")
+        .arg(repo.join("tests/vitess/cluster/ctl.sh"))
+        .args(args)
+        .output()
+        .expect("run tests/vitess/cluster/ctl.sh");
+    assert!(
+        out.status.success(),
+        "vtctldclient {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
 /// The plaintext VTGate, without authentication.
 pub fn vtgate_plain() -> String {
     env("VT_CLUSTER_GRPC_ADDR")

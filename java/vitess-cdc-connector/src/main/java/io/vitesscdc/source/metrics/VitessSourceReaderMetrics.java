@@ -86,6 +86,11 @@ public final class VitessSourceReaderMetrics {
     public static final String CAPTURE_THROTTLED_MILLIS = "captureThrottledMillis";
     /** 1 while the tablet throttler holds the next chunks back (per shard; shards held, summed). */
     public static final String CAPTURE_THROTTLED = "captureThrottled";
+    /**
+     * Chunks read from a tablet directly, not through VTGate (with chunks from the tablets; a shard
+     * whose tablets cannot be reached stops adding to it).
+     */
+    public static final String CAPTURE_CHUNKS_FROM_TABLETS = "captureChunksFromTablets";
 
     /** What a gauge answers while its input is not known. */
     public static final long UNKNOWN = -1;
@@ -140,6 +145,7 @@ public final class VitessSourceReaderMetrics {
         vitessGroup.gauge(CAPTURE_TABLES_REMAINING, () -> sum(m -> m.capture(CaptureProgress::tablesRemaining)));
         vitessGroup.gauge(CAPTURE_THROTTLED_MILLIS, () -> sum(m -> m.capture(CaptureProgress::throttledMillis)));
         vitessGroup.gauge(CAPTURE_THROTTLED, () -> sum(m -> m.capture(CaptureProgress::throttled)));
+        vitessGroup.gauge(CAPTURE_CHUNKS_FROM_TABLETS, () -> sum(m -> m.capture(CaptureProgress::chunksFromTablets)));
     }
 
     private long countShards(boolean copyCompleted) {
@@ -295,7 +301,8 @@ public final class VitessSourceReaderMetrics {
                             e.getValue().path("rows").asLong(UNKNOWN),
                             e.getValue().path("tables_remaining").asLong(UNKNOWN),
                             e.getValue().path("throttled_ms").asLong(0),
-                            e.getValue().path("throttled").asBoolean(false) ? 1 : 0);
+                            e.getValue().path("throttled").asBoolean(false) ? 1 : 0,
+                            e.getValue().path("chunks_from_tablets").asLong(0));
                 }
             }
         });
@@ -317,7 +324,8 @@ public final class VitessSourceReaderMetrics {
             long rows,
             long tablesRemaining,
             long throttledMillis,
-            long throttled) {}
+            long throttled,
+            long chunksFromTablets) {}
 
     /** Test hook: the split's metric counters. */
     public long snapshotRecords(String splitId) {
@@ -370,6 +378,7 @@ public final class VitessSourceReaderMetrics {
             group.gauge(CAPTURE_TABLES_REMAINING, () -> capture(CaptureProgress::tablesRemaining));
             group.gauge(CAPTURE_THROTTLED_MILLIS, () -> capture(CaptureProgress::throttledMillis));
             group.gauge(CAPTURE_THROTTLED, () -> capture(CaptureProgress::throttled));
+            group.gauge(CAPTURE_CHUNKS_FROM_TABLETS, () -> capture(CaptureProgress::chunksFromTablets));
         }
 
         long capture(ToLongFunction<CaptureProgress> value) {

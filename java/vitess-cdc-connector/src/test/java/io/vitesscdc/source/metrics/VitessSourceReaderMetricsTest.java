@@ -179,12 +179,13 @@ class VitessSourceReaderMetricsTest {
     }
 
     @Test
-    void timeHeldBackByTheTabletThrottlerIsAGaugePerShardAndSummed() throws Exception {
+    void timeHeldBackByTheTabletThrottlerAndChunksFromTabletsAreGaugesPerShardAndSummed() throws Exception {
         metrics.registerSplit(SPLIT);
         metrics.registerSplit("ks/80-");
         String shard = SPLIT.substring(SPLIT.indexOf('/') + 1);
         metrics.nativeMetrics("{\"capture\":{\"" + shard + "\":{\"chunks_done\":0,\"throttled_ms\":4100,"
-                + "\"throttled\":true},\"80-\":{\"chunks_done\":2,\"throttled_ms\":900,\"throttled\":false}}}");
+                + "\"throttled\":true,\"chunks_from_tablets\":7},\"80-\":{\"chunks_done\":2,\"throttled_ms\":900,"
+                + "\"throttled\":false,\"chunks_from_tablets\":3}}}");
         assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_THROTTLED_MILLIS))
                 .isEqualTo(4100);
         assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_THROTTLED)).isEqualTo(1);
@@ -193,5 +194,9 @@ class VitessSourceReaderMetricsTest {
         assertThat(readerGauge(VitessSourceReaderMetrics.CAPTURE_THROTTLED))
                 .as("shards held now")
                 .isEqualTo(1);
+        assertThat(shardGauge(VitessSourceReaderMetrics.CAPTURE_CHUNKS_FROM_TABLETS))
+                .isEqualTo(7);
+        assertThat(readerGauge(VitessSourceReaderMetrics.CAPTURE_CHUNKS_FROM_TABLETS))
+                .isEqualTo(10);
     }
 }
