@@ -4,9 +4,11 @@
 //! A table's range on a shard split in advance into lanes, so that several of its chunks read
 //! side by side (one chunk after another per lane, the lanes at once).
 //!
-//! Boundaries come from the shard itself: `min` and `max` of the first key column, asked of a
-//! tablet of the snapshot's type (two index dives, no scan, no lock), and the span between them
-//! cut into equal parts. That fits integer keys, which a shard holds spread evenly over their
+//! Boundaries come from the shard itself: `min` and `max` of the first key column, asked of the
+//! shard's primary (two index dives, no scan, no lock; the primary knows every table, where a
+//! replica may not know a new one yet and would fail, or learn it from the query, before the
+//! chunks that must fall back to the primary for it), and the span between them cut into equal
+//! parts. That fits integer keys, which a shard holds spread evenly over their
 //! span when the keyspace is sharded by a hash of the key (and a sequence fills densely when it
 //! is not); a key whose first column is not an integer is read in one lane, as is a range that
 //! resumes inside a composite key (its cursor fixes leading columns). Stepping through the key
@@ -77,9 +79,7 @@ impl CaptureStream {
             return None;
         }
         let column = st.key.names.first()?.clone();
-        let keyspace = &self.options.keyspace;
-        let tablet = format!("{:?}", self.snap.tablet_type).to_lowercase();
-        let target = format!("{keyspace}:{shard}@{tablet}");
+        let target = format!("{}:{shard}", self.options.keyspace);
         let asked = tokio::time::timeout(
             BOUNDS_TIMEOUT,
             self.client.column_bounds(&target, table, &column),
