@@ -91,6 +91,21 @@ pub async fn run_chunk(
     let _ = tx.send(report(ChunkMsg::Failed(failure))).await;
 }
 
+/// Tells the capture `msg` about `job`; fails once the capture stopped listening.
+pub(super) async fn report(
+    tx: &mpsc::Sender<ChunkReport>,
+    job: &ChunkJob,
+    msg: ChunkMsg,
+) -> Result<()> {
+    tx.send(ChunkReport {
+        shard: job.shard.clone(),
+        id: job.id,
+        msg,
+    })
+    .await
+    .map_err(|_| Error::fatal("the capture stopped"))
+}
+
 pub(super) fn side_options(
     base: &StreamOptions,
     snap: &SnapshotOptions,
@@ -118,15 +133,7 @@ async fn read_chunk(
 ) -> Result<()> {
     let options = side_options(&base, snap, job);
     let deadline = options.connect_timeout.max(Duration::from_secs(1));
-    let send = |msg| async move {
-        tx.send(ChunkReport {
-            shard: job.shard.clone(),
-            id: job.id,
-            msg,
-        })
-        .await
-        .map_err(|_| Error::fatal("the capture stopped"))
-    };
+    let send = |msg| report(tx, job, msg);
     let tablet = format!("{:?}", snap.tablet_type).to_lowercase();
     let silent = || {
         Error::retryable(format!(

@@ -14,7 +14,7 @@
 //!
 //! The tablets' gRPC ports must be reachable from the reader, as vtctld reports them.
 
-use super::chunk::{ChunkJob, ChunkMsg, ChunkReport};
+use super::chunk::{report, ChunkJob, ChunkMsg, ChunkReport};
 use crate::client::tablet_type as proto_tablet_type;
 use crate::decode::{column_from_field, RowDecoder};
 use crate::error::{Error, ErrorCode, Result};
@@ -157,15 +157,7 @@ pub(super) async fn read_chunk(
     job: &ChunkJob,
     tx: &mpsc::Sender<ChunkReport>,
 ) -> Result<()> {
-    let send = |msg| async move {
-        tx.send(ChunkReport {
-            shard: job.shard.clone(),
-            id: job.id,
-            msg,
-        })
-        .await
-        .map_err(|_| Error::fatal("the capture stopped"))
-    };
+    let send = |msg| report(tx, job, msg);
     let keyspace = &base.keyspace;
     let address = tablets.pick(keyspace, &job.shard, snap.tablet_type).await?;
     let mut client =
@@ -196,9 +188,11 @@ pub(super) async fn read_chunk(
         .await
         .map_err(|_| unreachable(format!("no answer within {deadline:?}")))?
         .map_err(|s| match s.code() {
-            tonic::Code::Unavailable | tonic::Code::DeadlineExceeded | tonic::Code::Unknown
-                if s.message().contains("transport") || s.code() != tonic::Code::Unknown =>
-            {
+            tonic::Code::Unavailable | tonic::Code::DeadlineExceeded => {
+                unreachable(s.message().to_string())
+            }
+            // A refused connection comes as Unknown "transport error".
+            tonic::Code::Unknown if s.message().contains("transport") => {
                 unreachable(s.message().to_string())
             }
             _ => failed(s.message().to_string()),
