@@ -10,6 +10,7 @@
 //! tests and benchmark (java/vitess-cdc-connector/pom.xml, `cargo.test.features`).
 
 pub mod synth;
+pub mod typed_rows;
 
 use crate::error::{BridgeError, BridgeResult, ThrowVitessException};
 use crate::handle::Registry;
@@ -53,6 +54,11 @@ pub fn register(env: &mut Env<'_>, natives_class: &str) -> jni::errors::Result<(
                 jni_str!("nativeOpenSynthetic"),
                 jni_str!("(JI)J"),
                 native_open_synthetic as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeOpenTypedRows"),
+                jni_str!("(JILjava/lang/String;)J"),
+                native_open_typed_rows as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
                 jni_str!("nativeSyntheticExpected"),
@@ -125,6 +131,32 @@ extern "system" fn native_open_synthetic<'l>(
     env.with_env(|_env| {
         let source = synth::random_stream(seed as u64, event_count(events)?);
         Ok::<_, BridgeError>(STREAMS.insert(Arc::new(StreamHandle::new(Box::new(source)))))
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// A synthetic stream of `rows` typed rows for `seed` (see `typed_rows`), written as Flink rows
+/// for `flink_rows` (the stream option's JSON) when it is not null.
+extern "system" fn native_open_typed_rows<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    seed: jlong,
+    rows: jint,
+    flink_rows: JString<'l>,
+) -> jlong {
+    env.with_env(|env| {
+        let layout = if flink_rows.is_null() {
+            None
+        } else {
+            let json = flink_rows.try_to_string(env)?;
+            Some(serde_json::from_str(&json).map_err(|e| {
+                BridgeError::IllegalArgument(format!("flink_rows is not a declared row: {e}"))
+            })?)
+        };
+        let source = typed_rows::typed_stream(seed as u64, event_count(rows)?);
+        let stream: crate::stream::DynStreamHandle = StreamHandle::new(Box::new(source));
+        stream.set_row_layout(layout)?;
+        Ok::<_, BridgeError>(STREAMS.insert(Arc::new(stream)))
     })
     .resolve::<ThrowVitessException>()
 }

@@ -35,7 +35,11 @@
 //!   "signal_tables_checked_by_job": true,    (a signal naming no table of this stream is the job's to report)
 //!   "throttler_vtctld": "127.0.0.1:15999",   (ask the tablet throttler before each chunk: docs/snapshots.md)
 //!   "snapshot_tablets_vtctld": "127.0.0.1:15999", (read chunks from the tablets directly)
-//!   "throttler_app": "vitess-cdc"
+//!   "throttler_app": "vitess-cdc",
+//!   "flink_rows": {"fields": [{"name": "id", "type": {"root": "BIGINT"}},
+//!                             {"name": "price", "type": {"root": "DECIMAL", "precision": 10, "scale": 2}}],
+//!                  "metadata": ["table_name", "op_ts"], "upsert": false}
+//!                                          (records as Flink rows: docs/batch-format.md, "Flink rows")
 //! }
 //! ```
 //!
@@ -66,6 +70,7 @@
 use serde::Deserialize;
 use std::time::Duration;
 use vitess_cdc_core::blocking::KeyspacePart;
+use vitess_cdc_core::handoff::flink_row::RowLayout;
 use vitess_cdc_core::keyspaces::{per_keyspace, KeyspaceSelection};
 use vitess_cdc_core::options::{AuthMode, TabletType, ThrottlerOptions, TlsOptions};
 use vitess_cdc_core::snapshot::Capture;
@@ -138,6 +143,9 @@ pub struct OptionsJson {
     /// vtctld's gRPC address: no chunk starts on a shard whose throttler refuses `throttler_app`.
     pub throttler_vtctld: Option<String>,
     pub throttler_app: Option<String>,
+    /// The SQL table's declared row: records come as rows in Flink's binary layout
+    /// (docs/batch-format.md, "Flink rows").
+    pub flink_rows: Option<RowLayout>,
 }
 
 /// One keyspace of a stream of several, with what it reads there.
@@ -172,6 +180,8 @@ pub struct CaptureJson {
 pub struct OpenOptions {
     pub parts: Vec<KeyspacePart>,
     pub snapshot: SnapshotOptions,
+    /// Records as rows in Flink's binary layout, for the consumer's declared row.
+    pub flink_rows: Option<RowLayout>,
 }
 
 /// `{"shards": [...]}` (what `positionsJson()` returns) or a bare array of shard positions.
@@ -261,6 +271,7 @@ fn field_before(json: &str, line: usize, column: usize) -> Option<String> {
 impl OptionsJson {
     /// The stream's options and its captures with their chunk settings.
     pub fn into_open_options(mut self, positions: Vec<ShardPosition>) -> Result<OpenOptions> {
+        let flink_rows = self.flink_rows.take();
         let mut snapshot = SnapshotOptions::default();
         if let Some(v) = self.snapshot_chunk_rows {
             snapshot.chunk_rows = v;
@@ -327,6 +338,7 @@ impl OptionsJson {
             return Ok(OpenOptions {
                 parts: vec![part],
                 snapshot,
+                flink_rows,
             });
         }
         if !self.keyspace.is_empty()
@@ -379,7 +391,11 @@ impl OptionsJson {
             };
             part.captures.push(capture(c));
         }
-        Ok(OpenOptions { parts, snapshot })
+        Ok(OpenOptions {
+            parts,
+            snapshot,
+            flink_rows,
+        })
     }
 
     pub fn into_options(self, positions: Vec<ShardPosition>) -> Result<StreamOptions> {

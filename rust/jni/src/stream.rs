@@ -10,6 +10,7 @@ use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
 use vitess_cdc_core::batch::{BatchEncoder, EncodeError};
 use vitess_cdc_core::blocking::BlockingStream;
+use vitess_cdc_core::handoff::flink_row::RowLayout;
 use vitess_cdc_core::metrics::MetricsSnapshot;
 use vitess_cdc_core::snapshot::CaptureProgress;
 use vitess_cdc_core::{Error, Event, Result, StreamOptions, StreamPosition};
@@ -130,10 +131,12 @@ impl StreamHandle<Box<dyn EventSource>> {
     /// Connects a real stream with its captures, over one keyspace or several (see
     /// [`BlockingStream::open_keyspaces`]).
     pub fn open_capturing(options: crate::options::OpenOptions) -> Result<Self> {
-        Ok(Self::new(Box::new(BlockingStream::open_keyspaces(
+        let stream = Self::new(Box::new(BlockingStream::open_keyspaces(
             options.parts,
             options.snapshot,
-        )?)))
+        )?));
+        stream.set_row_layout(options.flink_rows)?;
+        Ok(stream)
     }
 }
 
@@ -149,6 +152,13 @@ impl<S: EventSource> StreamHandle<S> {
                 deferred: None,
             }),
         }
+    }
+
+    /// Records of tables that can give `layout` are written as Flink rows from now on
+    /// ([`BatchEncoder::set_row_layout`]).
+    pub fn set_row_layout(&self, layout: Option<RowLayout>) -> Result<()> {
+        self.lock()?.encoder.set_row_layout(layout);
+        Ok(())
     }
 
     pub fn source(&self) -> &S {

@@ -20,6 +20,7 @@
 //! would have needed. The caller keeps such an event for the next batch.
 
 use crate::event::{ChangeEvent, Event, TableSchema};
+use crate::handoff::flink_row::{RowLayout, RowPlan};
 use crate::position::ShardPosition;
 use crate::value::Value;
 use std::collections::HashMap;
@@ -68,6 +69,9 @@ pub mod value_tag {
 pub const RECORD_FLAG_SNAPSHOT: u8 = 1;
 /// The record carries an "absent" bitmap after the null bitmap (partial row images).
 pub const RECORD_FLAG_HAS_ABSENT: u8 = 2;
+/// The record carries a row in Flink's binary layout instead of bitmaps and values
+/// ([`crate::handoff::flink_row`]).
+pub const RECORD_FLAG_FLINK_ROW: u8 = 4;
 
 /// Column flag bits in a table descriptor.
 pub const COLUMN_FLAG_PRIMARY_KEY: u8 = 1;
@@ -95,10 +99,12 @@ struct TableKey {
     table: String,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 struct TableState {
     id: u32,
     version: u32,
+    /// How this shape's records are written as Flink rows; `None`: as values.
+    plan: Option<Arc<RowPlan>>,
 }
 
 /// Encodes events into batches; one encoder per stream (see module docs).
@@ -113,9 +119,11 @@ pub struct BatchEncoder {
     /// Table-state changes made while encoding the current event, undone if it does not fit.
     undo: Vec<(TableKey, Option<TableState>)>,
     undo_next_table_id: u32,
-    /// Fast path: the schema of the last record and its id. Holding the `Arc` keeps the pointer
-    /// from being reused by another schema, so pointer equality is identity.
-    hot: Option<(Arc<TableSchema>, u32)>,
+    /// Fast path: the schema of the last record, its id and row plan. Holding the `Arc` keeps
+    /// the pointer from being reused by another schema, so pointer equality is identity.
+    hot: Option<(Arc<TableSchema>, u32, Option<Arc<RowPlan>>)>,
+    /// The consumer's declared row: records of tables that can give it carry Flink rows.
+    layout: Option<Arc<RowLayout>>,
 }
 
 impl Default for BatchEncoder {
@@ -136,7 +144,16 @@ impl BatchEncoder {
             undo: Vec::new(),
             undo_next_table_id: 1,
             hot: None,
+            layout: None,
         }
+    }
+
+    /// Records of the tables that can give `layout`'s fields carry rows in Flink's binary layout
+    /// from now on (docs/batch-format.md, "Flink rows"); `None`: values only. Forgets the table
+    /// ids, so every table is planned again.
+    pub fn set_row_layout(&mut self, layout: Option<RowLayout>) {
+        self.layout = layout.map(Arc::new);
+        self.reset_tables();
     }
 
     /// Starts a new batch that may grow up to `limit` bytes (header included). The previous
@@ -235,19 +252,22 @@ impl BatchEncoder {
         match event {
             Event::Schema(schema) => {
                 self.hot = None;
-                self.ensure_table(schema)?;
-                Ok(())
+                self.ensure_table(schema).map(|_| ())
             }
             Event::Change(change) => {
-                let id = match &self.hot {
-                    Some((schema, id)) if Arc::ptr_eq(schema, &change.schema) => *id,
+                let (id, plan) = match &self.hot {
+                    Some((schema, id, plan)) if Arc::ptr_eq(schema, &change.schema) => {
+                        (*id, plan.clone())
+                    }
                     _ => {
-                        let id = self.ensure_table(&change.schema)?;
-                        self.hot = Some((change.schema.clone(), id));
-                        id
+                        let (id, plan) = self.ensure_table(&change.schema)?;
+                        self.hot = Some((change.schema.clone(), id, plan.clone()));
+                        (id, plan)
                     }
                 };
-                self.entry(tag::RECORD, |w| write_record(w, id, change))
+                self.entry(tag::RECORD, |w| {
+                    write_record(w, id, change, plan.as_deref())
+                })
             }
             Event::Mark(pos) => self.entry(tag::POSITION, |w| write_mark(w, pos)),
             Event::Ddl {
@@ -301,21 +321,24 @@ impl BatchEncoder {
         }
     }
 
-    /// Returns the table id for `schema`, appending a descriptor first when the table is new to
-    /// this encoder or its version differs from the one last sent.
-    fn ensure_table(&mut self, schema: &TableSchema) -> Result<u32, EncodeError> {
+    /// Returns the table id for `schema` and its row plan, appending a descriptor first when the
+    /// table is new to this encoder or its version differs from the one last sent.
+    fn ensure_table(
+        &mut self,
+        schema: &TableSchema,
+    ) -> Result<(u32, Option<Arc<RowPlan>>), EncodeError> {
         let key = TableKey {
             keyspace: schema.keyspace.clone(),
             shard: schema.shard.clone(),
             table: schema.table.clone(),
         };
-        let prev = self.tables.get(&key).copied();
-        if let Some(state) = prev {
+        let prev = self.tables.get(&key).cloned();
+        if let Some(state) = &prev {
             if state.version == schema.version {
-                return Ok(state.id);
+                return Ok((state.id, state.plan.clone()));
             }
         }
-        let id = match prev {
+        let id = match &prev {
             Some(state) => state.id,
             None => {
                 let id = self.next_table_id;
@@ -326,15 +349,21 @@ impl BatchEncoder {
             }
         };
         self.entry(tag::TABLE, |w| write_table(w, id, schema))?;
+        let plan = self
+            .layout
+            .as_ref()
+            .and_then(|layout| RowPlan::new(layout, schema))
+            .map(Arc::new);
         self.undo.push((key.clone(), prev));
         self.tables.insert(
             key,
             TableState {
                 id,
                 version: schema.version,
+                plan: plan.clone(),
             },
         );
-        Ok(id)
+        Ok((id, plan))
     }
 
     fn entry(
@@ -433,21 +462,38 @@ fn write_record(
     w: &mut Writer<'_>,
     table_id: u32,
     change: &ChangeEvent,
+    plan: Option<&RowPlan>,
 ) -> Result<(), EncodeError> {
     let n = change.values.len();
-    let has_absent = change.values.iter().any(|v| matches!(v, Value::Absent));
     let mut flags = 0u8;
     if change.is_snapshot {
         flags |= RECORD_FLAG_SNAPSHOT;
     }
-    if has_absent {
-        flags |= RECORD_FLAG_HAS_ABSENT;
-    }
     w.u32(table_id);
     w.u8(change.kind as u8);
+    let flags_at = w.buf.len();
     w.u8(flags);
     w.i64(change.commit_ts_millis);
     w.u16_len(n, "values")?;
+    if let Some(plan) = plan {
+        let len_at = w.buf.len();
+        w.u32(0);
+        if plan.write(change, w.buf) {
+            let len = w.buf.len() - len_at - 4;
+            let len = u32::try_from(len).map_err(|_| {
+                EncodeError::Unrepresentable(format!("row of {len} bytes exceeds 4 GiB"))
+            })?;
+            w.buf[len_at..len_at + 4].copy_from_slice(&len.to_le_bytes());
+            w.buf[flags_at] |= RECORD_FLAG_FLINK_ROW;
+            return Ok(());
+        }
+        // A value the Java reader converts: the record goes out with its values.
+        w.buf.truncate(len_at);
+    }
+    let has_absent = change.values.iter().any(|v| matches!(v, Value::Absent));
+    if has_absent {
+        w.buf[flags_at] |= RECORD_FLAG_HAS_ABSENT;
+    }
     let bitmap_len = n.div_ceil(8);
     let nulls_at = w.buf.len();
     w.buf

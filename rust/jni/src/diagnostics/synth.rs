@@ -539,7 +539,7 @@ fn random_date(rng: &mut Rng) -> (u16, u8, u8) {
     }
 }
 
-fn random_value(rng: &mut Rng, t: ColumnType, big: bool) -> Value {
+pub(crate) fn random_value(rng: &mut Rng, t: ColumnType, big: bool) -> Value {
     match t {
         ColumnType::Int => Value::Int(match rng.below(6) {
             0 => i64::MIN,
@@ -664,7 +664,7 @@ fn random_value(rng: &mut Rng, t: ColumnType, big: bool) -> Value {
     }
 }
 
-fn random_position(rng: &mut Rng, keyspace: &str, shard: &str) -> ShardPosition {
+pub(crate) fn random_position(rng: &mut Rng, keyspace: &str, shard: &str) -> ShardPosition {
     let copying = rng.percent(30);
     ShardPosition {
         keyspace: keyspace.into(),

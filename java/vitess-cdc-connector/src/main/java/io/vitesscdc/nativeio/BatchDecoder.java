@@ -52,6 +52,15 @@ public final class BatchDecoder {
     private static final int MAX_DENSE_TABLE_ID = 1 << 16;
 
     private TableDescriptor[] tables = new TableDescriptor[16];
+
+    /**
+     * The batch being decoded, copied to the heap at its first Flink row: its rows are read after
+     * the native buffer is polled into again, so they point into this copy (one copy per batch,
+     * not one per row).
+     */
+    private byte[] heapCopy;
+
+    private int batchLength;
     private final Map<Integer, TableDescriptor> sparseTables = new HashMap<>();
 
     /**
@@ -84,6 +93,8 @@ public final class BatchDecoder {
         }
 
         List<BatchEntry> entries = new ArrayList<>((int) Math.min(entryCount, 1 << 16));
+        heapCopy = null;
+        batchLength = length;
         int pos = HEADER_LENGTH;
         while (pos < length) {
             BatchCursor frame = new BatchCursor(buf, pos, length);
@@ -191,6 +202,17 @@ public final class BatchDecoder {
         int flags = c.u8();
         long commitTs = c.i64();
         int arity = c.u16();
+        if ((flags & VitessRecord.FLAG_FLINK_ROW) != 0) {
+            int rowLength = c.length();
+            int rowOffset = c.position();
+            c.skip(rowLength);
+            if (heapCopy == null) {
+                heapCopy = new byte[batchLength];
+                buf.get(0, heapCopy);
+            }
+            return new VitessRecord(
+                    buf, table, kind, flags, commitTs, arity, -1, rowOffset, end, heapCopy, rowOffset, rowLength);
+        }
         int bitmapPos = c.position();
         int bitmapLength = (arity + 7) >>> 3;
         boolean hasAbsent = (flags & VitessRecord.FLAG_HAS_ABSENT) != 0;

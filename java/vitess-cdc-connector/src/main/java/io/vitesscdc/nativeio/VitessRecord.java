@@ -32,6 +32,7 @@ public final class VitessRecord implements BatchEntry {
 
     static final int FLAG_SNAPSHOT = 1;
     static final int FLAG_HAS_ABSENT = 2;
+    static final int FLAG_FLINK_ROW = 4;
 
     private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
 
@@ -47,6 +48,15 @@ public final class VitessRecord implements BatchEntry {
     /** Start of each value (its tag byte); -1 for null/absent. Built on first access. */
     private int[] offsets;
 
+    /**
+     * A record written as a Flink row ({@link #hasFlinkRow}): a heap copy of its batch, shared by
+     * the batch's records, and where the row's bytes are in it.
+     */
+    private final byte[] rowBatch;
+
+    private final int rowOffset;
+    private final int rowLength;
+
     VitessRecord(
             ByteBuffer littleEndianBuffer,
             TableDescriptor table,
@@ -57,6 +67,38 @@ public final class VitessRecord implements BatchEntry {
             int bitmapPos,
             int valuesPos,
             int end) {
+        this(
+                littleEndianBuffer,
+                table,
+                kind,
+                flags,
+                commitTimestampMillis,
+                arity,
+                bitmapPos,
+                valuesPos,
+                end,
+                null,
+                0,
+                0);
+    }
+
+    /** A record written as a Flink row: {@code rowLength} bytes at {@code rowOffset} of {@code rowBatch}. */
+    VitessRecord(
+            ByteBuffer littleEndianBuffer,
+            TableDescriptor table,
+            ChangeKind kind,
+            int flags,
+            long commitTimestampMillis,
+            int arity,
+            int bitmapPos,
+            int valuesPos,
+            int end,
+            byte[] rowBatch,
+            int rowOffset,
+            int rowLength) {
+        this.rowBatch = rowBatch;
+        this.rowOffset = rowOffset;
+        this.rowLength = rowLength;
         this.buf = littleEndianBuffer;
         this.table = table;
         this.kind = kind;
@@ -84,6 +126,33 @@ public final class VitessRecord implements BatchEntry {
     /** True for rows read by the copy (snapshot) phase. */
     public boolean isSnapshot() {
         return (flags & FLAG_SNAPSHOT) != 0;
+    }
+
+    /**
+     * The core wrote this record as a row in Flink's binary layout for the declared row the
+     * stream was opened with (docs/batch-format.md, "Flink rows"): its bytes are {@link
+     * #flinkRowLength} bytes at {@link #flinkRowOffset} of {@link #flinkRowBatch}, and it has no
+     * values to read.
+     */
+    public boolean hasFlinkRow() {
+        return rowBatch != null;
+    }
+
+    /**
+     * The heap copy of the batch that holds this record's Flink row (one per batch, shared by its
+     * records): rows may point into it for as long as they live, after the native buffer is
+     * polled into again.
+     */
+    public byte[] flinkRowBatch() {
+        return rowBatch;
+    }
+
+    public int flinkRowOffset() {
+        return rowOffset;
+    }
+
+    public int flinkRowLength() {
+        return rowLength;
     }
 
     /** Number of values (equals the table's column count). */
@@ -295,6 +364,12 @@ public final class VitessRecord implements BatchEntry {
                 .append('/')
                 .append(table.table())
                 .append('{');
+        if (rowBatch != null) {
+            return sb.append("Flink row of ")
+                    .append(rowLength)
+                    .append(" bytes}")
+                    .toString();
+        }
         for (int i = 0; i < arity; i++) {
             if (i > 0) {
                 sb.append(", ");
@@ -453,6 +528,10 @@ public final class VitessRecord implements BatchEntry {
     }
 
     private void checkIndex(int i) {
+        if (rowBatch != null) {
+            throw new IllegalStateException("this record of " + table.keyspace() + "." + table.table()
+                    + " was written as a Flink row: its values are in the row, not in the record");
+        }
         if (i < 0 || i >= arity) {
             throw new IndexOutOfBoundsException("column " + i + " of a record with " + arity + " values");
         }

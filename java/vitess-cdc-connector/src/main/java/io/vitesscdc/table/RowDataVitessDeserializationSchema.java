@@ -14,6 +14,8 @@ import io.vitesscdc.source.deserializer.VitessDeserializationSchema;
 
 import org.apache.flink.annotation.Internal;
 import org.apache.flink.api.common.typeinfo.TypeInformation;
+import org.apache.flink.core.memory.MemorySegment;
+import org.apache.flink.core.memory.MemorySegmentFactory;
 import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.writer.BinaryRowWriter;
@@ -93,7 +95,13 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         if (writers == null) {
             writers = new RowWriters();
         }
-        out.collect(writers.write(record, context));
+        out.collect(record.hasFlinkRow() ? writers.point(record, context) : writers.write(record, context));
+    }
+
+    /** The core writes this table's rows itself where it converts them exactly as this class would. */
+    @Override
+    public String flinkRowsJson() {
+        return FlinkRowLayout.json(physicalType, metadata, upsert);
     }
 
     /**
@@ -109,6 +117,10 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         private final BinaryRowFields fields;
         private final LogicalType[] metadataTypes;
         private final BinaryRowFields.NullWriter[] metadataNulls;
+        /** The batch copy the last core-written row lay in, and a segment over it. */
+        private byte[] pointedBatch;
+
+        private MemorySegment pointedSegment;
 
         RowWriters() {
             fields = new BinaryRowFields(physicalType.getChildren().toArray(new LogicalType[0]), converters);
@@ -118,6 +130,30 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
                 metadataTypes[m] = metadata.get(m).dataType().getLogicalType();
                 metadataNulls[m] = BinaryRowFields.nullWriter(metadataTypes[m]);
             }
+        }
+
+        /**
+         * A row the core wrote: a row over its bytes in the batch's heap copy (no copy, no field
+         * work), with the metadata only the reader knows (epoch, rank) set in their slots.
+         */
+        BinaryRowData point(VitessRecord record, RecordContext context) {
+            byte[] batch = record.flinkRowBatch();
+            if (batch != pointedBatch) {
+                pointedSegment = MemorySegmentFactory.wrap(batch);
+                pointedBatch = batch;
+            }
+            int physical = physicalType.getFieldCount();
+            BinaryRowData row = new BinaryRowData(physical + metadata.size());
+            row.pointTo(pointedSegment, record.flinkRowOffset(), record.flinkRowLength());
+            for (int m = 0; m < metadata.size(); m++) {
+                VitessReadableMetadata key = metadata.get(m);
+                if (key == VitessReadableMetadata.EPOCH) {
+                    row.setLong(physical + m, context.epoch());
+                } else if (key == VitessReadableMetadata.RANK) {
+                    row.setLong(physical + m, context.rank());
+                }
+            }
+            return row;
         }
 
         BinaryRowData write(VitessRecord record, RecordContext context) {

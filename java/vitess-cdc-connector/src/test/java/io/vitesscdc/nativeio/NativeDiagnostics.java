@@ -38,6 +38,13 @@ final class NativeDiagnostics {
 
     static native long nativeOpenSynthetic(long seed, int events);
 
+    /**
+     * A stream of {@code rows} random {@code customer.all_types} records with edge values (then
+     * END), deterministic in {@code seed}, written as Flink rows for {@code flinkRows} (the
+     * stream option's JSON; {@code null}: values only). rust/jni/src/diagnostics/typed_rows.rs.
+     */
+    static native long nativeOpenTypedRows(long seed, int rows, String flinkRows);
+
     /** The expected content of the synthetic stream, one line per entry (rust/jni/src/diagnostics/synth.rs). */
     static native String nativeSyntheticExpected(long seed, int events);
 

@@ -17,4 +17,14 @@ public final class SyntheticStreams {
     public static NativeStreamReader open(long seed, int events, int initialBufferBytes) {
         return new NativeStreamReader(NativeDiagnostics.openSynthetic(seed, events), initialBufferBytes, 64 << 20);
     }
+
+    /**
+     * A reader of seed {@code seed}'s {@code rows} {@code customer.all_types} records, written as
+     * Flink rows for {@code flinkRows} (the {@code flink_rows} option's JSON; {@code null}: values).
+     */
+    public static NativeStreamReader typedRows(long seed, int rows, String flinkRows) {
+        NativeLibrary.load();
+        return new NativeStreamReader(
+                NativeStream.wrap(NativeDiagnostics.nativeOpenTypedRows(seed, rows, flinkRows)), 64 << 10, 64 << 20);
+    }
 }

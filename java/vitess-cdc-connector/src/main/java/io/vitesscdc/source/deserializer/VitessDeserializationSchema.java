@@ -38,6 +38,17 @@ public interface VitessDeserializationSchema<T> extends Serializable, ResultType
      */
     void deserialize(VitessRecord record, RecordContext context, Collector<T> out) throws Exception;
 
+    /**
+     * The row the native core may write records as, in Flink's binary row layout, instead of
+     * values: the {@code flink_rows} stream option (docs/batch-format.md, "Flink rows"), as JSON.
+     * A record so written {@link VitessRecord#hasFlinkRow has a row} and no values; records the
+     * core leaves to Java come with values as before. {@code null} (the default): values only.
+     * Internal to the connector's own schemas: the format is the core's and may change.
+     */
+    default String flinkRowsJson() {
+        return null;
+    }
+
     /** Facts about a record the source knows besides the row itself. */
     @PublicEvolving
     interface RecordContext {

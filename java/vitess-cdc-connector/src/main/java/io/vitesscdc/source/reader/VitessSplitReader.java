@@ -25,6 +25,7 @@ import org.slf4j.LoggerFactory;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.ObjectMapper;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.node.ObjectNode;
 
 import java.io.IOException;
 import java.util.ArrayList;
@@ -58,6 +59,9 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
     private final BiFunction<String, List<Position>, NativeStream> streamOpener;
     /** Options JSON → copy estimates JSON ({@link NativeStream#copyEstimatesJson}). */
     private final Function<String, String> copyEstimates;
+
+    /** The deserializer's declared row for the core to write (null: values only). */
+    private final String flinkRows;
 
     /** The tables the job selects (by name, or resolved from its patterns when it was created). */
     private final List<String> jobTables;
@@ -96,6 +100,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         this.streamOpener = streamOpener;
         this.copyEstimates = copyEstimates;
         this.jobTables = List.copyOf(jobTables);
+        this.flinkRows = deserializer.flinkRowsJson();
         this.converter = new BatchConverter<>(
                 deserializer, config.startupMode().isBounded(), BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
         converter.jobTables(this.jobTables);
@@ -226,11 +231,25 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
                     "Tables the job selects that the positions have not seen, captured in chunks (table: shards): {}",
                     added);
         }
-        String options = config.toNativeOptionsJson(shards, "positions", added);
+        String options = withFlinkRows(config.toNativeOptionsJson(shards, "positions", added));
         LOG.info("Opening a native Vitess stream for shards {} (by keyspace)", shards);
         NativeStream nativeStream = streamOpener.apply(options, positions);
         stream = new NativeStreamReader(nativeStream, config.initialBufferBytes(), config.maxBufferBytes());
         metrics.streamOpened();
+    }
+
+    /** The stream options with the deserializer's declared row, when it has one. */
+    private String withFlinkRows(String options) {
+        if (flinkRows == null) {
+            return options;
+        }
+        try {
+            ObjectNode o = (ObjectNode) JSON.readTree(options);
+            o.set("flink_rows", JSON.readTree(flinkRows));
+            return JSON.writeValueAsString(o);
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot add the declared row to the stream options", e);
+        }
     }
 
     /**
