@@ -23,6 +23,7 @@ use jni::{jni_str, Env, EnvUnowned, NativeMethod};
 use std::ffi::c_void;
 use std::sync::Arc;
 use synth::PreEncoded;
+use vitess_cdc_core::handoff::flink_row::RowLayout;
 use vitess_cdc_core::supervise::{faults, Task};
 use vitess_cdc_core::Error as CoreError;
 
@@ -59,6 +60,11 @@ pub fn register(env: &mut Env<'_>, natives_class: &str) -> jni::errors::Result<(
                 jni_str!("nativeOpenTypedRows"),
                 jni_str!("(JILjava/lang/String;)J"),
                 native_open_typed_rows as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativeOpenSyntheticAs"),
+                jni_str!("(JILjava/lang/String;)J"),
+                native_open_synthetic_as as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
                 jni_str!("nativeSyntheticExpected"),
@@ -135,28 +141,63 @@ extern "system" fn native_open_synthetic<'l>(
     .resolve::<ThrowVitessException>()
 }
 
-/// A synthetic stream of `rows` typed rows for `seed` (see `typed_rows`), written as Flink rows
-/// for `flink_rows` (the stream option's JSON) when it is not null.
+/// The row form a synthetic stream's records are written in: the stream options `flink_rows`
+/// and `json_rows` (what a deserializer's `nativeOptionsJson` gives).
+#[derive(serde::Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RowForm {
+    flink_rows: Option<RowLayout>,
+    #[serde(default)]
+    json_rows: bool,
+}
+
+/// Opens `source` with the row form `row_form` (a JSON object; null: values).
+fn open_as(
+    env: &mut Env<'_>,
+    source: synth::Scripted,
+    row_form: &JString<'_>,
+) -> BridgeResult<jlong> {
+    let form: RowForm = if row_form.is_null() {
+        RowForm::default()
+    } else {
+        let json = row_form.try_to_string(env)?;
+        serde_json::from_str(&json)
+            .map_err(|e| BridgeError::IllegalArgument(format!("not a row form ({json}): {e}")))?
+    };
+    let stream: crate::stream::DynStreamHandle = StreamHandle::new(Box::new(source));
+    stream.set_row_layout(form.flink_rows)?;
+    stream.set_json_rows(form.json_rows)?;
+    Ok(STREAMS.insert(Arc::new(stream)))
+}
+
+/// A synthetic stream of `rows` typed rows for `seed` (see `typed_rows`), its records written in
+/// the row form `row_form`.
 extern "system" fn native_open_typed_rows<'l>(
     mut env: EnvUnowned<'l>,
     _c: JClass<'l>,
     seed: jlong,
     rows: jint,
-    flink_rows: JString<'l>,
+    row_form: JString<'l>,
 ) -> jlong {
     env.with_env(|env| {
-        let layout = if flink_rows.is_null() {
-            None
-        } else {
-            let json = flink_rows.try_to_string(env)?;
-            Some(serde_json::from_str(&json).map_err(|e| {
-                BridgeError::IllegalArgument(format!("flink_rows is not a declared row: {e}"))
-            })?)
-        };
         let source = typed_rows::typed_stream(seed as u64, event_count(rows)?);
-        let stream: crate::stream::DynStreamHandle = StreamHandle::new(Box::new(source));
-        stream.set_row_layout(layout)?;
-        Ok::<_, BridgeError>(STREAMS.insert(Arc::new(stream)))
+        open_as(env, source, &row_form)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// The random synthetic stream `(seed, events)` with its records written in the row form
+/// `row_form`.
+extern "system" fn native_open_synthetic_as<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    seed: jlong,
+    events: jint,
+    row_form: JString<'l>,
+) -> jlong {
+    env.with_env(|env| {
+        let source = synth::random_stream(seed as u64, event_count(events)?);
+        open_as(env, source, &row_form)
     })
     .resolve::<ThrowVitessException>()
 }

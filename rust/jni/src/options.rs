@@ -38,8 +38,9 @@
 //!   "throttler_app": "vitess-cdc",
 //!   "flink_rows": {"fields": [{"name": "id", "type": {"root": "BIGINT"}},
 //!                             {"name": "price", "type": {"root": "DECIMAL", "precision": 10, "scale": 2}}],
-//!                  "metadata": ["table_name", "op_ts"], "upsert": false}
+//!                  "metadata": ["table_name", "op_ts"], "upsert": false},
 //!                                          (records as Flink rows: docs/batch-format.md, "Flink rows")
+//!   "json_rows": true                      (or records with Debezium JSON rows: "JSON rows")
 //! }
 //! ```
 //!
@@ -146,6 +147,8 @@ pub struct OptionsJson {
     /// The SQL table's declared row: records come as rows in Flink's binary layout
     /// (docs/batch-format.md, "Flink rows").
     pub flink_rows: Option<RowLayout>,
+    /// Records come with their rows as Debezium JSON objects (docs/batch-format.md, "JSON rows").
+    pub json_rows: Option<bool>,
 }
 
 /// One keyspace of a stream of several, with what it reads there.
@@ -182,6 +185,8 @@ pub struct OpenOptions {
     pub snapshot: SnapshotOptions,
     /// Records as rows in Flink's binary layout, for the consumer's declared row.
     pub flink_rows: Option<RowLayout>,
+    /// Records with their rows as Debezium JSON objects.
+    pub json_rows: bool,
 }
 
 /// `{"shards": [...]}` (what `positionsJson()` returns) or a bare array of shard positions.
@@ -272,6 +277,13 @@ impl OptionsJson {
     /// The stream's options and its captures with their chunk settings.
     pub fn into_open_options(mut self, positions: Vec<ShardPosition>) -> Result<OpenOptions> {
         let flink_rows = self.flink_rows.take();
+        let json_rows = self.json_rows.unwrap_or(false);
+        if json_rows && flink_rows.is_some() {
+            return Err(Error::config(
+                "stream options `flink_rows` and `json_rows` both ask for the records' rows: \
+                 give one",
+            ));
+        }
         let mut snapshot = SnapshotOptions::default();
         if let Some(v) = self.snapshot_chunk_rows {
             snapshot.chunk_rows = v;
@@ -339,6 +351,7 @@ impl OptionsJson {
                 parts: vec![part],
                 snapshot,
                 flink_rows,
+                json_rows,
             });
         }
         if !self.keyspace.is_empty()
@@ -395,6 +408,7 @@ impl OptionsJson {
             parts,
             snapshot,
             flink_rows,
+            json_rows,
         })
     }
 

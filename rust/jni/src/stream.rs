@@ -136,6 +136,7 @@ impl StreamHandle<Box<dyn EventSource>> {
             options.snapshot,
         )?));
         stream.set_row_layout(options.flink_rows)?;
+        stream.set_json_rows(options.json_rows)?;
         Ok(stream)
     }
 }
@@ -158,6 +159,13 @@ impl<S: EventSource> StreamHandle<S> {
     /// ([`BatchEncoder::set_row_layout`]).
     pub fn set_row_layout(&self, layout: Option<RowLayout>) -> Result<()> {
         self.lock()?.encoder.set_row_layout(layout);
+        Ok(())
+    }
+
+    /// Records carry their rows as Debezium JSON objects from now on
+    /// ([`BatchEncoder::set_json_rows`]).
+    pub fn set_json_rows(&self, json_rows: bool) -> Result<()> {
+        self.lock()?.encoder.set_json_rows(json_rows);
         Ok(())
     }
 

@@ -20,6 +20,7 @@
 //! would have needed. The caller keeps such an event for the next batch.
 
 use crate::event::{ChangeEvent, Event, TableSchema};
+use crate::handoff::debezium_json;
 use crate::handoff::flink_row::{RowLayout, RowPlan};
 use crate::position::ShardPosition;
 use crate::value::Value;
@@ -72,6 +73,9 @@ pub const RECORD_FLAG_HAS_ABSENT: u8 = 2;
 /// The record carries a row in Flink's binary layout instead of bitmaps and values
 /// ([`crate::handoff::flink_row`]).
 pub const RECORD_FLAG_FLINK_ROW: u8 = 4;
+/// The record carries its row as a Debezium JSON object instead of bitmaps and values
+/// ([`crate::handoff::debezium_json`]).
+pub const RECORD_FLAG_JSON_ROW: u8 = 8;
 
 /// Column flag bits in a table descriptor.
 pub const COLUMN_FLAG_PRIMARY_KEY: u8 = 1;
@@ -124,6 +128,8 @@ pub struct BatchEncoder {
     hot: Option<(Arc<TableSchema>, u32, Option<Arc<RowPlan>>)>,
     /// The consumer's declared row: records of tables that can give it carry Flink rows.
     layout: Option<Arc<RowLayout>>,
+    /// Records carry their rows as Debezium JSON objects.
+    json_rows: bool,
 }
 
 impl Default for BatchEncoder {
@@ -145,6 +151,7 @@ impl BatchEncoder {
             undo_next_table_id: 1,
             hot: None,
             layout: None,
+            json_rows: false,
         }
     }
 
@@ -154,6 +161,12 @@ impl BatchEncoder {
     pub fn set_row_layout(&mut self, layout: Option<RowLayout>) {
         self.layout = layout.map(Arc::new);
         self.reset_tables();
+    }
+
+    /// Records carry their rows as the DataStream's Debezium JSON objects from now on
+    /// (docs/batch-format.md, "JSON rows"), unless a row layout is set.
+    pub fn set_json_rows(&mut self, json_rows: bool) {
+        self.json_rows = json_rows;
     }
 
     /// Starts a new batch that may grow up to `limit` bytes (header included). The previous
@@ -265,9 +278,12 @@ impl BatchEncoder {
                         (id, plan)
                     }
                 };
-                self.entry(tag::RECORD, |w| {
-                    write_record(w, id, change, plan.as_deref())
-                })
+                let form = match plan.as_deref() {
+                    Some(plan) => RowForm::Flink(plan),
+                    None if self.json_rows => RowForm::Json,
+                    None => RowForm::Values,
+                };
+                self.entry(tag::RECORD, |w| write_record(w, id, change, form))
             }
             Event::Mark(pos) => self.entry(tag::POSITION, |w| write_mark(w, pos)),
             Event::Ddl {
@@ -429,6 +445,21 @@ impl Writer<'_> {
     fn str(&mut self, v: &str) -> Result<(), EncodeError> {
         self.bytes(v.as_bytes())
     }
+
+    /// `u32 length` and what `write` appends, when it appends (answers true); else nothing. A
+    /// body beyond 4 GiB is not written either (the batch limit refuses it long before).
+    fn framed(&mut self, write: impl FnOnce(&mut Vec<u8>) -> bool) -> bool {
+        let len_at = self.buf.len();
+        self.u32(0);
+        if write(self.buf) {
+            if let Ok(len) = u32::try_from(self.buf.len() - len_at - 4) {
+                self.buf[len_at..len_at + 4].copy_from_slice(&len.to_le_bytes());
+                return true;
+            }
+        }
+        self.buf.truncate(len_at);
+        false
+    }
 }
 
 fn write_table(w: &mut Writer<'_>, id: u32, schema: &TableSchema) -> Result<(), EncodeError> {
@@ -458,11 +489,19 @@ fn write_table(w: &mut Writer<'_>, id: u32, schema: &TableSchema) -> Result<(), 
     Ok(())
 }
 
+/// How a record carries its row.
+#[derive(Clone, Copy)]
+enum RowForm<'a> {
+    Values,
+    Flink(&'a RowPlan),
+    Json,
+}
+
 fn write_record(
     w: &mut Writer<'_>,
     table_id: u32,
     change: &ChangeEvent,
-    plan: Option<&RowPlan>,
+    form: RowForm<'_>,
 ) -> Result<(), EncodeError> {
     let n = change.values.len();
     let mut flags = 0u8;
@@ -475,21 +514,19 @@ fn write_record(
     w.u8(flags);
     w.i64(change.commit_ts_millis);
     w.u16_len(n, "values")?;
-    if let Some(plan) = plan {
-        let len_at = w.buf.len();
-        w.u32(0);
-        if plan.write(change, w.buf) {
-            let len = w.buf.len() - len_at - 4;
-            let len = u32::try_from(len).map_err(|_| {
-                EncodeError::Unrepresentable(format!("row of {len} bytes exceeds 4 GiB"))
-            })?;
-            w.buf[len_at..len_at + 4].copy_from_slice(&len.to_le_bytes());
-            w.buf[flags_at] |= RECORD_FLAG_FLINK_ROW;
-            return Ok(());
+    let written = match form {
+        RowForm::Values => None,
+        RowForm::Flink(plan) => {
+            Some(RECORD_FLAG_FLINK_ROW).filter(|_| w.framed(|buf| plan.write(change, buf)))
         }
-        // A value the Java reader converts: the record goes out with its values.
-        w.buf.truncate(len_at);
+        RowForm::Json => Some(RECORD_FLAG_JSON_ROW)
+            .filter(|_| w.framed(|buf| debezium_json::write_row(change, buf))),
+    };
+    if let Some(flag) = written {
+        w.buf[flags_at] |= flag;
+        return Ok(());
     }
+    // Values: the form asked for none, or a value is the Java reader's to convert.
     let has_absent = change.values.iter().any(|v| matches!(v, Value::Absent));
     if has_absent {
         w.buf[flags_at] |= RECORD_FLAG_HAS_ABSENT;

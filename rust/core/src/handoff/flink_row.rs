@@ -19,6 +19,7 @@
 //! go out with its values instead, and the Java reader converts it (and reports its error) as
 //! before. So a row is either Java's bytes or not written at all.
 
+use super::java_text::{self, epoch_day, plain_decimal};
 use crate::event::{ChangeEvent, ColumnType, RowKind, TableSchema};
 use crate::value::Value;
 use serde::Deserialize;
@@ -367,7 +368,7 @@ fn write_field(row: &mut Row<'_>, pos: usize, ty: FlinkType, value: &Value) -> O
             Value::Int(i) => row.bytes(pos, i.to_string().as_bytes()),
             Value::UInt(u) => row.bytes(pos, u.to_string().as_bytes()),
             Value::Time { .. } | Value::Date { .. } | Value::DateTime { .. } => {
-                row.bytes(pos, temporal_text(value)?.as_bytes())
+                row.bytes(pos, java_text::temporal(value)?.as_bytes())
             }
             _ => return None,
         },
@@ -434,61 +435,6 @@ fn write_field(row: &mut Row<'_>, pos: usize, ty: FlinkType, value: &Value) -> O
     Some(())
 }
 
-/// A temporal value as the Java reader's text of it: `FieldConverters.formatTime` for a TIME
-/// (`[-]HH:MM:SS.ffffff`), `LocalDate` / `LocalDateTime.toString` for a valid DATE / DATETIME
-/// (a zero or invalid one is Java's to write).
-fn temporal_text(value: &Value) -> Option<String> {
-    use std::fmt::Write as _;
-    match *value {
-        Value::Time {
-            negative,
-            hours,
-            minute,
-            second,
-            micros,
-        } => {
-            let zero = hours == 0 && minute == 0 && second == 0 && micros == 0;
-            let sign = if negative && !zero { "-" } else { "" };
-            Some(format!(
-                "{sign}{hours:02}:{minute:02}:{second:02}.{micros:06}"
-            ))
-        }
-        Value::Date { year, month, day } => {
-            epoch_day(year, month, day)?;
-            Some(format!("{year:04}-{month:02}-{day:02}"))
-        }
-        Value::DateTime {
-            year,
-            month,
-            day,
-            hour,
-            minute,
-            second,
-            micros,
-        } => {
-            epoch_day(year, month, day)?;
-            if hour > 23 || minute > 59 || second > 59 || micros > 999_999 {
-                return None;
-            }
-            let mut text = format!("{year:04}-{month:02}-{day:02}T{hour:02}:{minute:02}");
-            // LocalTime.toString: seconds only when they or a fraction are nonzero, the
-            // fraction in groups of three digits.
-            if second > 0 || micros > 0 {
-                let _ = write!(text, ":{second:02}");
-            }
-            if micros > 0 {
-                if micros % 1000 == 0 {
-                    let _ = write!(text, ".{:03}", micros / 1000);
-                } else {
-                    let _ = write!(text, ".{micros:06}");
-                }
-            }
-            Some(text)
-        }
-        _ => None,
-    }
-}
-
 /// An integer value as the Java reader's `bigint` reads it: BIT(n) big-endian bits up to 8
 /// bytes; an unsigned value above `i64::MAX` does not fit.
 fn integer(value: &Value) -> Option<i64> {
@@ -517,20 +463,6 @@ fn number(value: &Value) -> Option<f64> {
         }
         _ => None,
     }
-}
-
-/// The digits of a plain decimal text `[-]digits[.digits]`: (negative, integer part, fraction).
-fn plain_decimal(text: &str) -> Option<(bool, &str, &str)> {
-    let (negative, unsigned) = match text.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, text),
-    };
-    let (integer, fraction) = unsigned.split_once('.').unwrap_or((unsigned, ""));
-    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
-    if integer.is_empty() || !digits(integer) || !digits(fraction) || unsigned.ends_with('.') {
-        return None;
-    }
-    Some((negative, integer, fraction))
 }
 
 /// The value at `scale` fractional digits as an exact unscaled integer; `None` when that would
@@ -601,29 +533,6 @@ fn epoch_millis(value: &Value) -> Option<Option<(i64, u32)>> {
         seconds * 1000 + nanos / 1_000_000,
         (nanos % 1_000_000) as u32,
     )))
-}
-
-/// Days from 1970-01-01 to a valid proleptic-Gregorian date (`VitessRecord.epochDay`); `None`
-/// for a zero part or a day the month does not have.
-fn epoch_day(year: u16, month: u8, day: u8) -> Option<i64> {
-    let leap = year % 4 == 0 && (year % 100 != 0 || year % 400 == 0);
-    let month_days = match month {
-        2 if leap => 29,
-        2 => 28,
-        4 | 6 | 9 | 11 => 30,
-        1..=12 => 31,
-        _ => return None,
-    };
-    if day < 1 || day > month_days {
-        return None;
-    }
-    let y = year as i64;
-    let mut total = 365 * y + (y + 3) / 4 - (y + 99) / 100 + (y + 399) / 400;
-    total += (367 * month as i64 - 362) / 12 + day as i64 - 1;
-    if month > 2 {
-        total -= if leap { 1 } else { 2 };
-    }
-    Some(total - 719_528)
 }
 
 #[cfg(test)]

@@ -54,9 +54,9 @@ public final class BatchDecoder {
     private TableDescriptor[] tables = new TableDescriptor[16];
 
     /**
-     * The batch being decoded, copied to the heap at its first Flink row: its rows are read after
-     * the native buffer is polled into again, so they point into this copy (one copy per batch,
-     * not one per row).
+     * The batch being decoded, copied to the heap at its first core-written row: its rows are read
+     * after the native buffer is polled into again, so they point into this copy (one copy per
+     * batch, not one per row).
      */
     private byte[] heapCopy;
 
@@ -202,7 +202,7 @@ public final class BatchDecoder {
         int flags = c.u8();
         long commitTs = c.i64();
         int arity = c.u16();
-        if ((flags & VitessRecord.FLAG_FLINK_ROW) != 0) {
+        if ((flags & (VitessRecord.FLAG_FLINK_ROW | VitessRecord.FLAG_JSON_ROW)) != 0) {
             int rowLength = c.length();
             int rowOffset = c.position();
             c.skip(rowLength);

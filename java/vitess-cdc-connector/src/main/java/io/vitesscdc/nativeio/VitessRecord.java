@@ -33,6 +33,7 @@ public final class VitessRecord implements BatchEntry {
     static final int FLAG_SNAPSHOT = 1;
     static final int FLAG_HAS_ABSENT = 2;
     static final int FLAG_FLINK_ROW = 4;
+    static final int FLAG_JSON_ROW = 8;
 
     private static final BigInteger TWO_64 = BigInteger.ONE.shiftLeft(64);
 
@@ -49,8 +50,8 @@ public final class VitessRecord implements BatchEntry {
     private int[] offsets;
 
     /**
-     * A record written as a Flink row ({@link #hasFlinkRow}): a heap copy of its batch, shared by
-     * the batch's records, and where the row's bytes are in it.
+     * A record whose row the core wrote ({@link #hasFlinkRow}, {@link #hasJsonRow}): a heap copy
+     * of its batch, shared by the batch's records, and where the row's bytes are in it.
      */
     private final byte[] rowBatch;
 
@@ -82,7 +83,7 @@ public final class VitessRecord implements BatchEntry {
                 0);
     }
 
-    /** A record written as a Flink row: {@code rowLength} bytes at {@code rowOffset} of {@code rowBatch}. */
+    /** A record whose row the core wrote: {@code rowLength} bytes at {@code rowOffset} of {@code rowBatch}. */
     VitessRecord(
             ByteBuffer littleEndianBuffer,
             TableDescriptor table,
@@ -131,27 +132,34 @@ public final class VitessRecord implements BatchEntry {
     /**
      * The core wrote this record as a row in Flink's binary layout for the declared row the
      * stream was opened with (docs/batch-format.md, "Flink rows"): its bytes are {@link
-     * #flinkRowLength} bytes at {@link #flinkRowOffset} of {@link #flinkRowBatch}, and it has no
-     * values to read.
+     * #rowLength} bytes at {@link #rowOffset} of {@link #rowBatch}, and it has no values to read.
      */
     public boolean hasFlinkRow() {
-        return rowBatch != null;
+        return (flags & FLAG_FLINK_ROW) != 0;
     }
 
     /**
-     * The heap copy of the batch that holds this record's Flink row (one per batch, shared by its
-     * records): rows may point into it for as long as they live, after the native buffer is
-     * polled into again.
+     * The core wrote this record's row as a Debezium JSON object (UTF-8; docs/batch-format.md,
+     * "JSON rows") at {@link #rowOffset} of {@link #rowBatch}, and it has no values to read.
      */
-    public byte[] flinkRowBatch() {
+    public boolean hasJsonRow() {
+        return (flags & FLAG_JSON_ROW) != 0;
+    }
+
+    /**
+     * The heap copy of the batch that holds this record's core-written row (one per batch, shared
+     * by its records): rows may point into it for as long as they live, after the native buffer
+     * is polled into again; {@code null} for a record with values.
+     */
+    public byte[] rowBatch() {
         return rowBatch;
     }
 
-    public int flinkRowOffset() {
+    public int rowOffset() {
         return rowOffset;
     }
 
-    public int flinkRowLength() {
+    public int rowLength() {
         return rowLength;
     }
 
@@ -365,7 +373,7 @@ public final class VitessRecord implements BatchEntry {
                 .append(table.table())
                 .append('{');
         if (rowBatch != null) {
-            return sb.append("Flink row of ")
+            return sb.append(hasFlinkRow() ? "Flink row of " : "JSON row of ")
                     .append(rowLength)
                     .append(" bytes}")
                     .toString();
@@ -529,8 +537,8 @@ public final class VitessRecord implements BatchEntry {
 
     private void checkIndex(int i) {
         if (rowBatch != null) {
-            throw new IllegalStateException("this record of " + table.keyspace() + "." + table.table()
-                    + " was written as a Flink row: its values are in the row, not in the record");
+            throw new IllegalStateException("the core wrote this record of " + table.keyspace() + "." + table.table()
+                    + " as a row for the reader: its values are in the row, not in the record");
         }
         if (i < 0 || i >= arity) {
             throw new IndexOutOfBoundsException("column " + i + " of a record with " + arity + " values");

@@ -100,8 +100,9 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
 
     /** The core writes this table's rows itself where it converts them exactly as this class would. */
     @Override
-    public String flinkRowsJson() {
-        return FlinkRowLayout.json(physicalType, metadata, upsert);
+    public String nativeOptionsJson() {
+        String layout = FlinkRowLayout.json(physicalType, metadata, upsert);
+        return layout == null ? null : "{\"flink_rows\":" + layout + "}";
     }
 
     /**
@@ -137,14 +138,14 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
          * work), with the metadata only the reader knows (epoch, rank) set in their slots.
          */
         BinaryRowData point(VitessRecord record, RecordContext context) {
-            byte[] batch = record.flinkRowBatch();
+            byte[] batch = record.rowBatch();
             if (batch != pointedBatch) {
                 pointedSegment = MemorySegmentFactory.wrap(batch);
                 pointedBatch = batch;
             }
             int physical = physicalType.getFieldCount();
             BinaryRowData row = new BinaryRowData(physical + metadata.size());
-            row.pointTo(pointedSegment, record.flinkRowOffset(), record.flinkRowLength());
+            row.pointTo(pointedSegment, record.rowOffset(), record.rowLength());
             for (int m = 0; m < metadata.size(); m++) {
                 VitessReadableMetadata key = metadata.get(m);
                 if (key == VitessReadableMetadata.EPOCH) {

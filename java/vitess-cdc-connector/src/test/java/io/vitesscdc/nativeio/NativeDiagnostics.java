@@ -40,10 +40,14 @@ final class NativeDiagnostics {
 
     /**
      * A stream of {@code rows} random {@code customer.all_types} records with edge values (then
-     * END), deterministic in {@code seed}, written as Flink rows for {@code flinkRows} (the
-     * stream option's JSON; {@code null}: values only). rust/jni/src/diagnostics/typed_rows.rs.
+     * END), deterministic in {@code seed}, written in the row form {@code rowForm} (the stream
+     * options a deserializer's {@code nativeOptionsJson} gives; {@code null}: values only).
+     * rust/jni/src/diagnostics/typed_rows.rs.
      */
-    static native long nativeOpenTypedRows(long seed, int rows, String flinkRows);
+    static native long nativeOpenTypedRows(long seed, int rows, String rowForm);
+
+    /** The stream of {@link #openSynthetic}, its records written in the row form {@code rowForm}. */
+    static native long nativeOpenSyntheticAs(long seed, int events, String rowForm);
 
     /** The expected content of the synthetic stream, one line per entry (rust/jni/src/diagnostics/synth.rs). */
     static native String nativeSyntheticExpected(long seed, int events);

@@ -19,12 +19,19 @@ public final class SyntheticStreams {
     }
 
     /**
-     * A reader of seed {@code seed}'s {@code rows} {@code customer.all_types} records, written as
-     * Flink rows for {@code flinkRows} (the {@code flink_rows} option's JSON; {@code null}: values).
+     * A reader of seed {@code seed}'s {@code rows} {@code customer.all_types} records, written in
+     * the row form {@code rowForm} (a deserializer's {@code nativeOptionsJson}; {@code null}: values).
      */
-    public static NativeStreamReader typedRows(long seed, int rows, String flinkRows) {
+    public static NativeStreamReader typedRows(long seed, int rows, String rowForm) {
         NativeLibrary.load();
         return new NativeStreamReader(
-                NativeStream.wrap(NativeDiagnostics.nativeOpenTypedRows(seed, rows, flinkRows)), 64 << 10, 64 << 20);
+                NativeStream.wrap(NativeDiagnostics.nativeOpenTypedRows(seed, rows, rowForm)), 64 << 10, 64 << 20);
+    }
+
+    /** {@link #open}'s stream, its records written in the row form {@code rowForm} ({@code null}: values). */
+    public static NativeStreamReader openAs(long seed, int events, String rowForm) {
+        NativeLibrary.load();
+        return new NativeStreamReader(
+                NativeStream.wrap(NativeDiagnostics.nativeOpenSyntheticAs(seed, events, rowForm)), 64 << 10, 64 << 20);
     }
 }

@@ -147,7 +147,8 @@ class NativeFlinkRowsTest {
             boolean upsert,
             double minCoreShare) {
         RowType type = (RowType) declared.getLogicalType();
-        String layout = FlinkRowLayout.json(type, metadata, upsert);
+        String layout = new RowDataVitessDeserializationSchema(type, metadata, InternalTypeInfo.of(type), upsert)
+                .nativeOptionsJson();
         assertThat(layout).as("a layout the core can write").isNotNull();
         for (long seed : new long[] {1, 2, 3}) {
             List<Converted> fromValues = read(seed, null, type, metadata, upsert);

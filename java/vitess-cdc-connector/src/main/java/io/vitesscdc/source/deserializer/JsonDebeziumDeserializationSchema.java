@@ -25,6 +25,8 @@ import java.math.BigInteger;
 import java.time.Duration;
 import java.util.Base64;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
+
 /**
  * Change records as Debezium-style JSON strings:
  * {@code {"before":{..}|null,"after":{..}|null,"op":"r|c|u|d","ts_ms":..,"source":{"connector":
@@ -147,8 +149,18 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
         out.collect(take());
     }
 
+    /** The core writes each record's row object itself (docs/batch-format.md, "JSON rows"). */
+    @Override
+    public String nativeOptionsJson() {
+        return "{\"json_rows\":true}";
+    }
+
     /** The record's columns as one JSON object (absent columns left out). */
     private void writeRow(VitessRecord record) throws IOException {
+        if (record.hasJsonRow()) {
+            json.writeRawValue(new String(record.rowBatch(), record.rowOffset(), record.rowLength(), UTF_8));
+            return;
+        }
         json.writeStartObject();
         TableDescriptor table = record.table();
         for (int i = 0; i < record.arity(); i++) {

@@ -39,13 +39,15 @@ public interface VitessDeserializationSchema<T> extends Serializable, ResultType
     void deserialize(VitessRecord record, RecordContext context, Collector<T> out) throws Exception;
 
     /**
-     * The row the native core may write records as, in Flink's binary row layout, instead of
-     * values: the {@code flink_rows} stream option (docs/batch-format.md, "Flink rows"), as JSON.
-     * A record so written {@link VitessRecord#hasFlinkRow has a row} and no values; records the
-     * core leaves to Java come with values as before. {@code null} (the default): values only.
-     * Internal to the connector's own schemas: the format is the core's and may change.
+     * Stream options, as a JSON object, that ask the native core to write the records' rows in
+     * this deserializer's own form instead of values: {@code flink_rows} (Flink's binary row
+     * layout) or {@code json_rows} (Debezium JSON objects), docs/batch-format.md. A record so
+     * written has a row ({@link VitessRecord#hasFlinkRow}, {@link VitessRecord#hasJsonRow}) and
+     * no values; records the core leaves to Java come with values as before. {@code null} (the
+     * default): values only. Internal to the connector's own deserializers: the forms are the
+     * core's and may change.
      */
-    default String flinkRowsJson() {
+    default String nativeOptionsJson() {
         return null;
     }
 

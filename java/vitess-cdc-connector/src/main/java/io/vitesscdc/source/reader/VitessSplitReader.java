@@ -60,8 +60,8 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
     /** Options JSON → copy estimates JSON ({@link NativeStream#copyEstimatesJson}). */
     private final Function<String, String> copyEstimates;
 
-    /** The deserializer's declared row for the core to write (null: values only). */
-    private final String flinkRows;
+    /** The stream options of the deserializer's own row form (null: values only). */
+    private final String rowForm;
 
     /** The tables the job selects (by name, or resolved from its patterns when it was created). */
     private final List<String> jobTables;
@@ -100,7 +100,7 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
         this.streamOpener = streamOpener;
         this.copyEstimates = copyEstimates;
         this.jobTables = List.copyOf(jobTables);
-        this.flinkRows = deserializer.flinkRowsJson();
+        this.rowForm = deserializer.nativeOptionsJson();
         this.converter = new BatchConverter<>(
                 deserializer, config.startupMode().isBounded(), BatchConverter.DEFAULT_MAX_GROUPED_RECORDS, metrics);
         converter.jobTables(this.jobTables);
@@ -231,24 +231,24 @@ public final class VitessSplitReader<T> implements SplitReader<SplitElement<T>, 
                     "Tables the job selects that the positions have not seen, captured in chunks (table: shards): {}",
                     added);
         }
-        String options = withFlinkRows(config.toNativeOptionsJson(shards, "positions", added));
+        String options = withRowForm(config.toNativeOptionsJson(shards, "positions", added));
         LOG.info("Opening a native Vitess stream for shards {} (by keyspace)", shards);
         NativeStream nativeStream = streamOpener.apply(options, positions);
         stream = new NativeStreamReader(nativeStream, config.initialBufferBytes(), config.maxBufferBytes());
         metrics.streamOpened();
     }
 
-    /** The stream options with the deserializer's declared row, when it has one. */
-    private String withFlinkRows(String options) {
-        if (flinkRows == null) {
+    /** The stream options with those of the deserializer's own row form, when it has one. */
+    private String withRowForm(String options) {
+        if (rowForm == null) {
             return options;
         }
         try {
             ObjectNode o = (ObjectNode) JSON.readTree(options);
-            o.set("flink_rows", JSON.readTree(flinkRows));
+            o.setAll((ObjectNode) JSON.readTree(rowForm));
             return JSON.writeValueAsString(o);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot add the declared row to the stream options", e);
+        } catch (IOException | ClassCastException e) {
+            throw new IllegalStateException("cannot add the deserializer's row form to the stream options", e);
         }
     }
 
