@@ -54,13 +54,24 @@ public final class BatchDecoder {
     private TableDescriptor[] tables = new TableDescriptor[16];
 
     /**
-     * The batch being decoded, copied to the heap at its first core-written row: its rows are read
-     * after the native buffer is polled into again, so they point into this copy (one copy per
-     * batch, not one per row).
+     * A piece of the batch being decoded, copied to the heap: core-written rows are read after
+     * the native buffer is polled into again, so they point into such a copy, one per run of
+     * rows ({@link #HEAP_PIECE_BYTES}), not one per row. {@code heapStart} is where the piece
+     * starts in the batch.
      */
-    private byte[] heapCopy;
+    private byte[] heapPiece;
 
+    private int heapStart;
     private int batchLength;
+
+    /**
+     * Bytes of the batch one heap piece copies (a row longer than this gets a piece of its own):
+     * well below G1's humongous threshold (half a region, 512 KiB with a 1 GiB heap), so a piece
+     * is an ordinary young object, where a copy of a whole 1 MiB batch was allocated in the old
+     * generation every poll.
+     */
+    static final int HEAP_PIECE_BYTES = 128 << 10;
+
     private final Map<Integer, TableDescriptor> sparseTables = new HashMap<>();
 
     /**
@@ -93,7 +104,7 @@ public final class BatchDecoder {
         }
 
         List<BatchEntry> entries = new ArrayList<>((int) Math.min(entryCount, 1 << 16));
-        heapCopy = null;
+        heapPiece = null;
         batchLength = length;
         int pos = HEADER_LENGTH;
         while (pos < length) {
@@ -206,12 +217,24 @@ public final class BatchDecoder {
             int rowLength = c.length();
             int rowOffset = c.position();
             c.skip(rowLength);
-            if (heapCopy == null) {
-                heapCopy = new byte[batchLength];
-                buf.get(0, heapCopy);
+            if (heapPiece == null || rowOffset + rowLength > heapStart + heapPiece.length) {
+                heapStart = rowOffset;
+                heapPiece = new byte[Math.max(rowLength, Math.min(HEAP_PIECE_BYTES, batchLength - rowOffset))];
+                buf.get(heapStart, heapPiece);
             }
             return new VitessRecord(
-                    buf, table, kind, flags, commitTs, arity, -1, rowOffset, end, heapCopy, rowOffset, rowLength);
+                    buf,
+                    table,
+                    kind,
+                    flags,
+                    commitTs,
+                    arity,
+                    -1,
+                    rowOffset,
+                    end,
+                    heapPiece,
+                    rowOffset - heapStart,
+                    rowLength);
         }
         int bitmapPos = c.position();
         int bitmapLength = (arity + 7) >>> 3;

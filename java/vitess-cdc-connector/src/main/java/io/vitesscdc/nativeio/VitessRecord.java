@@ -147,9 +147,9 @@ public final class VitessRecord implements BatchEntry {
     }
 
     /**
-     * The heap copy of the batch that holds this record's core-written row (one per batch, shared
-     * by its records): rows may point into it for as long as they live, after the native buffer
-     * is polled into again; {@code null} for a record with values.
+     * The heap copy of the part of the batch that holds this record's core-written row (one per
+     * run of rows, shared by their records): rows may point into it for as long as they live,
+     * after the native buffer is polled into again; {@code null} for a record with values.
      */
     public byte[] rowBatch() {
         return rowBatch;

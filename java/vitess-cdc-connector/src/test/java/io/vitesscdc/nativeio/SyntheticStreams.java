@@ -20,12 +20,13 @@ public final class SyntheticStreams {
 
     /**
      * A reader of seed {@code seed}'s {@code rows} {@code customer.all_types} records, written in
-     * the row form {@code rowForm} (a deserializer's {@code nativeOptionsJson}; {@code null}: values).
+     * the row form {@code rowForm} (a deserializer's {@code nativeOptionsJson}; {@code null}: values),
+     * in batches of up to 1 MiB, so a batch's rows span several of the decoder's heap pieces.
      */
     public static NativeStreamReader typedRows(long seed, int rows, String rowForm) {
         NativeLibrary.load();
         return new NativeStreamReader(
-                NativeStream.wrap(NativeDiagnostics.nativeOpenTypedRows(seed, rows, rowForm)), 64 << 10, 64 << 20);
+                NativeStream.wrap(NativeDiagnostics.nativeOpenTypedRows(seed, rows, rowForm)), 1 << 20, 64 << 20);
     }
 
     /** {@link #open}'s stream, its records written in the row form {@code rowForm} ({@code null}: values). */

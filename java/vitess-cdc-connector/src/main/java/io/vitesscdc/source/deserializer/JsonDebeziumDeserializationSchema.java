@@ -17,6 +17,7 @@ import org.apache.flink.util.Collector;
 
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonFactory;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonGenerator;
+import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.io.JsonStringEncoder;
 
 import java.io.IOException;
 import java.io.Writer;
@@ -60,6 +61,15 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
     /** An update's before image, as JSON text, until its after image arrives. */
     private transient String pendingBefore;
 
+    /** The table of the last core-written row and its event's {@code source} up to its times. */
+    private transient TableDescriptor sourceTable;
+
+    private transient String sourcePrefix;
+    /** The last position's JSON text and its quoted form. */
+    private transient String lastPosition;
+
+    private transient String lastQuotedPosition;
+
     @Override
     public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) throws Exception {
         if (json == null) {
@@ -69,7 +79,11 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
             json.setRootValueSeparator(null);
         }
         try {
-            convert(record, context, out);
+            if (record.hasJsonRow()) {
+                convertCoreRow(record, context, out);
+            } else {
+                convert(record, context, out);
+            }
         } catch (Exception e) {
             // A record that fails half-written leaves no state behind for the next one.
             json = null;
@@ -149,6 +163,91 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
         out.collect(take());
     }
 
+    /**
+     * A record whose row object the core wrote: the same event text as {@link #convert} writes,
+     * put together from the core's object and pieces kept per table and per position (their
+     * escaping done once), without a generator.
+     */
+    private void convertCoreRow(VitessRecord record, RecordContext context, Collector<String> out) {
+        ChangeKind kind = record.kind();
+        String row = new String(record.rowBatch(), record.rowOffset(), record.rowLength(), UTF_8);
+        if (kind == ChangeKind.UPDATE_BEFORE) {
+            pendingBefore = row;
+            return;
+        }
+        String before = kind == ChangeKind.DELETE ? row : kind == ChangeKind.UPDATE_AFTER ? pendingBefore : null;
+        String after = kind == ChangeKind.DELETE ? null : row;
+        String op;
+        switch (kind) {
+            case INSERT:
+                op = record.isSnapshot() ? "r" : "c";
+                break;
+            case UPDATE_AFTER:
+                op = "u";
+                break;
+            case DELETE:
+                op = "d";
+                break;
+            case SNAPSHOT_READ:
+                op = "r";
+                break;
+            default:
+                throw new IllegalStateException("unexpected change kind " + kind);
+        }
+        pendingBefore = null;
+        StringBuilder event = text.chars;
+        event.setLength(0);
+        event.append("{\"before\":")
+                .append(before)
+                .append(",\"after\":")
+                .append(after)
+                .append(",\"op\":\"")
+                .append(op)
+                .append("\",\"ts_ms\":")
+                .append(System.currentTimeMillis())
+                .append(",\"source\":")
+                .append(sourceOf(record.table()))
+                .append("\"ts_ms\":")
+                .append(record.commitTimestampMillis())
+                .append(",\"snapshot\":")
+                .append(record.isSnapshot());
+        if (kind == ChangeKind.SNAPSHOT_READ) {
+            event.append(",\"incremental\":true");
+        }
+        event.append(",\"position\":")
+                .append(quotedPosition(context.position()))
+                .append(",\"epoch\":")
+                .append(context.epoch())
+                .append(",\"rank\":")
+                .append(context.rank())
+                .append("}}");
+        out.collect(text.take());
+    }
+
+    /** {@code {"connector":"vitess","keyspace":…,"shard":…,"table":…,} of the last table. */
+    private String sourceOf(TableDescriptor table) {
+        if (table != sourceTable) {
+            sourceTable = table;
+            sourcePrefix = "{\"connector\":\"vitess\",\"keyspace\":" + quoted(table.keyspace()) + ",\"shard\":"
+                    + quoted(table.shard()) + ",\"table\":" + quoted(table.table()) + ",";
+        }
+        return sourcePrefix;
+    }
+
+    /** The position's JSON as a JSON string (or null), kept for as long as the mark's text is the same. */
+    private String quotedPosition(String position) {
+        if (position != lastPosition) {
+            lastPosition = position;
+            lastQuotedPosition = position == null ? "null" : quoted(position);
+        }
+        return lastQuotedPosition;
+    }
+
+    /** A JSON string escaped as the generator escapes it. */
+    private static String quoted(String s) {
+        return "\"" + new String(JsonStringEncoder.getInstance().quoteAsString(s)) + "\"";
+    }
+
     /** The core writes each record's row object itself (docs/batch-format.md, "JSON rows"). */
     @Override
     public String nativeOptionsJson() {
@@ -157,10 +256,6 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
 
     /** The record's columns as one JSON object (absent columns left out). */
     private void writeRow(VitessRecord record) throws IOException {
-        if (record.hasJsonRow()) {
-            json.writeRawValue(new String(record.rowBatch(), record.rowOffset(), record.rowLength(), UTF_8));
-            return;
-        }
         json.writeStartObject();
         TableDescriptor table = record.table();
         for (int i = 0; i < record.arity(); i++) {
