@@ -16,6 +16,7 @@ use super::java_text;
 use crate::event::ChangeEvent;
 use crate::value::Value;
 use base64::Engine as _;
+use std::io::Write as _;
 
 /// Appends the row object of `change` to `out`, or leaves `out` as it was and answers false when
 /// a value must go to the Java reader (a DECIMAL whose text is not plain digits).
@@ -50,8 +51,9 @@ fn write_object(change: &ChangeEvent, out: &mut Vec<u8>) -> Option<()> {
 fn write_value(out: &mut Vec<u8>, value: &Value) -> Option<()> {
     match value {
         Value::Null | Value::Absent => out.extend_from_slice(b"null"),
-        Value::Int(i) => out.extend_from_slice(i.to_string().as_bytes()),
-        Value::UInt(u) => out.extend_from_slice(u.to_string().as_bytes()),
+        // Straight into the batch: no String per value on this path.
+        Value::Int(i) => write!(out, "{i}").ok()?,
+        Value::UInt(u) => write!(out, "{u}").ok()?,
         Value::Float(f) => match java_text::double(*f) {
             Some(text) => out.extend_from_slice(text.as_bytes()),
             None if f.is_nan() => string(out, "NaN"),
