@@ -5,27 +5,21 @@
 
 package io.vitesscdc.table;
 
-import io.vitesscdc.nativeio.Batch;
-import io.vitesscdc.nativeio.BatchEntry;
-import io.vitesscdc.nativeio.NativeStreamReader;
 import io.vitesscdc.nativeio.SyntheticStreams;
-import io.vitesscdc.nativeio.VitessRecord;
-import io.vitesscdc.source.testutils.FixedRecordContext;
+import io.vitesscdc.source.testutils.ConvertedRecords;
+import io.vitesscdc.source.testutils.ConvertedRecords.Converted;
 
 import org.apache.flink.table.api.DataTypes;
-import org.apache.flink.table.data.RowData;
 import org.apache.flink.table.data.binary.BinaryRowData;
 import org.apache.flink.table.data.binary.BinarySegmentUtils;
 import org.apache.flink.table.runtime.typeutils.InternalTypeInfo;
 import org.apache.flink.table.types.DataType;
 import org.apache.flink.table.types.logical.RowType;
-import org.apache.flink.util.Collector;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HexFormat;
 import java.util.List;
@@ -151,34 +145,36 @@ class NativeFlinkRowsTest {
                 .nativeOptionsJson();
         assertThat(layout).as("a layout the core can write").isNotNull();
         for (long seed : new long[] {1, 2, 3}) {
-            List<Converted> fromValues = read(seed, null, type, metadata, upsert);
-            List<Converted> fromCore = read(seed, layout, type, metadata, upsert);
+            List<Converted<byte[]>> fromValues = read(seed, null, type, metadata, upsert);
+            List<Converted<byte[]>> fromCore = read(seed, layout, type, metadata, upsert);
             assertThat(fromCore).hasSameSizeAs(fromValues);
             int coreRows = 0;
             int javaConverted = 0;
             for (int i = 0; i < fromValues.size(); i++) {
-                Converted java = fromValues.get(i);
-                Converted core = fromCore.get(i);
-                String where = name + ", seed " + seed + ", record " + i + " " + java.record;
-                if (java.failure == null) {
+                Converted<byte[]> java = fromValues.get(i);
+                Converted<byte[]> core = fromCore.get(i);
+                String where = name + ", seed " + seed + ", record " + i + " " + java.record();
+                if (java.failure() == null) {
                     javaConverted++;
                 }
-                if (core.byCore) {
+                if (core.byCore()) {
                     coreRows++;
-                    assertThat(java.failure)
+                    assertThat(java.failure())
                             .as(where + ": the core wrote a row the Java reader refuses")
                             .isNull();
-                    assertThat(core.rows).as(where).hasSameSizeAs(java.rows);
-                    for (int r = 0; r < java.rows.size(); r++) {
-                        assertThat(hex(core.rows.get(r)))
+                    assertThat(core.outputs()).as(where).hasSameSizeAs(java.outputs());
+                    for (int r = 0; r < java.outputs().size(); r++) {
+                        assertThat(hex(core.outputs().get(r)))
                                 .as(where + " (" + type + ")")
-                                .isEqualTo(hex(java.rows.get(r)));
+                                .isEqualTo(hex(java.outputs().get(r)));
                     }
                 } else {
-                    assertThat(core.failure).as(where).isEqualTo(java.failure);
-                    assertThat(core.rows.stream().map(NativeFlinkRowsTest::hex).toList())
+                    assertThat(core.failure()).as(where).isEqualTo(java.failure());
+                    assertThat(core.outputs().stream()
+                                    .map(NativeFlinkRowsTest::hex)
+                                    .toList())
                             .as(where)
-                            .isEqualTo(java.rows.stream()
+                            .isEqualTo(java.outputs().stream()
                                     .map(NativeFlinkRowsTest::hex)
                                     .toList());
                 }
@@ -195,51 +191,14 @@ class NativeFlinkRowsTest {
         }
     }
 
-    /** One record: the rows it became, or why it could not; and whether the core wrote it. */
-    private record Converted(String record, boolean byCore, List<byte[]> rows, String failure) {}
-
-    private static List<Converted> read(
+    private static List<Converted<byte[]>> read(
             long seed, String layout, RowType type, List<VitessReadableMetadata> metadata, boolean upsert) {
         RowDataVitessDeserializationSchema schema =
                 new RowDataVitessDeserializationSchema(type, metadata, InternalTypeInfo.of(type), upsert);
-        List<Converted> out = new ArrayList<>();
-        try (NativeStreamReader reader = SyntheticStreams.typedRows(seed, ROWS, layout)) {
-            boolean end = false;
-            while (!end) {
-                Batch batch = reader.poll(1_000);
-                if (batch == null) {
-                    continue;
-                }
-                end = batch.isEndOfStream();
-                for (BatchEntry entry : batch) {
-                    if (entry instanceof VitessRecord record) {
-                        out.add(convert(schema, record, out.size()));
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Converted convert(RowDataVitessDeserializationSchema schema, VitessRecord record, int ordinal) {
-        List<byte[]> rows = new ArrayList<>();
-        String failure = null;
-        try {
-            schema.deserialize(record, new FixedRecordContext("{}", 3, 1_000L + ordinal), new Collector<>() {
-                @Override
-                public void collect(RowData row) {
-                    BinaryRowData binary = (BinaryRowData) row;
-                    rows.add(BinarySegmentUtils.copyToBytes(
-                            binary.getSegments(), binary.getOffset(), binary.getSizeInBytes()));
-                }
-
-                @Override
-                public void close() {}
-            });
-        } catch (RuntimeException e) {
-            failure = e.getClass().getSimpleName() + ": " + e.getMessage();
-        }
-        return new Converted(record.toString(), record.hasFlinkRow(), rows, failure);
+        return ConvertedRecords.read(SyntheticStreams.typedRows(seed, ROWS, layout), schema, "{}", 3, 1_000L, row -> {
+            BinaryRowData binary = (BinaryRowData) row;
+            return BinarySegmentUtils.copyToBytes(binary.getSegments(), binary.getOffset(), binary.getSizeInBytes());
+        });
     }
 
     private static String hex(byte[] bytes) {

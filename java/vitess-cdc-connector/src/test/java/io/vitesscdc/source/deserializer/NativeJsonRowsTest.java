@@ -5,14 +5,10 @@
 
 package io.vitesscdc.source.deserializer;
 
-import io.vitesscdc.nativeio.Batch;
-import io.vitesscdc.nativeio.BatchEntry;
 import io.vitesscdc.nativeio.NativeStreamReader;
 import io.vitesscdc.nativeio.SyntheticStreams;
-import io.vitesscdc.nativeio.VitessRecord;
-import io.vitesscdc.source.testutils.FixedRecordContext;
-
-import org.apache.flink.util.Collector;
+import io.vitesscdc.source.testutils.ConvertedRecords;
+import io.vitesscdc.source.testutils.ConvertedRecords.Converted;
 
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -22,7 +18,6 @@ import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonParser;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.core.JsonToken;
 
 import java.io.IOException;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.function.BiFunction;
 import java.util.regex.Pattern;
@@ -62,21 +57,21 @@ class NativeJsonRowsTest {
     private static void compare(BiFunction<String, Long, NativeStreamReader> open, long seed, int minCoreRows)
             throws IOException {
         String form = new JsonDebeziumDeserializationSchema().nativeOptionsJson();
-        List<Converted> fromValues = read(open.apply(null, seed));
-        List<Converted> fromCore = read(open.apply(form, seed));
+        List<Converted<String>> fromValues = read(open.apply(null, seed));
+        List<Converted<String>> fromCore = read(open.apply(form, seed));
         assertThat(fromCore).hasSameSizeAs(fromValues);
         int coreRows = 0;
         int longerDoubles = 0;
         for (int i = 0; i < fromValues.size(); i++) {
-            Converted java = fromValues.get(i);
-            Converted core = fromCore.get(i);
-            String where = "seed " + seed + ", record " + i + " " + java.record;
-            coreRows += core.byCore ? 1 : 0;
-            assertThat(core.failure).as(where).isEqualTo(java.failure);
-            assertThat(core.events).as(where).hasSameSizeAs(java.events);
-            for (int e = 0; e < java.events.size(); e++) {
-                String expected = NOW.matcher(java.events.get(e)).replaceFirst("\"op\":\"$1\",\"ts_ms\":0,");
-                String actual = NOW.matcher(core.events.get(e)).replaceFirst("\"op\":\"$1\",\"ts_ms\":0,");
+            Converted<String> java = fromValues.get(i);
+            Converted<String> core = fromCore.get(i);
+            String where = "seed " + seed + ", record " + i + " " + java.record();
+            coreRows += core.byCore() ? 1 : 0;
+            assertThat(core.failure()).as(where).isEqualTo(java.failure());
+            assertThat(core.outputs()).as(where).hasSameSizeAs(java.outputs());
+            for (int e = 0; e < java.outputs().size(); e++) {
+                String expected = NOW.matcher(java.outputs().get(e)).replaceFirst("\"op\":\"$1\",\"ts_ms\":0,");
+                String actual = NOW.matcher(core.outputs().get(e)).replaceFirst("\"op\":\"$1\",\"ts_ms\":0,");
                 if (!actual.equals(expected)) {
                     longerDoubles += sameButShorterDoubles(actual, expected, where);
                 }
@@ -117,46 +112,8 @@ class NativeJsonRowsTest {
         return 1;
     }
 
-    /** One record: the events it became, or why it could not; and whether the core wrote its row. */
-    private record Converted(String record, boolean byCore, List<String> events, String failure) {}
-
-    private static List<Converted> read(NativeStreamReader stream) {
-        JsonDebeziumDeserializationSchema schema = new JsonDebeziumDeserializationSchema();
-        List<Converted> out = new ArrayList<>();
-        try (NativeStreamReader reader = stream) {
-            boolean end = false;
-            while (!end) {
-                Batch batch = reader.poll(1_000);
-                if (batch == null) {
-                    continue;
-                }
-                end = batch.isEndOfStream();
-                for (BatchEntry entry : batch) {
-                    if (entry instanceof VitessRecord record) {
-                        out.add(convert(schema, record, out.size()));
-                    }
-                }
-            }
-        }
-        return out;
-    }
-
-    private static Converted convert(JsonDebeziumDeserializationSchema schema, VitessRecord record, int ordinal) {
-        List<String> events = new ArrayList<>();
-        String failure = null;
-        try {
-            schema.deserialize(record, new FixedRecordContext("{\"g\":1}", 2, ordinal), new Collector<>() {
-                @Override
-                public void collect(String event) {
-                    events.add(event);
-                }
-
-                @Override
-                public void close() {}
-            });
-        } catch (Exception e) {
-            failure = e.getClass().getSimpleName() + ": " + e.getMessage();
-        }
-        return new Converted(record.toString(), record.hasJsonRow(), events, failure);
+    private static List<Converted<String>> read(NativeStreamReader stream) {
+        return ConvertedRecords.read(
+                stream, new JsonDebeziumDeserializationSchema(), "{\"g\":1}", 2, 0L, event -> event);
     }
 }
