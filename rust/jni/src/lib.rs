@@ -21,7 +21,6 @@
 //! name: synthetic streams and benchmark entry points for the bridge's own tests) on
 //! [`natives`]; this root registers both and nothing below it knows `diagnostics`.
 
-pub mod copy;
 #[cfg(feature = "diagnostics")]
 pub mod diagnostics;
 pub mod error;

@@ -125,20 +125,29 @@ pub struct StreamHandle<S: EventSource = Box<dyn EventSource>> {
 impl StreamHandle<Box<dyn EventSource>> {
     /// Connects a real stream (see [`BlockingStream::open`]).
     pub fn open(options: StreamOptions) -> Result<Self> {
-        Ok(Self::new(Box::new(BlockingStream::open(options)?)))
+        Ok(Self::new(Box::new(recycled_by_the_bridge(
+            BlockingStream::open(options)?,
+        ))))
     }
 
     /// Connects a real stream with its captures, over one keyspace or several (see
     /// [`BlockingStream::open_keyspaces`]).
     pub fn open_capturing(options: crate::options::OpenOptions) -> Result<Self> {
-        let stream = Self::new(Box::new(BlockingStream::open_keyspaces(
-            options.parts,
-            options.snapshot,
-        )?));
+        let stream = Self::new(Box::new(recycled_by_the_bridge(
+            BlockingStream::open_keyspaces(options.parts, options.snapshot)?,
+        )));
         stream.set_row_layout(options.flink_rows)?;
         stream.set_json_rows(options.json_rows)?;
         Ok(stream)
     }
+}
+
+/// Every event a poll took is recycled once it is in Java's buffer (or the stream ends): the
+/// budget counts it until then, so the reader does not read on while Java's copy and the
+/// undelivered events already fill it (docs/benchmarks.md, "Huge transactions").
+fn recycled_by_the_bridge(stream: BlockingStream) -> BlockingStream {
+    stream.hold_budget_until_recycled();
+    stream
 }
 
 impl<S: EventSource> StreamHandle<S> {
@@ -280,18 +289,17 @@ impl<S: EventSource> StreamHandle<S> {
                 }
             }
         }
-        let batch = p.encoder.finish();
-        let Some(dst) = out.get_mut(..batch.len()) else {
+        // Straight into Java's buffer, long values from where they were decoded.
+        match p.encoder.finish_into(out) {
+            Some(len) => Ok(PollOutcome::Batch(len)),
             // Unreachable: the encoder's limit is `out.len()`. Checked anyway, because a slice
             // panic here would poison the stream.
-            return Err(Error::fatal(format!(
+            None => Err(Error::fatal(format!(
                 "internal error: a {}-byte batch for a {}-byte buffer",
-                batch.len(),
+                p.encoder.len(),
                 out.len()
-            )));
-        };
-        crate::copy::copy_batch(dst, batch);
-        Ok(PollOutcome::Batch(batch.len()))
+            ))),
+        }
     }
 }
 

@@ -18,14 +18,22 @@
 //! (with any descriptor it needs) or, when the batch would exceed its byte limit, leaves both the
 //! buffer and the encoder's table state exactly as they were and reports how many bytes the event
 //! would have needed. The caller keeps such an event for the next batch.
+//!
+//! Large text and binary values are not copied into the encoder's buffer ([`buffer`]): the batch
+//! refers to them until [`BatchEncoder::finish_into`] copies it into the consumer's buffer.
 
 use crate::event::{ChangeEvent, Event, TableSchema};
 use crate::handoff::debezium_json;
 use crate::handoff::flink_row::{RowLayout, RowPlan};
 use crate::position::ShardPosition;
 use crate::value::Value;
+use buffer::BatchBuf;
+pub use buffer::SPLICE_MIN_BYTES;
+use bytes::Bytes;
 use std::collections::HashMap;
 use std::sync::Arc;
+
+mod buffer;
 
 /// `"VCDB"` in byte order: the first four bytes of every batch.
 pub const MAGIC: [u8; 4] = *b"VCDB";
@@ -116,7 +124,7 @@ struct TableState {
 pub struct BatchEncoder {
     tables: HashMap<TableKey, TableState>,
     next_table_id: u32,
-    buf: Vec<u8>,
+    buf: BatchBuf,
     limit: usize,
     entries: u32,
     flags: u16,
@@ -143,7 +151,7 @@ impl BatchEncoder {
         BatchEncoder {
             tables: HashMap::new(),
             next_table_id: 1,
-            buf: Vec::with_capacity(64 * 1024),
+            buf: BatchBuf::with_capacity(64 * 1024),
             limit: usize::MAX,
             entries: 0,
             flags: 0,
@@ -206,7 +214,7 @@ impl BatchEncoder {
         if self.buf.len() < HEADER_LEN {
             self.begin(self.limit);
         }
-        let start = self.buf.len();
+        let start = self.buf.mark();
         let start_entries = self.entries;
         let start_flags = self.flags;
         self.undo.clear();
@@ -215,7 +223,7 @@ impl BatchEncoder {
         let result = self.encode_event(event);
         let result = match result {
             Ok(()) if self.buf.len() > self.limit => Err(EncodeError::Full {
-                needed: HEADER_LEN + (self.buf.len() - start),
+                needed: HEADER_LEN + (self.buf.len() - start.len()),
             }),
             other => other,
         };
@@ -228,20 +236,34 @@ impl BatchEncoder {
         result
     }
 
-    /// Writes the header and returns the finished batch. The bytes stay valid until the next
-    /// call to [`begin`](Self::begin) or [`encode`](Self::encode).
+    /// Writes the header and returns the finished batch in one piece (large values copied in).
+    /// The bytes stay valid until the next call to [`begin`](Self::begin) or
+    /// [`encode`](Self::encode).
     pub fn finish(&mut self) -> &[u8] {
+        self.write_header();
+        self.buf.contiguous()
+    }
+
+    /// Writes the header and copies the finished batch into the start of `out`, large values
+    /// straight from where they were decoded; answers its length, or `None` (nothing written)
+    /// when `out` is shorter than [`len`](Self::len). The batch is gone afterwards: the next
+    /// one starts with [`begin`](Self::begin).
+    pub fn finish_into(&mut self, out: &mut [u8]) -> Option<usize> {
+        self.write_header();
+        self.buf.write_into(out)
+    }
+
+    fn write_header(&mut self) {
         if self.buf.len() < HEADER_LEN {
             self.begin(self.limit);
         }
         let body_len = (self.buf.len() - HEADER_LEN) as u32;
-        let header = &mut self.buf[..HEADER_LEN];
+        let header = &mut self.buf[0..HEADER_LEN];
         header[0..4].copy_from_slice(&MAGIC);
         header[4..6].copy_from_slice(&VERSION.to_le_bytes());
         header[6..8].copy_from_slice(&self.flags.to_le_bytes());
         header[8..12].copy_from_slice(&self.entries.to_le_bytes());
         header[12..16].copy_from_slice(&body_len.to_le_bytes());
-        &self.buf
     }
 
     fn rollback_tables(&mut self) {
@@ -388,10 +410,11 @@ impl BatchEncoder {
         body: impl FnOnce(&mut Writer<'_>) -> Result<(), EncodeError>,
     ) -> Result<(), EncodeError> {
         self.buf.push(tag);
-        let len_at = self.buf.len();
+        let len_at = self.buf.physical_len();
         self.buf.extend_from_slice(&[0u8; 4]);
+        let body_at = self.buf.len();
         body(&mut Writer { buf: &mut self.buf })?;
-        let len = self.buf.len() - len_at - 4;
+        let len = self.buf.len() - body_at;
         let len = u32::try_from(len).map_err(|_| {
             EncodeError::Unrepresentable(format!("entry of {len} bytes exceeds 4 GiB"))
         })?;
@@ -403,7 +426,7 @@ impl BatchEncoder {
 
 /// Little-endian appends with length checks.
 struct Writer<'a> {
-    buf: &'a mut Vec<u8>,
+    buf: &'a mut BatchBuf,
 }
 
 impl Writer<'_> {
@@ -445,19 +468,30 @@ impl Writer<'_> {
     fn str(&mut self, v: &str) -> Result<(), EncodeError> {
         self.bytes(v.as_bytes())
     }
+    /// As [`bytes`](Self::bytes), for a value that lives on in the received message: a long one
+    /// is referred to, not copied ([`BatchBuf::append_shared`]).
+    fn shared(&mut self, v: &Bytes) -> Result<(), EncodeError> {
+        let len = u32::try_from(v.len()).map_err(|_| {
+            EncodeError::Unrepresentable(format!("value of {} bytes exceeds 4 GiB", v.len()))
+        })?;
+        self.u32(len);
+        self.buf.append_shared(v);
+        Ok(())
+    }
 
     /// `u32 length` and what `write` appends, when it appends (answers true); else nothing. A
     /// body beyond 4 GiB is not written either (the batch limit refuses it long before).
     fn framed(&mut self, write: impl FnOnce(&mut Vec<u8>) -> bool) -> bool {
-        let len_at = self.buf.len();
+        let start = self.buf.mark();
+        let len_at = self.buf.physical_len();
         self.u32(0);
-        if write(self.buf) {
-            if let Ok(len) = u32::try_from(self.buf.len() - len_at - 4) {
+        if write(self.buf.own_mut()) {
+            if let Ok(len) = u32::try_from(self.buf.physical_len() - len_at - 4) {
                 self.buf[len_at..len_at + 4].copy_from_slice(&len.to_le_bytes());
                 return true;
             }
         }
-        self.buf.truncate(len_at);
+        self.buf.truncate(start);
         false
     }
 }
@@ -510,10 +544,17 @@ fn write_record(
     }
     w.u32(table_id);
     w.u8(change.kind as u8);
-    let flags_at = w.buf.len();
+    let flags_at = w.buf.physical_len();
     w.u8(flags);
     w.i64(change.commit_ts_millis);
     w.u16_len(n, "values")?;
+    // A row with a value long enough to be spliced goes as values: the row forms copy every
+    // value into the batch, and such a row's bytes, not its fields, are its cost.
+    let form = if has_long_value(change) {
+        RowForm::Values
+    } else {
+        form
+    };
     let written = match form {
         RowForm::Values => None,
         RowForm::Flink(plan) => {
@@ -532,8 +573,9 @@ fn write_record(
         w.buf[flags_at] |= RECORD_FLAG_HAS_ABSENT;
     }
     let bitmap_len = n.div_ceil(8);
-    let nulls_at = w.buf.len();
+    let nulls_at = w.buf.physical_len();
     w.buf
+        .own_mut()
         .resize(nulls_at + bitmap_len * if has_absent { 2 } else { 1 }, 0);
     for (i, v) in change.values.iter().enumerate() {
         match v {
@@ -546,6 +588,14 @@ fn write_record(
         write_value(w, v)?;
     }
     Ok(())
+}
+
+fn has_long_value(change: &ChangeEvent) -> bool {
+    change.values.iter().any(|v| match v {
+        Value::String(s) => s.len() >= SPLICE_MIN_BYTES,
+        Value::Bytes(b) => b.len() >= SPLICE_MIN_BYTES,
+        _ => false,
+    })
 }
 
 fn write_value(w: &mut Writer<'_>, v: &Value) -> Result<(), EncodeError> {
@@ -569,11 +619,11 @@ fn write_value(w: &mut Writer<'_>, v: &Value) -> Result<(), EncodeError> {
         }
         Value::String(s) => {
             w.u8(value_tag::STRING);
-            w.str(s)?;
+            w.shared(s.as_bytes())?;
         }
         Value::Bytes(b) => {
             w.u8(value_tag::BYTES);
-            w.bytes(b)?;
+            w.shared(b)?;
         }
         Value::Date { year, month, day } => {
             w.u8(value_tag::DATE);

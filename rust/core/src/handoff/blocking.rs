@@ -4,12 +4,14 @@
 //! A synchronous face for the stream (CLI, JNI): a small private tokio runtime reads VTGate and
 //! hands decoded events over a crossbeam channel bounded in *bytes*.
 //!
-//! Backpressure: the reader task must acquire budget (a semaphore counted in KiB, sized from
-//! `buffer_bytes`) before it queues a batch, and the consumer returns the budget when `poll`
-//! takes the batch. When the consumer stops polling, the reader stops reading the gRPC stream,
-//! HTTP/2 flow control stops VTGate, and memory stays flat. Tokio threads never call into the
+//! Backpressure: a reader task reads the next message only when the byte budget
+//! (`buffer_bytes`, [`Budget`]) has room for a batch as large as its last one, and the consumer
+//! gives the bytes back when `poll` takes the batch (or, for the JNI bridge, when it recycles
+//! the events it wrote for Java). When the consumer stops polling, the reader stops reading the
+//! gRPC stream, HTTP/2 flow control stops VTGate, and memory stays flat. Tokio threads never call into the
 //! consumer: everything crosses the channel.
 
+use super::budget::Budget;
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
 use crate::keyorder::TableKeyOrders;
@@ -24,13 +26,17 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
-use tokio::sync::{watch, Semaphore};
+use tokio::sync::watch;
 
 /// Most events one `poll` returns (it drains what is ready up to this).
 const MAX_EVENTS_PER_POLL: usize = 8192;
 
 enum Msg {
-    Events { events: Vec<Event>, permits: u32 },
+    /// `bytes`: what the reader counted them as against the budget.
+    Events {
+        events: Vec<Event>,
+        bytes: usize,
+    },
     Failed(Error),
     Wake,
 }
@@ -54,7 +60,7 @@ pub struct BlockingStream {
     /// Events a consumer is done with, going back to the reader to be freed there (see
     /// [`Self::recycle`]).
     spent_tx: Sender<Vec<Event>>,
-    budget: Arc<Semaphore>,
+    budget: Arc<Budget>,
     cancel: watch::Sender<bool>,
     state: Mutex<PollState>,
     closed: AtomicBool,
@@ -233,9 +239,7 @@ impl BlockingStream {
                 Error::fatal(format!("cannot start the stream's runtime: {e}")).with_source(e)
             })?;
         let metrics = Arc::new(Metrics::default());
-        let budget_kib = (parts[0].options.buffer_bytes / 1024)
-            .clamp(1, Semaphore::MAX_PERMITS.min(u32::MAX as usize));
-        let budget = Arc::new(Semaphore::new(budget_kib));
+        let budget = Arc::new(Budget::new(parts[0].options.buffer_bytes));
         let keyspaces: Vec<String> = parts.iter().map(|p| p.options.keyspace.clone()).collect();
         // Every part connects and validates before any reads, side by side: a keyspace VTGate
         // refuses fails the open, not a stream already half delivered.
@@ -276,7 +280,6 @@ impl BlockingStream {
                 // thread, so whichever loop runs next frees them where they were made.
                 spent_rx.clone(),
                 budget.clone(),
-                budget_kib as u32,
                 cancelled.clone(),
                 progress.clone(),
                 index,
@@ -344,8 +347,10 @@ impl BlockingStream {
         let mut next = Some(first);
         while let Some(msg) = next.take() {
             match msg {
-                Msg::Events { events, permits } => {
-                    self.budget.add_permits(permits as usize);
+                Msg::Events { events, bytes } => {
+                    if !self.budget.holds_until_recycled() {
+                        self.budget.give_back(bytes);
+                    }
                     if out.is_empty() {
                         out = events;
                     } else {
@@ -376,10 +381,28 @@ impl BlockingStream {
     /// the reader's arena under its lock, the reader's next allocations miss its cache, and on
     /// the copy path these frees were a large part of both threads' time. Once the reader has
     /// ended, they are freed here.
+    ///
+    /// After [`hold_budget_until_recycled`](Self::hold_budget_until_recycled), this is also where
+    /// their bytes go back to the budget: sent first, so the reader frees them before it reads on.
     pub fn recycle(&self, spent: Vec<Event>) {
-        if !spent.is_empty() {
-            let _ = self.spent_tx.send(spent);
+        if spent.is_empty() {
+            return;
         }
+        let bytes = if self.budget.holds_until_recycled() {
+            spent.iter().map(Event::approx_bytes).sum()
+        } else {
+            0
+        };
+        let _ = self.spent_tx.send(spent);
+        self.budget.give_back(bytes);
+    }
+
+    /// Events count against the byte budget until [`recycle`](Self::recycle)d, not until taken:
+    /// for a consumer that recycles every event it took once it is done with it (the JNI bridge,
+    /// once the event is in Java's buffer). The reader then holds no message beside those the
+    /// consumer still holds beyond the budget (docs/benchmarks.md, "Huge transactions").
+    pub fn hold_budget_until_recycled(&self) {
+        self.budget.hold_until_recycled();
     }
 
     /// Makes a blocked (or the next) `poll` return early with an empty Vec.
@@ -405,7 +428,6 @@ impl BlockingStream {
             return;
         }
         let _ = self.cancel.send(true);
-        self.budget.close();
         self.wake();
         let runtime = self.runtime.lock().ok().and_then(|mut r| r.take());
         if let Some(rt) = runtime {
@@ -437,6 +459,7 @@ impl BlockingStream {
             // A keyspace that ended (its snapshot done) leaves the others running: only the
             // last part's End ends the stream.
             let parts = self.keyspaces.len();
+            let before = events.len();
             events.retain(|e| {
                 if !matches!(e, Event::End) {
                     return true;
@@ -444,6 +467,11 @@ impl BlockingStream {
                 state.parts_ended += 1;
                 state.parts_ended == parts
             });
+            // Never recycled: what they counted goes back now.
+            if self.budget.holds_until_recycled() {
+                self.budget
+                    .give_back((before - events.len()) * Event::End.approx_bytes());
+            }
         }
         for e in events.iter() {
             match e {
@@ -525,17 +553,22 @@ async fn read_loop(
     mut stream: Reader,
     tx: Sender<Msg>,
     spent: Receiver<Vec<Event>>,
-    budget: Arc<Semaphore>,
-    budget_kib: u32,
+    budget: Arc<Budget>,
     mut cancelled: watch::Receiver<bool>,
     progress: Arc<Mutex<Vec<Option<CaptureProgress>>>>,
     part: usize,
 ) {
+    // Room is asked for as many bytes as the last batch held: the next is likely alike.
+    let mut expected = 0;
     loop {
         // What the consumer is done with is freed here, where it was allocated (`recycle`).
-        while let Ok(events) = spent.try_recv() {
-            drop(events);
+        free_spent(&spent);
+        tokio::select! {
+            _ = cancelled.changed() => return,
+            _ = budget.room_for(expected) => {}
         }
+        // The events given back while this waited came back first: freed before more arrive.
+        free_spent(&spent);
         let next = tokio::select! {
             _ = cancelled.changed() => return,
             r = stream.next_events() => r,
@@ -555,20 +588,18 @@ async fn read_loop(
             }
         };
         let bytes: usize = events.iter().map(Event::approx_bytes).sum();
-        let permits = ((bytes / 1024) as u32).clamp(1, budget_kib);
+        expected = bytes;
+        budget.take(bytes);
         let ended = matches!(events.last(), Some(Event::End));
-        // Backpressure: wait until the consumer has taken enough earlier batches.
-        let acquired = tokio::select! {
-            _ = cancelled.changed() => return,
-            p = budget.acquire_many(permits) => p,
-        };
-        match acquired {
-            Ok(p) => p.forget(),
-            Err(_) => return, // closed
-        }
-        if tx.send(Msg::Events { events, permits }).is_err() || ended {
+        if tx.send(Msg::Events { events, bytes }).is_err() || ended {
             return;
         }
+    }
+}
+
+fn free_spent(spent: &Receiver<Vec<Event>>) {
+    while let Ok(events) = spent.try_recv() {
+        drop(events);
     }
 }
 

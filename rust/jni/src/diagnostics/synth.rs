@@ -409,7 +409,7 @@ impl PreEncoded {
         let batch = if first { &self.first } else { &self.steady };
         match out.get_mut(..batch.len()) {
             Some(dst) => {
-                crate::copy::copy_batch(dst, batch);
+                vitess_cdc_core::handoff::copy::copy_batch(dst, batch);
                 if first {
                     self.polled.store(true, Ordering::Relaxed);
                 }

@@ -636,3 +636,112 @@ fn golden_batch_matches_the_java_fixture() {
         "the encoder no longer writes {path}: a format change? see the doc comment"
     );
 }
+
+/// The record entries' value sections of a batch holding one record of `product`.
+fn description_of(batch: &[u8]) -> Vec<u8> {
+    let (_, entries) = parse(batch);
+    let (_, record) = entries
+        .iter()
+        .find(|(t, _)| *t == tag::RECORD)
+        .expect("a record");
+    let mut r = Reader::new(record);
+    r.u32(); // table id
+    r.u8(); // kind
+    let flags = r.u8();
+    assert_eq!(
+        flags & (RECORD_FLAG_FLINK_ROW | RECORD_FLAG_JSON_ROW),
+        0,
+        "as values"
+    );
+    r.i64(); // commit time
+    assert_eq!(r.u16(), 2);
+    r.u8(); // null bitmap
+    assert_eq!(r.u8(), value_tag::INT);
+    r.i64();
+    assert_eq!(r.u8(), value_tag::STRING);
+    let text = r.bytes().to_vec();
+    assert!(r.done());
+    text
+}
+
+#[test]
+fn long_values_are_copied_once_into_the_consumers_buffer_at_their_place() {
+    let s = schema(1);
+    let long = "é".repeat(SPLICE_MIN_BYTES); // 2 bytes each: twice the threshold
+    let events = [
+        change(&s, 1, Value::String("short".into())),
+        change(&s, 2, Value::String(long.as_str().into())),
+        change(&s, 3, Value::String("after".into())),
+    ];
+    let mut enc = BatchEncoder::new();
+    let contiguous = encode_all(&mut enc, &events);
+    assert!(contiguous.len() > 2 * SPLICE_MIN_BYTES);
+
+    enc.reset_tables();
+    enc.begin(usize::MAX);
+    for e in &events {
+        enc.encode(e).unwrap();
+    }
+    assert_eq!(enc.len(), contiguous.len(), "the spliced value counts");
+    let mut out = vec![0u8; contiguous.len() + 1];
+    assert_eq!(enc.finish_into(&mut out), Some(contiguous.len()));
+    assert_eq!(&out[..contiguous.len()], &contiguous[..]);
+
+    // Too small a buffer: refused, nothing written.
+    enc.reset_tables();
+    enc.begin(usize::MAX);
+    enc.encode(&events[1]).unwrap();
+    let mut short = vec![7u8; enc.len() - 1];
+    assert_eq!(enc.finish_into(&mut short), None);
+    assert!(short.iter().all(|&b| b == 7));
+}
+
+#[test]
+fn a_long_value_that_does_not_fit_reports_what_it_needs_and_is_rolled_back() {
+    let s = schema(1);
+    let long = change(
+        &s,
+        2,
+        Value::String("x".repeat(SPLICE_MIN_BYTES + 5).into()),
+    );
+    let mut enc = BatchEncoder::new();
+    enc.begin(HEADER_LEN + 1024);
+    enc.encode(&change(&s, 1, Value::String("a".into())))
+        .unwrap();
+    let before = enc.len();
+    let needed = match enc.encode(&long) {
+        Err(EncodeError::Full { needed }) => needed,
+        other => panic!("expected Full, got {other:?}"),
+    };
+    assert_eq!(
+        enc.len(),
+        before,
+        "the spliced value went with the rollback"
+    );
+    let kept = enc.finish().to_vec();
+    assert_eq!(parse(&kept).0.entries, 2);
+
+    // The table was described in the kept batch: `needed` is the record's batch alone.
+    enc.begin(needed);
+    enc.encode(&long).unwrap();
+    assert_eq!(enc.len(), needed);
+}
+
+#[test]
+fn rows_with_a_long_value_go_as_values_in_every_row_form() {
+    let s = schema(1);
+    let text = "y".repeat(SPLICE_MIN_BYTES);
+    let event = change(&s, 7, Value::String(text.as_str().into()));
+    let mut json = BatchEncoder::new();
+    json.set_json_rows(true);
+    assert_eq!(
+        description_of(&encode_all(&mut json, std::slice::from_ref(&event))),
+        text.as_bytes()
+    );
+    // One byte shorter: the core writes the JSON row itself.
+    let shorter = change(&s, 7, Value::String(text[1..].into()));
+    let batch = encode_all(&mut json, &[shorter]);
+    let (_, entries) = parse(&batch);
+    let (_, record) = entries.iter().find(|(t, _)| *t == tag::RECORD).unwrap();
+    assert_ne!(record[5] & RECORD_FLAG_JSON_ROW, 0, "the record's flags");
+}

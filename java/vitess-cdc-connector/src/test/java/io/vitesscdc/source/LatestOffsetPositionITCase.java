@@ -14,6 +14,7 @@ import io.vitesscdc.source.testutils.CustomerWriter;
 import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.RenderedPositions;
 import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.core.execution.JobClient;
@@ -114,7 +115,7 @@ class LatestOffsetPositionITCase extends CustomerRangeITBase {
             range.awaitEqualToVitess(TestTimeouts.PROGRESS, "restored from a savepoint taken right after start");
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
-            restored.cancel().get();
+            VitessITBase.cancel(restored);
         }
         ChangelogRecorder.assertStrict(runId);
     }

@@ -77,7 +77,7 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
             writer.stop();
             awaitEqual(TestTimeouts.CONVERGE);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         assertThat(log().violations())
                 .as("records that went back in time or came back from a delete")
@@ -218,7 +218,7 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
                     "id");
             awaitEqual(expected, () -> MaterializedTables.get(runId).rows(), TestTimeouts.CONVERGE, "SQL upsert sink");
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         tEnv.executeSql("CREATE TABLE src_all (id BIGINT, ver BIGINT, PRIMARY KEY (id) NOT ENFORCED)"
                 + SqlJobs.with(VersionedRowsWriter.TABLE, options + ", 'changelog-mode' = 'all'"));
@@ -240,7 +240,7 @@ class VitessChunkedSnapshotITCase extends VitessITBase {
             writer.stop();
             awaitEqual(TestTimeouts.CONVERGE_AFTER_RESTORE);
         } finally {
-            restored.cancel().get();
+            VitessITBase.cancel(restored);
         }
     }
 

@@ -176,6 +176,7 @@ class VitessClusterScenariosITCase {
         appends.start(10);
 
         JobClient job = job("primary", 3000).executeAsync("cluster-scenarios");
+        Throwable primary = null;
         try {
             // 1. The copy.
             // The faults begin at the copy's first record (seen by the source's subtasks at once).
@@ -353,8 +354,19 @@ class VitessClusterScenariosITCase {
                                     + "old shards emitted twice",
                             rowsAtSignal, onOldShards)
                     .isBetween(rowsAtSignal * 9 / 10, rowsAtSignal + onOldShards / 2);
+        } catch (Throwable t) {
+            primary = t;
+            throw t;
         } finally {
-            job.cancel().get();
+            try {
+                VitessITBase.cancel(job);
+            } catch (Throwable cancelled) {
+                if (primary == null) {
+                    throw cancelled;
+                }
+                // The job's own failure (its cause) beside the step that saw it.
+                primary.addSuppressed(cancelled);
+            }
         }
         verdict();
         System.out.println("VitessClusterScenariosITCase timings:\n" + String.join("\n", timings));

@@ -13,6 +13,7 @@ import io.vitesscdc.source.testutils.DebeziumJsonMaterializingSink;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.FilterFunction;
@@ -94,7 +95,7 @@ class VitessSeveralKeyspacesITCase extends CustomerRangeITBase {
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
             ChangelogRecorder.awaitCheckpointed(products(), TestTimeouts.CHECKPOINT);
         } finally {
-            restored.cancel().get();
+            VitessITBase.cancel(restored);
         }
         assertNoDuplicateStreamedEvents(runId);
         assertNoDuplicateStreamedEvents(products());

@@ -196,7 +196,7 @@ class VitessSignalITCase extends VitessITBase {
                     TestTimeouts.CONVERGE,
                     "the whole changelog's rows");
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         RecordedChangelog changes = RecordedChangelog.get(recording);
         try {
@@ -299,7 +299,7 @@ class VitessSignalITCase extends VitessITBase {
                     .as("materialized rows vs SELECT through VTGate")
                     .isEqualTo(expected);
         } finally {
-            resumed.cancel().get();
+            VitessITBase.cancel(resumed);
         }
         long total = reads();
         assertThat(total)

@@ -180,7 +180,7 @@ class VitessSourceFailoverITCase extends CustomerRangeITBase {
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
             ChangelogRecorder.assertStrict(runId);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
     }
 

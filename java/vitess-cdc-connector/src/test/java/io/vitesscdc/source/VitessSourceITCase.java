@@ -12,6 +12,7 @@ import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -75,7 +76,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
             awaitEqualToVitess(TestTimeouts.CONVERGE);
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         assertNoDuplicateStreamedEvents();
         ChangelogRecorder.assertStrict(runId);
@@ -109,7 +110,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
             awaitEqualToVitess(TestTimeouts.CONVERGE_AFTER_RESTORE);
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
-            rescaled.cancel().get();
+            VitessITBase.cancel(rescaled);
         }
         assertNoDuplicateStreamedEvents();
         ChangelogRecorder.assertStrict(runId);
@@ -134,7 +135,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
             awaitEqualToVitess(TestTimeouts.CONVERGE_AFTER_RESTORE);
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
-            resumed.cancel().get();
+            VitessITBase.cancel(resumed);
         }
         assertThat(updatedRows()).isEqualTo(3000);
         assertNoDuplicateStreamedEvents();
@@ -164,7 +165,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
             awaitEqualToVitess(TestTimeouts.CONVERGE_AFTER_RESTORE);
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
             FailOnce.disarm(runId);
         }
         ChangelogRecorder.assertStrict(runId);
@@ -194,7 +195,7 @@ class VitessSourceITCase extends CustomerRangeITBase {
                                 row -> assertThat(row.get("visits")).isNotEqualTo("0"));
             }
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
     }
 

@@ -10,6 +10,7 @@ import io.vitesscdc.source.testutils.ChangelogRecorder;
 import io.vitesscdc.source.testutils.DebeziumJson;
 import io.vitesscdc.source.testutils.TestSink;
 import io.vitesscdc.source.testutils.TestTimeouts;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.api.common.eventtime.WatermarkStrategy;
 import org.apache.flink.api.common.functions.MapFunction;
@@ -162,7 +163,7 @@ class VitessSourceReshardITCase {
             // sink and its completion proves none is still on the way.
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
 
         List<String> events = received();
@@ -265,7 +266,7 @@ class VitessSourceReshardITCase {
             // As above: the checkpoint's barrier follows any repeat to the sink.
             ChangelogRecorder.awaitCheckpointed(runId, TestTimeouts.CHECKPOINT);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         assertThat(FailOnce.FAILED).as("the injected failure happened").contains(runId);
         assertThat(ConsecutiveVersions.VIOLATIONS.getOrDefault(runId, List.of()))

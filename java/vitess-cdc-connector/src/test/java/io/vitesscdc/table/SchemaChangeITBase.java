@@ -249,7 +249,7 @@ abstract class SchemaChangeITBase extends VitessITBase {
     private static void cancelIfRunning(TableResult result) throws Exception {
         JobClient job = result.getJobClient().orElseThrow();
         if (!terminated(job)) {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
     }
 

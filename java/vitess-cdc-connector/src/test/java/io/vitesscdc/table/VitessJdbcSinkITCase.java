@@ -10,6 +10,7 @@ import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.StandaloneMySql;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableEnvironment;
@@ -129,7 +130,7 @@ class VitessJdbcSinkITCase extends CustomerRangeITBase {
                     TestTimeouts.CONVERGE,
                     "MySQL table " + mysqlTable + " vs SELECT * through VTGate");
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         Map<String, Map<String, String>> copy = mysqlRows();
         assertThat(copy).doesNotContainKeys(alive.get(0), alive.get(1));
@@ -204,7 +205,7 @@ class VitessJdbcSinkITCase extends CustomerRangeITBase {
                     .as("enriched before its customer existed, and not revisited")
                     .containsEntry("email", null);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
     }
 

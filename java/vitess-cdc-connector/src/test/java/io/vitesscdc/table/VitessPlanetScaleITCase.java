@@ -122,7 +122,7 @@ class VitessPlanetScaleITCase extends VitessITBase {
                     "customer_id");
             awaitEqual(expected, this::materialized, TestTimeouts.CONVERGE, "materialized through the front");
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
     }
 

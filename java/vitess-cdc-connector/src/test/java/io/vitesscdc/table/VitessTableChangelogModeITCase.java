@@ -129,7 +129,7 @@ class VitessTableChangelogModeITCase extends VitessITBase {
             awaitEqual(expected, TestTimeouts.CONVERGE);
             RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         RecordedChangelog.get(runId).assertStrict();
     }

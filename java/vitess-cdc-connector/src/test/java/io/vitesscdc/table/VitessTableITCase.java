@@ -10,6 +10,7 @@ import io.vitesscdc.source.testutils.MaterializedTables;
 import io.vitesscdc.source.testutils.RecordedChangelog;
 import io.vitesscdc.source.testutils.TestTimeouts;
 import io.vitesscdc.source.testutils.VitessCluster;
+import io.vitesscdc.source.testutils.VitessITBase;
 
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.table.api.TableEnvironment;
@@ -104,7 +105,7 @@ class VitessTableITCase extends CustomerRangeITBase {
                     "customer_id");
             RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         RecordedChangelog.get(runId).assertStrict();
         Map<String, Map<String, String>> rows =
@@ -181,7 +182,7 @@ class VitessTableITCase extends CustomerRangeITBase {
                     "order_id");
             RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         RecordedChangelog.get(runId).assertStrict();
     }
@@ -212,7 +213,7 @@ class VitessTableITCase extends CustomerRangeITBase {
                     "customer_id");
             RecordedChangelog.get(runId).awaitCommitted(TestTimeouts.CHECKPOINT);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
         RecordedChangelog.get(runId).assertStrict();
     }

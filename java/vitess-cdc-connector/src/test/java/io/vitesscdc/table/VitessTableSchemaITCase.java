@@ -215,7 +215,7 @@ class VitessTableSchemaITCase extends VitessITBase {
                     .containsKeys("4", "6", "9", "23", "41", "1001", "21")
                     .doesNotContainKeys("24", "27", "30", "33", "3", "90", "22", "1002", "1003", "1004", "42");
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
     }
 
@@ -272,7 +272,7 @@ class VitessTableSchemaITCase extends VitessITBase {
             stop.set(true);
             writer.join();
             if (job != null) {
-                job.cancel().get();
+                VitessITBase.cancel(job);
             }
         }
     }
@@ -526,7 +526,7 @@ class VitessTableSchemaITCase extends VitessITBase {
                     "SELECT id, name, qty FROM " + t, new String[] {"id", "name", "qty"}, TestTimeouts.CONVERGE, "id");
             assertThat(job.getJobStatus().get()).as("the job after ADD COLUMN").isEqualTo(JobStatus.RUNNING);
         } finally {
-            job.cancel().get();
+            VitessITBase.cancel(job);
         }
     }
 

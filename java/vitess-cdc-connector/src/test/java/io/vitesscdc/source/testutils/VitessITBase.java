@@ -11,6 +11,7 @@ import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.dispatcher.UnavailableDispatcherOperationException;
 import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.runtime.messages.FlinkJobTerminatedWithoutCancellationException;
 import org.apache.flink.runtime.testutils.MiniClusterResourceConfiguration;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.graph.StreamGraph;
@@ -143,6 +144,61 @@ public abstract class VitessITBase {
                         .isPresent()
                 || ExceptionUtils.findThrowableWithMessage(t, "is not being executed at the moment")
                         .isPresent();
+    }
+
+    /**
+     * Cancels {@code job}. A job that failed before the cancel is reported with the cause it
+     * failed with: Flink's refusal to cancel it says only that it FAILED, and in a {@code
+     * finally} block that refusal would be all a failed test shows.
+     */
+    public static void cancel(JobClient job) throws Exception {
+        try {
+            job.cancel().get(TestTimeouts.PROGRESS.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (ExceptionUtils.findThrowable(e, FlinkJobTerminatedWithoutCancellationException.class)
+                    .isEmpty()) {
+                throw e;
+            }
+            Throwable failure;
+            try {
+                job.getJobExecutionResult().get(TestTimeouts.PROGRESS.toMillis(), TimeUnit.MILLISECONDS);
+                failure = e;
+            } catch (ExecutionException failed) {
+                failure = failed;
+            }
+            throw new AssertionError(
+                    "the job " + job.getJobID() + " failed before the test cancelled it:\n" + rootMessages(failure),
+                    failure);
+        }
+    }
+
+    /**
+     * Runs {@code body}, then cancels {@code job} (see {@link #cancel}). When both fail, the
+     * body's failure is thrown with the job's attached: neither hides the other.
+     */
+    public static void cancelAfter(JobClient job, ThrowingRunnable body) throws Exception {
+        Throwable primary = null;
+        try {
+            body.run();
+        } catch (Throwable t) {
+            primary = t;
+            throw t;
+        } finally {
+            try {
+                cancel(job);
+            } catch (Throwable c) {
+                if (primary == null) {
+                    throw c;
+                }
+                primary.addSuppressed(c);
+            }
+        }
+    }
+
+    /** A test step that may throw anything. */
+    @FunctionalInterface
+    public interface ThrowingRunnable {
+        void run() throws Exception;
     }
 
     /** Runs the environment's job restored from the savepoint. */

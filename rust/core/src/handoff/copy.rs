@@ -1,7 +1,7 @@
 // Copyright 2026 The vitess-cdc Authors
 // SPDX-License-Identifier: Apache-2.0
 
-//! Copying a batch into the Java buffer.
+//! Copying a batch into the consumer's buffer (Java's, through the JNI bridge).
 //!
 //! Not `copy_from_slice` (glibc `memcpy`) for large copies: on AMD EPYC VMs with FSRM, glibc 2.36
 //! copies with `rep movsb` between 2 KiB and its non-temporal threshold, which runs at 1.2–1.5
