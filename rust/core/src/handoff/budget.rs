@@ -84,7 +84,14 @@ impl Budget {
         if bytes == 0 {
             return;
         }
-        let before = self.outstanding.fetch_sub(bytes, Ordering::AcqRel);
+        // Saturating: a count given back twice must not wrap into a budget that never has room
+        // again (a reader stalled for good); tests catch the miscount itself.
+        let before = self
+            .outstanding
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |o| {
+                Some(o.saturating_sub(bytes))
+            })
+            .unwrap_or_default();
         debug_assert!(before >= bytes, "gave back {bytes} of {before} bytes");
         self.room.notify_waiters();
     }
