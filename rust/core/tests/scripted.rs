@@ -470,6 +470,56 @@ fn a_consumer_that_stops_polling_stops_the_reader() {
     stream.close(); // idempotent
 }
 
+/// With the budget held until recycled (the JNI bridge's mode), events a consumer took but did
+/// not recycle still count: polling on without recycling does not make the reader read on, as
+/// it does when taking gives the bytes back.
+#[test]
+fn events_taken_but_not_recycled_keep_the_reader_waiting() {
+    let payload = "z".repeat(256 * 1024);
+    let mut session = Session::new().send(vec![
+        vgtid("p0"),
+        other(),
+        begin(),
+        field("t"),
+        vgtid("p0"),
+        commit(),
+    ]);
+    for i in 1..400 {
+        session = session.send(vec![
+            begin(),
+            rows("t", 1, vec![(None, Some(row(i, &payload)))]),
+            vgtid(&format!("p{i}")),
+            commit(),
+        ]); // ~100 MB in all
+    }
+    let h = fake(vec![session.hold()]);
+    let mut o = options(&h, StartMode::Latest);
+    o.buffer_bytes = 1024 * 1024;
+    let stream = BlockingStream::open(o).unwrap();
+    stream.hold_budget_until_recycled();
+    let mut taken = Vec::new();
+    // Poll until a poll times out: the reader has stopped handing anything on.
+    loop {
+        let events = stream.poll(Duration::from_millis(500)).expect("poll");
+        if events.is_empty() {
+            break;
+        }
+        taken.extend(events);
+        assert!(
+            ids(&taken).len() < 50,
+            "the reader read on past its budget: {} rows taken, none recycled",
+            ids(&taken).len()
+        );
+    }
+    let held = ids(&taken);
+    assert!(!held.is_empty(), "the first rows arrived");
+    // Recycled, the bytes come back and the reader goes on from where it stopped.
+    stream.recycle(taken);
+    let more = collect(&stream, |e| !ids(e).is_empty());
+    assert_eq!(ids(&more)[0], held[held.len() - 1] + 1);
+    stream.close();
+}
+
 #[test]
 fn wake_returns_a_blocked_poll_early() {
     let h = fake(vec![Session::new().hold()]);
