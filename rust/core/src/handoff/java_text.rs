@@ -204,6 +204,9 @@ fn decimal_parts(scientific: &str) -> Option<(bool, String, i32)> {
 /// shortest decimals (`20.2671051025390625`: Java prints `…062`, where Rust's shortest form
 /// may end in `3`).
 fn halfway_to_even(v: f64, digits: String, exponent: i32) -> (String, i32) {
+    if !may_be_a_tie(v) {
+        return (digits, exponent);
+    }
     let k = digits.len();
     // 41 significant digits, correctly rounded: exact for every double that can be a tie (a
     // tie's exact value has k + 1 <= 18 digits).
@@ -235,9 +238,97 @@ fn halfway_to_even(v: f64, digits: String, exponent: i32) -> (String, i32) {
     (String::from_utf8_lossy(&lower).into_owned(), exponent + 1)
 }
 
+/// Whether `v`'s exact decimal value has few enough significant digits (at most 18) to lie
+/// halfway between two shortest decimals. Most doubles have dozens and are settled here, without
+/// writing them out to 41 digits: `m * 2^-n` (`m` odd) is exactly `m * 5^n / 10^n`, whose digits
+/// are those of `m * 5^n`; an integer below 2^53 is its own shortest form.
+fn may_be_a_tie(v: f64) -> bool {
+    let bits = v.abs().to_bits();
+    let biased = ((bits >> 52) & 0x7ff) as i32;
+    let fraction = bits & ((1 << 52) - 1);
+    let (mantissa, exponent) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | (1 << 52), biased - 1075)
+    };
+    if mantissa == 0 {
+        return false;
+    }
+    let zeros = mantissa.trailing_zeros();
+    let (odd, exponent) = (mantissa >> zeros, exponent + zeros as i32);
+    let odd_bits = 64 - odd.leading_zeros() as i32;
+    if exponent >= 0 {
+        return odd_bits + exponent > 53;
+    }
+    // m * 5^n >= 2^(bits(m) - 1) * 5^n; at 2^60 (> 10^18) it has more than 18 digits.
+    let at_least_log2 = (odd_bits - 1) as f64 + f64::from(-exponent) * std::f64::consts::LOG2_10
+        - f64::from(-exponent);
+    at_least_log2 < 60.0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every tie the exact check finds passes the quick one: the quick one only skips doubles
+    /// whose exact value has more than 18 significant digits.
+    #[test]
+    fn the_quick_tie_check_never_skips_a_tie() {
+        let mut state = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut ties, mut skipped, mut all) = (0, 0, 0);
+        let mut candidates: Vec<f64> = vec![
+            20.2671051025390625,
+            0.5,
+            2.5,
+            1e23,
+            5e-324,
+            9007199254740993.0,
+        ];
+        for _ in 0..100_000 {
+            candidates.push(f64::from_bits(next()));
+            // Short binary fractions: the doubles ties come from (f32 values widened, halves).
+            candidates.push(f64::from(f32::from_bits(next() as u32)));
+            candidates.push((next() % 1_000_000) as f64 / 1024.0);
+        }
+        for v in candidates
+            .into_iter()
+            .filter(|v| v.is_finite() && *v != 0.0)
+        {
+            all += 1;
+            // The tie as the exact check sees it: the exact value is the shortest digits and a 5.
+            let (_, digits, exponent) = decimal_parts(&format!("{:e}", v.abs())).unwrap();
+            let (_, exact, exact_exponent) = decimal_parts(&format!("{:.40e}", v.abs())).unwrap();
+            let k = digits.len();
+            let tie = exact_exponent == exponent
+                && exact.as_bytes().get(k) == Some(&b'5')
+                && exact.bytes().skip(k + 1).all(|b| b == b'0');
+            if tie {
+                ties += 1;
+                assert!(may_be_a_tie(v), "{v:e} is a tie");
+            } else if !may_be_a_tie(v) {
+                skipped += 1;
+            }
+        }
+        assert!(ties > 100, "the sample holds ties: {ties}");
+        assert!(skipped > 0 && all > skipped);
+        // What tables hold: decimals such as prices, which are no short binary fraction.
+        let decimals = (1..100_000)
+            .filter(|i| i % 125 != 0)
+            .map(|i| f64::from(i) / 1000.0);
+        let (quick, n) = decimals.fold((0, 0), |(q, n), v| {
+            (q + usize::from(!may_be_a_tie(v)), n + 1)
+        });
+        assert_eq!(
+            quick, n,
+            "every such decimal is settled without the exact digits"
+        );
+    }
 
     #[test]
     fn big_decimal_text_is_java_big_decimals() {
