@@ -283,7 +283,7 @@ mod tests {
         };
         let (mut ties, mut skipped, mut all) = (0, 0, 0);
         let mut candidates: Vec<f64> = vec![
-            20.2671051025390625,
+            20.267_105_102_539_062, // 20.2671051025390625 exactly
             0.5,
             2.5,
             1e23,
