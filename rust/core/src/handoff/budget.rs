@@ -62,6 +62,10 @@ impl Budget {
 
     /// Waits until [`has_room_for`](Self::has_room_for) `expected` bytes.
     pub async fn room_for(&self, expected: usize) {
+        // The common case, without registering a waiter (a lock in `Notify`) per message.
+        if self.has_room_for(expected) {
+            return;
+        }
         loop {
             let notified = self.room.notified();
             tokio::pin!(notified);
