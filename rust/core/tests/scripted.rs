@@ -431,17 +431,10 @@ fn heartbeats_between_failures_do_not_reset_the_retry_budget() {
     );
 }
 
-#[test]
-fn a_consumer_that_stops_polling_stops_the_reader() {
-    let payload = "z".repeat(64 * 1024);
-    let txn = |i: i64| {
-        vec![
-            begin(),
-            rows("t", 1, vec![(None, Some(row(i, &payload)))]),
-            vgtid(&format!("p{i}")),
-            commit(),
-        ]
-    };
+/// A session that starts at `p0` and then commits one row of `row_bytes` per transaction, ids
+/// 1 to `rows`, each transaction ending at `p<id>`.
+fn one_big_row_per_transaction(rows_count: i64, row_bytes: usize) -> Session {
+    let payload = "z".repeat(row_bytes);
     let mut session = Session::new().send(vec![
         vgtid("p0"),
         other(),
@@ -450,9 +443,20 @@ fn a_consumer_that_stops_polling_stops_the_reader() {
         vgtid("p0"),
         commit(),
     ]);
-    for i in 1..2000 {
-        session = session.send(txn(i)); // ~128 MB in total
+    for i in 1..=rows_count {
+        session = session.send(vec![
+            begin(),
+            rows("t", 1, vec![(None, Some(row(i, &payload)))]),
+            vgtid(&format!("p{i}")),
+            commit(),
+        ]);
     }
+    session
+}
+
+#[test]
+fn a_consumer_that_stops_polling_stops_the_reader() {
+    let session = one_big_row_per_transaction(1999, 64 * 1024); // ~128 MB in total
     let h = fake(vec![session.hold()]);
     let mut o = options(&h, StartMode::Latest);
     o.buffer_bytes = 1024 * 1024;
@@ -475,23 +479,7 @@ fn a_consumer_that_stops_polling_stops_the_reader() {
 /// it does when taking gives the bytes back.
 #[test]
 fn events_taken_but_not_recycled_keep_the_reader_waiting() {
-    let payload = "z".repeat(256 * 1024);
-    let mut session = Session::new().send(vec![
-        vgtid("p0"),
-        other(),
-        begin(),
-        field("t"),
-        vgtid("p0"),
-        commit(),
-    ]);
-    for i in 1..400 {
-        session = session.send(vec![
-            begin(),
-            rows("t", 1, vec![(None, Some(row(i, &payload)))]),
-            vgtid(&format!("p{i}")),
-            commit(),
-        ]); // ~100 MB in all
-    }
+    let session = one_big_row_per_transaction(399, 256 * 1024); // ~100 MB in all
     let h = fake(vec![session.hold()]);
     let mut o = options(&h, StartMode::Latest);
     o.buffer_bytes = 1024 * 1024;

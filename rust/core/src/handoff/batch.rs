@@ -457,11 +457,16 @@ impl Writer<'_> {
         self.u16(len);
         Ok(())
     }
-    fn bytes(&mut self, v: &[u8]) -> Result<(), EncodeError> {
-        let len = u32::try_from(v.len()).map_err(|_| {
-            EncodeError::Unrepresentable(format!("value of {} bytes exceeds 4 GiB", v.len()))
+    /// A value's `u32` length.
+    fn value_len(&mut self, len: usize) -> Result<(), EncodeError> {
+        let len = u32::try_from(len).map_err(|_| {
+            EncodeError::Unrepresentable(format!("value of {len} bytes exceeds 4 GiB"))
         })?;
         self.u32(len);
+        Ok(())
+    }
+    fn bytes(&mut self, v: &[u8]) -> Result<(), EncodeError> {
+        self.value_len(v.len())?;
         self.buf.extend_from_slice(v);
         Ok(())
     }
@@ -471,10 +476,7 @@ impl Writer<'_> {
     /// As [`bytes`](Self::bytes), for a value that lives on in the received message: a long one
     /// is referred to, not copied ([`BatchBuf::append_shared`]).
     fn shared(&mut self, v: &Bytes) -> Result<(), EncodeError> {
-        let len = u32::try_from(v.len()).map_err(|_| {
-            EncodeError::Unrepresentable(format!("value of {} bytes exceeds 4 GiB", v.len()))
-        })?;
-        self.u32(len);
+        self.value_len(v.len())?;
         self.buf.append_shared(v);
         Ok(())
     }
@@ -550,10 +552,9 @@ fn write_record(
     w.u16_len(n, "values")?;
     // A row with a value long enough to be spliced goes as values: the row forms copy every
     // value into the batch, and such a row's bytes, not its fields, are its cost.
-    let form = if has_long_value(change) {
-        RowForm::Values
-    } else {
-        form
+    let form = match form {
+        RowForm::Flink(_) | RowForm::Json if has_long_value(change) => RowForm::Values,
+        form => form,
     };
     let written = match form {
         RowForm::Values => None,

@@ -8,8 +8,8 @@
 //! (`buffer_bytes`, [`Budget`]) has room for a batch as large as its last one, and the consumer
 //! gives the bytes back when `poll` takes the batch (or, for the JNI bridge, when it recycles
 //! the events it wrote for Java). When the consumer stops polling, the reader stops reading the
-//! gRPC stream, HTTP/2 flow control stops VTGate, and memory stays flat. Tokio threads never call into the
-//! consumer: everything crosses the channel.
+//! gRPC stream, HTTP/2 flow control stops VTGate, and memory stays flat. Tokio threads never
+//! call into the consumer: everything crosses the channel.
 
 use super::budget::Budget;
 use crate::error::{Error, ErrorCode, ErrorKind, Result};
@@ -389,7 +389,7 @@ impl BlockingStream {
             return;
         }
         let bytes = if self.budget.holds_until_recycled() {
-            spent.iter().map(Event::approx_bytes).sum()
+            Budget::bytes_of(&spent)
         } else {
             0
         };
@@ -587,7 +587,7 @@ async fn read_loop(
                 return;
             }
         };
-        let bytes: usize = events.iter().map(Event::approx_bytes).sum();
+        let bytes = Budget::bytes_of(&events);
         expected = bytes;
         budget.take(bytes);
         let ended = matches!(events.last(), Some(Event::End));

@@ -100,9 +100,9 @@ impl Budget {
         self.room.notify_waiters();
     }
 
-    /// Gives back what `events` counted.
-    pub fn give_back_events(&self, events: &[Event]) {
-        self.give_back(events.iter().map(Event::approx_bytes).sum());
+    /// What `events` count as: the reader's count of them, to the byte.
+    pub fn bytes_of(events: &[Event]) -> usize {
+        events.iter().map(Event::approx_bytes).sum()
     }
 }
 
@@ -140,8 +140,9 @@ mod tests {
             },
         ];
         let bytes: usize = events.iter().map(Event::approx_bytes).sum();
-        b.take(bytes);
-        b.give_back_events(&events);
+        assert_eq!(Budget::bytes_of(&events), bytes);
+        b.take(Budget::bytes_of(&events));
+        b.give_back(Budget::bytes_of(&events));
         assert_eq!(b.outstanding(), 0);
     }
 

@@ -738,10 +738,32 @@ fn rows_with_a_long_value_go_as_values_in_every_row_form() {
         description_of(&encode_all(&mut json, std::slice::from_ref(&event))),
         text.as_bytes()
     );
+    // A Flink row likewise.
+    let mut flink = BatchEncoder::new();
+    flink.set_row_layout(Some(
+        serde_json::from_str(
+            r#"{"fields":[{"name":"sku","type":{"root":"BIGINT"}},
+                          {"name":"description","type":{"root":"VARCHAR"}}]}"#,
+        )
+        .unwrap(),
+    ));
+    assert_eq!(
+        description_of(&encode_all(&mut flink, std::slice::from_ref(&event))),
+        text.as_bytes()
+    );
     // One byte shorter: the core writes the JSON row itself.
     let shorter = change(&s, 7, Value::String(text[1..].into()));
     let batch = encode_all(&mut json, &[shorter]);
     let (_, entries) = parse(&batch);
     let (_, record) = entries.iter().find(|(t, _)| *t == tag::RECORD).unwrap();
     assert_ne!(record[5] & RECORD_FLAG_JSON_ROW, 0, "the record's flags");
+    let shorter = change(&s, 7, Value::String(text[1..].into()));
+    let batch = encode_all(&mut flink, &[shorter]);
+    let (_, entries) = parse(&batch);
+    let (_, record) = entries.iter().find(|(t, _)| *t == tag::RECORD).unwrap();
+    assert_ne!(
+        record[5] & RECORD_FLAG_FLINK_ROW,
+        0,
+        "the table has a row plan"
+    );
 }

@@ -172,35 +172,6 @@ public abstract class VitessITBase {
         }
     }
 
-    /**
-     * Runs {@code body}, then cancels {@code job} (see {@link #cancel}). When both fail, the
-     * body's failure is thrown with the job's attached: neither hides the other.
-     */
-    public static void cancelAfter(JobClient job, ThrowingRunnable body) throws Exception {
-        Throwable primary = null;
-        try {
-            body.run();
-        } catch (Throwable t) {
-            primary = t;
-            throw t;
-        } finally {
-            try {
-                cancel(job);
-            } catch (Throwable c) {
-                if (primary == null) {
-                    throw c;
-                }
-                primary.addSuppressed(c);
-            }
-        }
-    }
-
-    /** A test step that may throw anything. */
-    @FunctionalInterface
-    public interface ThrowingRunnable {
-        void run() throws Exception;
-    }
-
     /** Runs the environment's job restored from the savepoint. */
     public static JobClient executeRestored(StreamExecutionEnvironment env, String savepoint, String jobName)
             throws Exception {
