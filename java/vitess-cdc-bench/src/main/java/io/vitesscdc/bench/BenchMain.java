@@ -40,6 +40,9 @@ public final class BenchMain {
         args = a;
         Recorder rec = new Recorder(a.consumer, a.scenario, a.table);
         recorder = rec;
+        if (!a.latencyMode()) {
+            rec.expect(a.events);
+        }
         switch (a.consumer) {
             case "sql":
                 FlinkConsumers.startSql(a, rec);

@@ -30,6 +30,11 @@ final class Recorder {
     private long lastNanos;
     private long events;
     private long[] latenciesMicros = new long[1024];
+    /** The count a run expects (0: unknown); with it, when each tenth of it had arrived. */
+    private long expected;
+
+    private final long[] tenthNanos = new long[10];
+    private int tenthsReached;
     private int latencyCount;
 
     Recorder(String consumer, String scenario, String table) {
@@ -44,6 +49,14 @@ final class Recorder {
         openedNanos = System.nanoTime();
     }
 
+    /**
+     * The run expects {@code n} records: the result then says when each tenth of them had
+     * arrived, which shows a short run's ramp (the JIT, a slow first batch) apart from its pace.
+     */
+    synchronized void expect(long n) {
+        expected = n;
+    }
+
     /** {@code n} more records arrived now. */
     synchronized void record(long n) {
         long now = System.nanoTime();
@@ -55,6 +68,11 @@ final class Recorder {
         }
         events += n;
         lastNanos = now;
+        while (expected > 0
+                && tenthsReached < tenthNanos.length
+                && events * tenthNanos.length >= expected * (tenthsReached + 1)) {
+            tenthNanos[tenthsReached++] = now;
+        }
     }
 
     /** The total count is now {@code total} (a counter polled from outside the pipeline). */
@@ -119,6 +137,7 @@ final class Recorder {
                 + ",\"latency_samples\":" + latencyCount
                 + ",\"latency_p50_ms\":" + number(latencyPercentileMs(0.50))
                 + ",\"latency_p99_ms\":" + number(latencyPercentileMs(0.99))
+                + ",\"tenths_s\":" + tenthsJson()
                 + ",\"threads_cpu_s\":" + threadJson + "}";
     }
 
@@ -130,6 +149,15 @@ final class Recorder {
     private Double sourceSetUpToFirstSeconds() {
         long setUp = SourceRecordCounter.sourceSetUpNanos();
         return setUp == 0 || events == 0 ? null : (firstNanos - setUp) / 1e9;
+    }
+
+    /** Seconds from the first record to each tenth of the expected count, as a JSON array. */
+    private String tenthsJson() {
+        StringBuilder out = new StringBuilder("[");
+        for (int i = 0; i < tenthsReached; i++) {
+            out.append(i == 0 ? "" : ",").append(number((tenthNanos[i] - firstNanos) / 1e9));
+        }
+        return out.append(']').toString();
     }
 
     private static String number(Double d) {

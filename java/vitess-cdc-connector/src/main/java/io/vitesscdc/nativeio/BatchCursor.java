@@ -15,13 +15,24 @@ import java.nio.charset.StandardCharsets;
 final class BatchCursor {
 
     private final ByteBuffer buf;
-    private final int end;
+    private int end;
     private int pos;
 
     BatchCursor(ByteBuffer littleEndianBuffer, int pos, int end) {
         this.buf = littleEndianBuffer;
         this.pos = pos;
         this.end = end;
+    }
+
+    /**
+     * This cursor moved to {@code [pos, end)} of the same buffer: the decoder reads every entry of
+     * a batch with the same two cursors, not two new ones per entry (a record's only garbage
+     * besides its own objects, and the JIT cannot remove them before it compiles the loop).
+     */
+    BatchCursor at(int pos, int end) {
+        this.pos = pos;
+        this.end = end;
+        return this;
     }
 
     int position() {

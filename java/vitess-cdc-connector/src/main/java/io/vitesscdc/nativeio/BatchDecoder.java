@@ -107,13 +107,15 @@ public final class BatchDecoder {
         heapPiece = null;
         batchLength = length;
         int pos = HEADER_LENGTH;
+        BatchCursor frame = new BatchCursor(buf, pos, length);
+        BatchCursor entry = new BatchCursor(buf, pos, length);
         while (pos < length) {
-            BatchCursor frame = new BatchCursor(buf, pos, length);
+            frame.at(pos, length);
             int tag = frame.u8();
             int entryLength = frame.length();
             int start = frame.position();
             int end = start + entryLength;
-            entries.add(decodeEntry(buf, tag, start, end));
+            entries.add(decodeEntry(buf, entry.at(start, end), tag, start, end));
             pos = end;
         }
         if (entries.size() != entryCount) {
@@ -130,8 +132,8 @@ public final class BatchDecoder {
         return id >= MAX_DENSE_TABLE_ID ? sparseTables.get(id) : null;
     }
 
-    private BatchEntry decodeEntry(ByteBuffer buf, int tag, int start, int end) {
-        BatchCursor c = new BatchCursor(buf, start, end);
+    /** The entry {@code tag} at {@code [start, end)}, read with {@code c} (which is at its start). */
+    private BatchEntry decodeEntry(ByteBuffer buf, BatchCursor c, int tag, int start, int end) {
         switch (tag) {
             case TAG_TABLE:
                 return register(decodeTable(c));

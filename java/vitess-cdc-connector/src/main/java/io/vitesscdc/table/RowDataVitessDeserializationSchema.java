@@ -118,10 +118,14 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         private final BinaryRowFields fields;
         private final LogicalType[] metadataTypes;
         private final BinaryRowFields.NullWriter[] metadataNulls;
-        /** The batch copy the last core-written row lay in, and a segment over it. */
+        /**
+         * The batch copy the last core-written row lay in, and a segment over it, as the array
+         * rows point at: {@code pointTo(MemorySegment, …)} would make a new one-element array for
+         * every row, and the rows of one copy can share one (nothing writes to the array).
+         */
         private byte[] pointedBatch;
 
-        private MemorySegment pointedSegment;
+        private MemorySegment[] pointedSegments;
 
         RowWriters() {
             fields = new BinaryRowFields(physicalType.getChildren().toArray(new LogicalType[0]), converters);
@@ -140,12 +144,12 @@ public final class RowDataVitessDeserializationSchema implements VitessDeseriali
         BinaryRowData point(VitessRecord record, RecordContext context) {
             byte[] batch = record.rowBatch();
             if (batch != pointedBatch) {
-                pointedSegment = MemorySegmentFactory.wrap(batch);
+                pointedSegments = new MemorySegment[] {MemorySegmentFactory.wrap(batch)};
                 pointedBatch = batch;
             }
             int physical = physicalType.getFieldCount();
             BinaryRowData row = new BinaryRowData(physical + metadata.size());
-            row.pointTo(pointedSegment, record.rowOffset(), record.rowLength());
+            row.pointTo(pointedSegments, record.rowOffset(), record.rowLength());
             for (int m = 0; m < metadata.size(); m++) {
                 VitessReadableMetadata key = metadata.get(m);
                 if (key == VitessReadableMetadata.EPOCH) {
