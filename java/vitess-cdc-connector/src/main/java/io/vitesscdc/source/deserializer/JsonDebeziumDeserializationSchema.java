@@ -64,11 +64,13 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
     /** The table of the last core-written row and its event's {@code source} up to its times. */
     private transient TableDescriptor sourceTable;
 
-    private transient String sourcePrefix;
+    private transient byte[] sourcePrefix;
     /** The last position's JSON text and its quoted form. */
     private transient String lastPosition;
 
-    private transient String lastQuotedPosition;
+    private transient byte[] lastQuotedPosition;
+    /** The event of a core-written row, put together as bytes (reused for every record). */
+    private transient Utf8TextBuilder eventBytes;
 
     @Override
     public void deserialize(VitessRecord record, RecordContext context, Collector<String> out) throws Exception {
@@ -77,6 +79,7 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
             json = FACTORY.createGenerator(text);
             // Each record is a document of its own: no separator between them.
             json.setRootValueSeparator(null);
+            eventBytes = new Utf8TextBuilder();
         }
         try {
             if (record.hasJsonRow()) {
@@ -165,18 +168,17 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
 
     /**
      * A record whose row object the core wrote: the same event text as {@link #convert} writes,
-     * put together from the core's object and pieces kept per table and per position (their
-     * escaping done once), without a generator.
+     * put together as UTF-8 bytes from the core's object and pieces kept per table and per
+     * position (their escaping done once), without a generator, and decoded once into the event's
+     * {@code String}.
      */
     private void convertCoreRow(VitessRecord record, RecordContext context, Collector<String> out) {
         ChangeKind kind = record.kind();
-        String row = new String(record.rowBatch(), record.rowOffset(), record.rowLength(), UTF_8);
         if (kind == ChangeKind.UPDATE_BEFORE) {
-            pendingBefore = row;
+            pendingBefore = new String(record.rowBatch(), record.rowOffset(), record.rowLength(), UTF_8);
             return;
         }
-        String before = kind == ChangeKind.DELETE ? row : kind == ChangeKind.UPDATE_AFTER ? pendingBefore : null;
-        String after = kind == ChangeKind.DELETE ? null : row;
+        String before = kind == ChangeKind.UPDATE_AFTER ? pendingBefore : null;
         String op;
         switch (kind) {
             case INSERT:
@@ -195,50 +197,61 @@ public final class JsonDebeziumDeserializationSchema implements VitessDeserializ
                 throw new IllegalStateException("unexpected change kind " + kind);
         }
         pendingBefore = null;
-        StringBuilder event = text.chars;
-        event.setLength(0);
-        event.append("{\"before\":")
-                .append(before)
-                .append(",\"after\":")
-                .append(after)
-                .append(",\"op\":\"")
-                .append(op)
-                .append("\",\"ts_ms\":")
-                .append(System.currentTimeMillis())
-                .append(",\"source\":")
-                .append(sourceOf(record.table()))
-                .append("\"ts_ms\":")
-                .append(record.commitTimestampMillis())
-                .append(",\"snapshot\":")
-                .append(record.isSnapshot());
-        if (kind == ChangeKind.SNAPSHOT_READ) {
-            event.append(",\"incremental\":true");
+        Utf8TextBuilder event = eventBytes;
+        event.ascii("{\"before\":");
+        if (kind == ChangeKind.DELETE) {
+            event.bytes(record.rowBatch(), record.rowOffset(), record.rowLength());
+        } else {
+            event.text(before);
         }
-        event.append(",\"position\":")
-                .append(quotedPosition(context.position()))
-                .append(",\"epoch\":")
-                .append(context.epoch())
-                .append(",\"rank\":")
-                .append(context.rank())
-                .append("}}");
-        out.collect(text.take());
+        event.ascii(",\"after\":");
+        if (kind == ChangeKind.DELETE) {
+            event.text(null);
+        } else {
+            event.bytes(record.rowBatch(), record.rowOffset(), record.rowLength());
+        }
+        event.ascii(",\"op\":\"")
+                .ascii(op)
+                .ascii("\",\"ts_ms\":")
+                .number(System.currentTimeMillis())
+                .ascii(",\"source\":")
+                .bytes(sourceOf(record.table()))
+                .ascii("\"ts_ms\":")
+                .number(record.commitTimestampMillis())
+                .ascii(",\"snapshot\":")
+                .bool(record.isSnapshot());
+        if (kind == ChangeKind.SNAPSHOT_READ) {
+            event.ascii(",\"incremental\":true");
+        }
+        event.ascii(",\"position\":")
+                .bytes(quotedPosition(context.position()))
+                .ascii(",\"epoch\":")
+                .number(context.epoch())
+                .ascii(",\"rank\":")
+                .number(context.rank())
+                .ascii("}}");
+        out.collect(event.take());
     }
 
-    /** {@code {"connector":"vitess","keyspace":…,"shard":…,"table":…,} of the last table. */
-    private String sourceOf(TableDescriptor table) {
+    /** {@code {"connector":"vitess","keyspace":…,"shard":…,"table":…,} of the last table, in UTF-8. */
+    private byte[] sourceOf(TableDescriptor table) {
         if (table != sourceTable) {
             sourceTable = table;
-            sourcePrefix = "{\"connector\":\"vitess\",\"keyspace\":" + quoted(table.keyspace()) + ",\"shard\":"
-                    + quoted(table.shard()) + ",\"table\":" + quoted(table.table()) + ",";
+            sourcePrefix = ("{\"connector\":\"vitess\",\"keyspace\":" + quoted(table.keyspace()) + ",\"shard\":"
+                            + quoted(table.shard()) + ",\"table\":" + quoted(table.table()) + ",")
+                    .getBytes(UTF_8);
         }
         return sourcePrefix;
     }
 
-    /** The position's JSON as a JSON string (or null), kept for as long as the mark's text is the same. */
-    private String quotedPosition(String position) {
-        if (position != lastPosition) {
+    /**
+     * The position's JSON as a JSON string (or null) in UTF-8, kept for as long as the mark's text
+     * is the same.
+     */
+    private byte[] quotedPosition(String position) {
+        if (position != lastPosition || lastQuotedPosition == null) {
             lastPosition = position;
-            lastQuotedPosition = position == null ? "null" : quoted(position);
+            lastQuotedPosition = (position == null ? "null" : quoted(position)).getBytes(UTF_8);
         }
         return lastQuotedPosition;
     }
