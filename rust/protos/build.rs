@@ -31,6 +31,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         // A row's values as `Bytes`: decoded as a slice of the received message (no copy, no
         // allocation per row); every value is decoded from it before the message is dropped.
         .bytes(".query.Row.values")
+        // Its packed lengths likewise (proto/query.proto declares them `bytes`; row.rs reads them).
+        .bytes(".query.Row.lengths")
         // A row change's column bitmaps likewise: every row change of a v24 ROW event carries
         // them, and as `Vec<u8>` each was an allocation and a copy per row.
         .bytes(".binlogdata.RowChange.Bitmap.cols")

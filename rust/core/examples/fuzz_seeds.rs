@@ -23,7 +23,7 @@ use vitess_cdc_testkit::events::*;
 
 fn typed_row(cells: &[&[u8]]) -> Row {
     Row {
-        lengths: cells.iter().map(|c| c.len() as i64).collect(),
+        lengths: vitess_cdc_core::proto::encode_lengths(cells.iter().map(|c| c.len() as i64)),
         values: cells.concat().into(),
     }
 }

@@ -293,7 +293,7 @@ fn wire_messages_the_core_refuses() {
         vec![(
             None,
             Some(Row {
-                lengths: vec![9, 1],
+                lengths: vitess_cdc_core::proto::encode_lengths(vec![9, 1]),
                 values: b"1".to_vec().into(),
             }),
         )],

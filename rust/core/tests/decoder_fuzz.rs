@@ -185,10 +185,7 @@ fn row_of(cells: &[Option<Vec<u8>>], length_noise: i64) -> Row {
     if let Some(last) = lengths.last_mut() {
         *last = last.saturating_add(length_noise);
     }
-    Row {
-        lengths,
-        values: values.into(),
-    }
+    Row::with_lengths(lengths, values)
 }
 
 proptest! {

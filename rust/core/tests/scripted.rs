@@ -318,7 +318,7 @@ fn malformed_event_is_a_clear_sticky_error() {
         vec![(
             None,
             Some(vitess_cdc_core::proto::query::Row {
-                lengths: vec![9, 1],
+                lengths: vitess_cdc_core::proto::encode_lengths(vec![9, 1]),
                 values: b"1".to_vec().into(),
             }),
         )],

@@ -44,7 +44,7 @@ libfuzzer_sys::fuzz_target!(|data: &[u8]| {
     }
     let (lengths, values) = rest.split_at(n);
     let row = Row {
-        lengths: lengths.iter().map(|l| *l as i8 as i64).collect(),
+        lengths: vitess_cdc_core::proto::encode_lengths(lengths.iter().map(|l| *l as i8 as i64)),
         values: values.to_vec().into(),
     };
     let bitmap = (flags & 2 == 2).then(|| Bitmap {

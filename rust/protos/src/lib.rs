@@ -41,3 +41,6 @@ pub mod vtctlservice {
 pub mod queryservice {
     tonic::include_proto!("queryservice");
 }
+
+mod row;
+pub use row::{encode_lengths, CellLengths};

@@ -90,10 +90,10 @@ pub fn field(table: &str) -> VEvent {
 
 pub fn row(id: i64, v: &str) -> Row {
     let id = id.to_string();
-    Row {
-        lengths: vec![id.len() as i64, v.len() as i64],
-        values: format!("{id}{v}").into_bytes().into(),
-    }
+    Row::with_lengths(
+        [id.len() as i64, v.len() as i64],
+        format!("{id}{v}").into_bytes(),
+    )
 }
 
 /// ROW event with the given (before, after) images; `timestamp` 0 = copy phase.
@@ -143,10 +143,7 @@ pub fn lastpk(table: &str, id: i64) -> TableLastPk {
                 r#type: Type::Int64 as i32,
                 ..Default::default()
             }],
-            rows: vec![Row {
-                lengths: vec![id.len() as i64],
-                values: id.into_bytes().into(),
-            }],
+            rows: vec![Row::with_lengths([id.len() as i64], id.into_bytes())],
             ..Default::default()
         }),
     }

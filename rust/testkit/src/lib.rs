@@ -334,9 +334,11 @@ fn text_rows(columns: &[&str], rows: &[Vec<String>]) -> QueryResult {
             .collect(),
         rows: rows
             .iter()
-            .map(|cells| Row {
-                lengths: cells.iter().map(|c| c.len() as i64).collect(),
-                values: cells.concat().into_bytes().into(),
+            .map(|cells| {
+                Row::with_lengths(
+                    cells.iter().map(|c| c.len() as i64),
+                    cells.concat().into_bytes(),
+                )
             })
             .collect(),
         ..Default::default()

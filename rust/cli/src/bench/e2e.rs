@@ -391,7 +391,7 @@ async fn start_gtids(args: &Args, client: &VtgateClient) -> Result<Vec<ShardGtid
 /// The last column of a row (the stamp), read from its length-prefixed text without decoding
 /// the others.
 fn last_column_i64(row: &vitess_cdc_core::proto::query::Row) -> Option<i64> {
-    let len = *row.lengths.last()?;
+    let len = row.cell_lengths().last()?.ok()?;
     if len < 0 {
         return None;
     }
@@ -512,15 +512,12 @@ mod tests {
 
     #[test]
     fn the_stamp_is_read_from_the_last_column() {
-        let row = vitess_cdc_core::proto::query::Row {
-            lengths: vec![2, -1, 16],
-            values: b"421764000000123456".to_vec().into(),
-        };
+        let row = vitess_cdc_core::proto::query::Row::with_lengths(
+            [2, -1, 16],
+            b"421764000000123456".to_vec(),
+        );
         assert_eq!(last_column_i64(&row), Some(1_764_000_000_123_456));
-        let null_stamp = vitess_cdc_core::proto::query::Row {
-            lengths: vec![2, -1],
-            values: b"42".to_vec().into(),
-        };
+        let null_stamp = vitess_cdc_core::proto::query::Row::with_lengths([2, -1], b"42".to_vec());
         assert_eq!(last_column_i64(&null_stamp), None);
     }
 

@@ -6,9 +6,10 @@
 //! event, row and length of the response again (3 % of the stream thread in a copy's profile).
 
 use crate::proto::vtgate::{VStreamRequest, VStreamResponse};
+use prost::Message;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
 use tonic::Status;
-use tonic_prost::{ProstDecoder, ProstEncoder};
+use tonic_prost::ProstEncoder;
 
 /// A VStream response and the bytes it took on the wire (its protobuf encoding).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -32,13 +33,19 @@ impl Codec for VStreamCodec {
     }
 
     fn decoder(&mut self) -> Self::Decoder {
-        SizedDecoder(ProstDecoder::default())
+        SizedDecoder
     }
 }
 
-/// Prost's decoder, noting the size of the message it decodes.
-#[derive(Debug)]
-pub struct SizedDecoder(ProstDecoder<VStreamResponse>);
+/// Prost's decoding, noting the size of the message it decodes.
+///
+/// The message is first taken whole as one [`Bytes`](bytes::Bytes), then decoded from that:
+/// every `bytes` field (a row's values and lengths, the names of every event) becomes a slice of
+/// it by a reference-count increment. Decoded straight from tonic's buffer, each was a
+/// `BytesMut::split_to` and a `freeze`, the native stream thread's hottest function in a copy's
+/// profile (docs/benchmarks.md, "Results").
+#[derive(Debug, Default)]
+pub struct SizedDecoder;
 
 impl Decoder for SizedDecoder {
     type Item = ReceivedResponse;
@@ -47,13 +54,16 @@ impl Decoder for SizedDecoder {
     fn decode(&mut self, buf: &mut DecodeBuf<'_>) -> Result<Option<ReceivedResponse>, Status> {
         // The buffer holds exactly this message (gRPC frames each one with its length).
         let encoded_len = bytes::Buf::remaining(buf);
-        Ok(self.0.decode(buf)?.map(|response| ReceivedResponse {
+        let message = bytes::Buf::copy_to_bytes(buf, encoded_len);
+        let response = VStreamResponse::decode(message)
+            .map_err(|e| Status::internal(format!("cannot decode a VStream response: {e}")))?;
+        Ok(Some(ReceivedResponse {
             response,
             encoded_len,
         }))
     }
 
     fn buffer_settings(&self) -> BufferSettings {
-        self.0.buffer_settings()
+        BufferSettings::default()
     }
 }

@@ -29,7 +29,7 @@ use crate::event::{Column, TableSchema};
 use crate::keyorder::{ColumnOrder, Inexact, KeyOrder};
 use crate::position::{ShardPosition, TableLastPk};
 use crate::proto::query::{Field, QueryResult, Row};
-use crate::value::Value;
+use crate::value::{Bytes, Value};
 use prost::Message;
 use std::cmp::Ordering;
 use std::collections::{BTreeMap, BTreeSet};
@@ -81,7 +81,10 @@ pub fn lastpk_kind(lastpk: &[u8]) -> LastPkKind {
     }
     match QueryResult::decode(lastpk) {
         Ok(qr) => match qr.rows.first() {
-            Some(row) if !row.lengths.is_empty() && row.lengths.iter().all(|&l| l < 0) => {
+            Some(row)
+                if !row.lengths.is_empty()
+                    && row.cell_lengths().all(|l| matches!(l, Ok(l) if l < 0)) =>
+            {
                 LastPkKind::Done
             }
             Some(_) => LastPkKind::Key,
@@ -97,10 +100,7 @@ pub fn done_mark(pk_fields: Vec<Field>) -> Vec<u8> {
     let lengths = vec![-1; pk_fields.len()];
     QueryResult {
         fields: pk_fields,
-        rows: vec![Row {
-            lengths,
-            values: Default::default(),
-        }],
+        rows: vec![Row::with_lengths(lengths, Bytes::new())],
         ..Default::default()
     }
     .encode_to_vec()
@@ -407,10 +407,10 @@ mod tests {
                     ..Default::default()
                 },
             ],
-            rows: vec![Row {
-                lengths: vec![a.len() as i64, b.len() as i64],
-                values: [a.as_bytes(), b].concat().into(),
-            }],
+            rows: vec![Row::with_lengths(
+                [a.len() as i64, b.len() as i64],
+                [a.as_bytes(), b].concat(),
+            )],
             ..Default::default()
         }
         .encode_to_vec()

@@ -13,6 +13,7 @@ use crate::event::{Column, ColumnType, TableSchema};
 use crate::proto::binlogdata::row_change::Bitmap;
 use crate::proto::binlogdata::FieldEvent;
 use crate::proto::query::{Field, MySqlFlag, Row, Type};
+use crate::proto::CellLengths;
 use crate::value::{Bytes, Text, Value};
 use std::sync::Arc;
 
@@ -67,7 +68,9 @@ pub fn split_row(row: &Row) -> Result<Cells<'_>> {
 
 /// A row's cells, in order, from a row whose lengths were checked against its values.
 pub struct RowCells<'a> {
-    lengths: std::slice::Iter<'a, i64>,
+    lengths: CellLengths<'a>,
+    /// Cells not yet read (counted by `row_cells`, which read every length once).
+    remaining: usize,
     values: &'a [u8],
 }
 
@@ -75,7 +78,9 @@ impl<'a> Iterator for RowCells<'a> {
     type Item = Option<&'a [u8]>;
 
     fn next(&mut self) -> Option<Self::Item> {
-        let &len = self.lengths.next()?;
+        // Checked by `row_cells`: every length is a well-formed varint.
+        let len = self.lengths.next()?.ok()?;
+        self.remaining -= 1;
         if len < 0 {
             return Some(None);
         }
@@ -86,7 +91,7 @@ impl<'a> Iterator for RowCells<'a> {
     }
 
     fn size_hint(&self) -> (usize, Option<usize>) {
-        self.lengths.size_hint()
+        (self.remaining, Some(self.remaining))
     }
 }
 
@@ -96,7 +101,14 @@ impl ExactSizeIterator for RowCells<'_> {}
 /// -1). The cells are produced as they are read, not collected: a row's decoding walks them once.
 pub fn row_cells(row: &Row) -> Result<RowCells<'_>> {
     let mut offset = 0usize;
-    for (i, &len) in row.lengths.iter().enumerate() {
+    let mut cells = 0usize;
+    for (i, len) in row.cell_lengths().enumerate() {
+        cells += 1;
+        let len = len.map_err(|e| {
+            Error::fatal(format!(
+                "malformed row: the length of column {i} is not a varint ({e})"
+            ))
+        })?;
         if len < 0 {
             if len != -1 {
                 return Err(Error::fatal(format!(
@@ -123,7 +135,8 @@ pub fn row_cells(row: &Row) -> Result<RowCells<'_>> {
         )));
     }
     Ok(RowCells {
-        lengths: row.lengths.iter(),
+        lengths: row.cell_lengths(),
+        remaining: cells,
         values: &row.values,
     })
 }

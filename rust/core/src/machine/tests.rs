@@ -473,7 +473,7 @@ fn malformed_events_are_clear_errors() {
         vec![(
             None,
             Some(Row {
-                lengths: vec![5, 1],
+                lengths: crate::proto::encode_lengths(vec![5, 1]),
                 values: b"1".to_vec().into(),
             }),
         )],
@@ -870,7 +870,7 @@ fn rows_of_tables_and_shards_taking_turns_decode_with_their_own_shape() {
     extra.name = "w".into();
     wide_b.field_event.as_mut().unwrap().fields.push(extra);
     let three = |id: i64| Row {
-        lengths: vec![id.to_string().len() as i64, 1, 1],
+        lengths: crate::proto::encode_lengths(vec![id.to_string().len() as i64, 1, 1]),
         values: format!("{id}xy").into_bytes().into(),
     };
     let mut events = vec![on_shard("-80", ev(VEventType::Begin))];
@@ -928,7 +928,7 @@ fn rows_of_tables_and_shards_taking_turns_decode_with_their_own_shape() {
     let mut narrow_a = field("a");
     narrow_a.field_event.as_mut().unwrap().fields.truncate(1);
     let one = Row {
-        lengths: vec![1],
+        lengths: crate::proto::encode_lengths(vec![1]),
         values: b"9".to_vec().into(),
     };
     let out = run(

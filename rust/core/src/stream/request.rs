@@ -655,10 +655,7 @@ mod tests {
                 r#type: 265,
                 ..Default::default()
             }],
-            rows: vec![Row {
-                lengths: vec![1],
-                values: b"7".to_vec().into(),
-            }],
+            rows: vec![Row::with_lengths([1], b"7".to_vec())],
             ..Default::default()
         }
         .encode_to_vec()
@@ -738,7 +735,14 @@ mod tests {
         };
         let req = build_request(&o, &p, &[restored.clone(), other]);
         let sg = &req.vgtid.as_ref().unwrap().shard_gtids;
-        let rows_of = |t: &ProtoTableLastPk| t.lastpk.as_ref().map(|q| q.rows[0].lengths.clone());
+        let rows_of = |t: &ProtoTableLastPk| {
+            t.lastpk.as_ref().map(|q| {
+                q.rows[0]
+                    .cell_lengths()
+                    .collect::<std::result::Result<Vec<i64>, _>>()
+                    .unwrap()
+            })
+        };
         assert_eq!(
             rows_of(&sg[0].table_p_ks[0]),
             Some(vec![-1]),

@@ -33,19 +33,18 @@ fn table(fields: Vec<Field>) -> Arc<TableSchema> {
 }
 
 fn row(cells: &[Option<&[u8]>]) -> Row {
-    let mut r = Row::default();
+    let mut lengths = Vec::with_capacity(cells.len());
     let mut values = Vec::new();
     for c in cells {
         match c {
-            None => r.lengths.push(-1),
+            None => lengths.push(-1),
             Some(b) => {
-                r.lengths.push(b.len() as i64);
+                lengths.push(b.len() as i64);
                 values.extend_from_slice(b);
             }
         }
     }
-    r.values = values.into();
-    r
+    Row::with_lengths(lengths, values)
 }
 
 #[test]
@@ -484,7 +483,7 @@ fn null_versus_absent() {
 #[test]
 fn malformed_rows_are_errors() {
     let too_long = Row {
-        lengths: vec![5],
+        lengths: crate::proto::encode_lengths(vec![5]),
         values: b"abc".to_vec().into(),
     };
     assert!(split_row(&too_long)
@@ -492,17 +491,17 @@ fn malformed_rows_are_errors() {
         .message
         .contains("needs 5 bytes"));
     let leftover = Row {
-        lengths: vec![1],
+        lengths: crate::proto::encode_lengths(vec![1]),
         values: b"abc".to_vec().into(),
     };
     assert!(split_row(&leftover).is_err());
     let negative = Row {
-        lengths: vec![-7],
+        lengths: crate::proto::encode_lengths(vec![-7]),
         values: Default::default(),
     };
     assert!(split_row(&negative).is_err());
     let huge = Row {
-        lengths: vec![i64::MAX],
+        lengths: crate::proto::encode_lengths(vec![i64::MAX]),
         values: Default::default(),
     };
     assert!(split_row(&huge).is_err());
