@@ -43,7 +43,7 @@ impl Codec for VStreamCodec {
 /// every `bytes` field (a row's values and lengths, the names of every event) becomes a slice of
 /// it by a reference-count increment. Decoded straight from tonic's buffer, each was a
 /// `BytesMut::split_to` and a `freeze`, the native stream thread's hottest function in a copy's
-/// profile (docs/benchmarks.md, "Results").
+/// profile (docs/benchmarks.md, "Rust core").
 #[derive(Debug, Default)]
 pub struct SizedDecoder;
 
