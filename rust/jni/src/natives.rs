@@ -16,6 +16,7 @@ use jni::{jni_sig, jni_str, Env, EnvUnowned, NativeMethod};
 use std::ffi::c_void;
 use std::sync::Arc;
 use std::time::Duration;
+use vitess_cdc_core::batch::BatchOut;
 use vitess_cdc_core::Error as CoreError;
 
 /// Default JVM name of the class declaring the natives (before any relocation).
@@ -52,6 +53,11 @@ pub fn register(env: &mut Env<'_>) -> jni::errors::Result<String> {
                 jni_str!("nativePoll"),
                 jni_str!("(JLjava/nio/ByteBuffer;J)I"),
                 native_poll as *mut c_void,
+            ),
+            NativeMethod::from_raw_parts(
+                jni_str!("nativePollHeap"),
+                jni_str!("(J[BJ)I"),
+                native_poll_heap as *mut c_void,
             ),
             NativeMethod::from_raw_parts(
                 jni_str!("nativePositionsJson"),
@@ -432,6 +438,68 @@ extern "system" fn native_poll<'l>(
         let out = unsafe { raw_direct_buffer(raw, &mut buffer)? };
         poll_result(stream.poll(out, timeout)?)
     })
+}
+
+/// A poll into a Java heap array: for an event too large for the reader's direct buffer (a row
+/// near VTGate's message limit), so that it crosses into Java's heap, which Flink's memory
+/// budget holds, instead of into a direct buffer grown for it (docs/batch-format.md, "Batch
+/// boundaries and sizes"). Not the hot path: it builds an `Env` for the region writes.
+extern "system" fn native_poll_heap<'l>(
+    mut env: EnvUnowned<'l>,
+    _c: JClass<'l>,
+    handle: jlong,
+    array: JByteArray<'l>,
+    timeout_millis: jlong,
+) -> jint {
+    env.with_env(|env| -> BridgeResult<jint> {
+        let stream = STREAMS.get(handle)?;
+        let timeout = poll_timeout(timeout_millis)?;
+        if array.is_null() {
+            return Err(BridgeError::IllegalArgument("array is null".into()));
+        }
+        let capacity = array.len(env)?.min(i32::MAX as usize);
+        let mut out = HeapArrayOut {
+            env,
+            array: &array,
+            capacity,
+        };
+        poll_result(stream.poll_to(&mut out, timeout)?)
+    })
+    .resolve::<ThrowVitessException>()
+}
+
+/// A Java `byte[]` as a batch's destination, written with `SetByteArrayRegion`: no pinning and
+/// no critical region, so a poll that waits or takes the stream's lock never holds up the GC.
+struct HeapArrayOut<'a, 'e, 'l> {
+    env: &'a mut Env<'e>,
+    array: &'a JByteArray<'l>,
+    capacity: usize,
+}
+
+impl BatchOut for HeapArrayOut<'_, '_, '_> {
+    fn capacity(&self) -> usize {
+        self.capacity
+    }
+
+    fn put(&mut self, at: usize, bytes: &[u8]) -> vitess_cdc_core::Result<()> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
+        // SAFETY: `u8` and `i8` (`jbyte`) have the same size and alignment; the slice is only read.
+        let signed =
+            unsafe { std::slice::from_raw_parts(bytes.as_ptr().cast::<i8>(), bytes.len()) };
+        let start = i32::try_from(at).map_err(|_| {
+            CoreError::fatal(format!(
+                "internal error: a batch offset {at} beyond a Java array"
+            ))
+        })?;
+        self.array.set_region(self.env, start, signed).map_err(|e| {
+            CoreError::fatal(format!(
+                "copying {} bytes of a batch into Java's array at {at} failed: {e}",
+                bytes.len()
+            ))
+        })
+    }
 }
 
 /// Runs an entry point's work without building a `jni` `Env` on the success path.

@@ -8,7 +8,7 @@ use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Mutex, MutexGuard};
 use std::time::Duration;
-use vitess_cdc_core::batch::{BatchEncoder, EncodeError};
+use vitess_cdc_core::batch::{BatchEncoder, BatchOut, EncodeError};
 use vitess_cdc_core::blocking::BlockingStream;
 use vitess_cdc_core::handoff::flink_row::RowLayout;
 use vitess_cdc_core::metrics::MetricsSnapshot;
@@ -203,6 +203,15 @@ impl<S: EventSource> StreamHandle<S> {
 
     /// Waits up to `timeout` for events and encodes as many whole events as fit into `out`.
     pub fn poll(&self, out: &mut [u8], timeout: Duration) -> Result<PollOutcome> {
+        self.poll_to(out, timeout)
+    }
+
+    /// [`poll`](Self::poll) into any [`BatchOut`] (a Java heap array).
+    pub fn poll_to<O: BatchOut + ?Sized>(
+        &self,
+        out: &mut O,
+        timeout: Duration,
+    ) -> Result<PollOutcome> {
         let mut guard = self.lock()?;
         let p = &mut *guard;
         if p.events.is_empty() {
@@ -226,7 +235,7 @@ impl<S: EventSource> StreamHandle<S> {
             p.events.extend(events);
         }
 
-        p.encoder.begin(out.len());
+        p.encoder.begin(out.capacity());
         // Encoded events go back to the source in one piece at the end of this call.
         let mut spent = Vec::with_capacity(p.events.len());
         let outcome = self.encode_pending(p, out, &mut spent);
@@ -236,10 +245,10 @@ impl<S: EventSource> StreamHandle<S> {
 
     /// Encodes pending events (topping them up from the source) into `out`; every event encoded
     /// is moved to `spent`.
-    fn encode_pending(
+    fn encode_pending<O: BatchOut + ?Sized>(
         &self,
         p: &mut Pending,
-        out: &mut [u8],
+        out: &mut O,
         spent: &mut Vec<Event>,
     ) -> Result<PollOutcome> {
         loop {
@@ -276,7 +285,7 @@ impl<S: EventSource> StreamHandle<S> {
                 || p.ended
                 || p.deferred.is_some()
                 || self.is_closed()
-                || p.encoder.len() > out.len() / 2
+                || p.encoder.len() > out.capacity() / 2
             {
                 break;
             }
@@ -290,14 +299,14 @@ impl<S: EventSource> StreamHandle<S> {
             }
         }
         // Straight into Java's buffer, long values from where they were decoded.
-        match p.encoder.finish_into(out) {
+        match p.encoder.finish_to(out)? {
             Some(len) => Ok(PollOutcome::Batch(len)),
             // Unreachable: the encoder's limit is `out.len()`. Checked anyway, because a slice
             // panic here would poison the stream.
             None => Err(Error::fatal(format!(
                 "internal error: a {}-byte batch for a {}-byte buffer",
                 p.encoder.len(),
-                out.len()
+                out.capacity()
             ))),
         }
     }

@@ -28,7 +28,7 @@ use crate::handoff::flink_row::{RowLayout, RowPlan};
 use crate::position::ShardPosition;
 use crate::value::Value;
 use buffer::BatchBuf;
-pub use buffer::SPLICE_MIN_BYTES;
+pub use buffer::{BatchOut, SPLICE_MIN_BYTES};
 use bytes::Bytes;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -251,6 +251,13 @@ impl BatchEncoder {
     pub fn finish_into(&mut self, out: &mut [u8]) -> Option<usize> {
         self.write_header();
         self.buf.write_into(out)
+    }
+
+    /// [`finish_into`](Self::finish_into) for any [`BatchOut`]: a Java heap array is written
+    /// through JNI calls, which can fail.
+    pub fn finish_to<O: BatchOut + ?Sized>(&mut self, out: &mut O) -> crate::Result<Option<usize>> {
+        self.write_header();
+        self.buf.write_to(out)
     }
 
     fn write_header(&mut self) {

@@ -132,20 +132,30 @@ impl BatchBuf {
     /// Copies the batch into the start of `out` and lets go of the spliced values; `None` (and
     /// nothing written) when `out` is shorter than the batch.
     pub fn write_into(&mut self, out: &mut [u8]) -> Option<usize> {
+        self.write_to(out)
+            .expect("writing into a slice cannot fail")
+    }
+
+    /// Copies the batch into the start of `out`, run by run (the encoder's bytes, then each
+    /// spliced value from where it was decoded), and lets go of the spliced values; `Ok(None)`
+    /// (and nothing written) when `out` is shorter than the batch.
+    pub fn write_to<O: BatchOut + ?Sized>(&mut self, out: &mut O) -> crate::Result<Option<usize>> {
         let len = self.len();
-        let out = out.get_mut(..len)?;
+        if out.capacity() < len {
+            return Ok(None);
+        }
         let (mut from, mut to) = (0, 0);
         for splice in self.splices.drain(..) {
             let own = &self.own[from..splice.at];
-            copy_batch(&mut out[to..to + own.len()], own);
+            out.put(to, own)?;
             to += own.len();
-            copy_batch(&mut out[to..to + splice.bytes.len()], &splice.bytes);
+            out.put(to, &splice.bytes)?;
             to += splice.bytes.len();
             from = splice.at;
         }
-        copy_batch(&mut out[to..], &self.own[from..]);
+        out.put(to, &self.own[from..])?;
         self.clear();
-        Some(len)
+        Ok(Some(len))
     }
 
     /// The batch as one slice: spliced values are copied into the buffer first.
@@ -156,6 +166,27 @@ impl BatchBuf {
             self.own = whole;
         }
         &self.own
+    }
+}
+
+/// Where a finished batch is copied: Java's direct buffer (a slice, [`copy_batch`]), or a Java
+/// heap array, which the JNI bridge writes region by region (an event too large for the direct
+/// buffer: docs/batch-format.md, "Batch boundaries and sizes").
+pub trait BatchOut {
+    /// The bytes it holds.
+    fn capacity(&self) -> usize;
+    /// Copies `bytes` to offset `at`; the caller keeps `at + bytes.len() <= capacity()`.
+    fn put(&mut self, at: usize, bytes: &[u8]) -> crate::Result<()>;
+}
+
+impl BatchOut for [u8] {
+    fn capacity(&self) -> usize {
+        self.len()
+    }
+
+    fn put(&mut self, at: usize, bytes: &[u8]) -> crate::Result<()> {
+        copy_batch(&mut self[at..at + bytes.len()], bytes);
+        Ok(())
     }
 }
 
@@ -222,6 +253,65 @@ mod tests {
         assert_eq!(&out[..n], &expected[..2 + SPLICE_MIN_BYTES + 3]);
         assert_eq!(out[n], 0xee, "nothing written past the batch");
         assert_eq!(b2.len(), 0, "written out: the references are let go");
+    }
+
+    /// A destination that records every write, as the JNI bridge's heap array receives them.
+    struct Regions {
+        bytes: Vec<u8>,
+        writes: Vec<(usize, usize)>,
+    }
+
+    impl BatchOut for Regions {
+        fn capacity(&self) -> usize {
+            self.bytes.len()
+        }
+        fn put(&mut self, at: usize, bytes: &[u8]) -> crate::Result<()> {
+            self.writes.push((at, bytes.len()));
+            self.bytes[at..at + bytes.len()].copy_from_slice(bytes);
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_region_writer_gets_the_same_bytes_in_runs_and_spliced_values_whole() {
+        let build = || {
+            let mut b = BatchBuf::with_capacity(16);
+            b.extend_from_slice(b"head");
+            b.append_shared(&long(1));
+            b.append_shared(&long(2));
+            b.extend_from_slice(b"tail");
+            b
+        };
+        let expected = build().contiguous().to_vec();
+
+        let mut out = Regions {
+            bytes: vec![0xee; expected.len() + 3],
+            writes: Vec::new(),
+        };
+        let n = build().write_to(&mut out).unwrap().expect("fits");
+        assert_eq!(&out.bytes[..n], &expected[..]);
+        assert_eq!(out.bytes[n..], [0xee; 3], "nothing written past the batch");
+        let long_len = SPLICE_MIN_BYTES + 3;
+        assert_eq!(
+            out.writes,
+            vec![
+                (0, 4),
+                (4, long_len),
+                (4 + long_len, 0),
+                (4 + long_len, long_len),
+                (4 + 2 * long_len, 4)
+            ],
+            "the encoder's runs and each spliced value, in order, each once"
+        );
+
+        let mut short = Regions {
+            bytes: vec![0; expected.len() - 1],
+            writes: Vec::new(),
+        };
+        let mut b = build();
+        assert_eq!(b.write_to(&mut short).unwrap(), None);
+        assert!(short.writes.is_empty(), "a short destination gets no write");
+        assert_eq!(b.len(), expected.len(), "kept for a larger destination");
     }
 
     #[test]

@@ -226,6 +226,31 @@ public final class NativeStream implements AutoCloseable {
     }
 
     /**
+     * {@link #poll} into a heap array: for an event too large for the reader's direct buffer, so
+     * that it crosses into the heap Flink's memory model budgets, not into a direct buffer grown
+     * for it. The native side writes the batch with {@code SetByteArrayRegion}, from the received
+     * message straight into {@code array}.
+     *
+     * @param array the batch's destination from index 0; its contents are overwritten
+     * @param timeoutMillis as for {@link #poll}
+     * @return as {@link #poll} returns
+     */
+    public int pollHeap(byte[] array, long timeoutMillis) {
+        if (array == null) {
+            throw new IllegalArgumentException("NativeStream.pollHeap needs an array");
+        }
+        if (timeoutMillis < 0) {
+            throw new IllegalArgumentException("timeoutMillis must be >= 0, was " + timeoutMillis);
+        }
+        ensureOpen();
+        try {
+            return nativePollHeap(handle, array, timeoutMillis);
+        } finally {
+            drainLogs();
+        }
+    }
+
+    /**
      * Makes a {@link #poll} that is waiting in another thread return 0 now (or the next poll, if
      * none is waiting). A no-op on a closed stream, also when racing {@link #close}.
      */
@@ -316,6 +341,8 @@ public final class NativeStream implements AutoCloseable {
     static native void nativeCheckOptions(String optionsJson);
 
     static native int nativePoll(long handle, ByteBuffer buffer, long timeoutMillis);
+
+    static native int nativePollHeap(long handle, byte[] array, long timeoutMillis);
 
     static native String nativePositionsJson(long handle);
 

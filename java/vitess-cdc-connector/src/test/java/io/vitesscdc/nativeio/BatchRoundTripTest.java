@@ -55,8 +55,36 @@ class BatchRoundTripTest {
         assertThat(roundTrip(0xBADC0FFEEL, 3000, 64)).isGreaterThan(2000);
     }
 
+    @Test
+    void eventsLargerThanTheDirectBufferMayGrowCrossThroughHeapArrays() {
+        // A direct buffer that may not grow past 64 bytes: nearly every event, the spliced values
+        // of 64 KiB and more among them, is polled into a heap array of its own size.
+        long[] heapBatches = new long[1];
+        long records = 0;
+        for (long seed = 0; seed < 12; seed++) {
+            records += roundTrip(seed, EVENTS_PER_SEED, 16, 64, heapBatches);
+        }
+        assertThat(records).isGreaterThan(12L * EVENTS_PER_SEED / 2);
+        assertThat(heapBatches[0]).as("batches polled into heap arrays").isGreaterThan(records / 2);
+
+        // Mixed: small events share the direct buffer's batches, the large ones go to the heap.
+        long[] mixed = new long[1];
+        assertThat(roundTrip(0xFEEDL, 2000, 4096, 16 << 10, mixed)).isGreaterThan(1000);
+        assertThat(mixed[0]).as("heap batches of the mixed stream").isPositive();
+    }
+
     /** Returns the number of records compared. */
     private static long roundTrip(long seed, int events, int initialBuffer) {
+        return roundTrip(
+                seed,
+                events,
+                initialBuffer,
+                Math.max(initialBuffer, NativeStreamReader.DIRECT_LIMIT_BYTES),
+                new long[1]);
+    }
+
+    /** Returns the number of records compared; adds the reader's heap batches to {@code heapBatches[0]}. */
+    private static long roundTrip(long seed, int events, int initialBuffer, int directLimit, long[] heapBatches) {
         Map<String, String> schemas = new HashMap<>();
         List<String> expected = new ArrayList<>();
         for (String line :
@@ -72,8 +100,8 @@ class BatchRoundTripTest {
         List<String> actual = new ArrayList<>();
         long records = 0;
         int batches = 0;
-        try (NativeStreamReader reader =
-                new NativeStreamReader(NativeDiagnostics.openSynthetic(seed, events), initialBuffer, 64 << 20)) {
+        try (NativeStreamReader reader = new NativeStreamReader(
+                NativeDiagnostics.openSynthetic(seed, events), initialBuffer, directLimit, 64 << 20)) {
             Batch batch;
             do {
                 batch = reader.poll(0);
@@ -102,6 +130,8 @@ class BatchRoundTripTest {
                     }
                 }
             } while (!batch.isEndOfStream());
+            assertThat(reader.bufferCapacity()).as("the direct buffer").isLessThanOrEqualTo(directLimit);
+            heapBatches[0] += reader.heapBatches();
         }
         assertThat(actual).as("seed %d: every entry, in order", seed).containsExactlyElementsOf(expected);
         assertThat(batches).isPositive();
