@@ -296,6 +296,41 @@ class NativeStreamITCase {
         }
     }
 
+    @Test
+    void anEventLargerThanTheDirectBufferMayGrowCrossesThroughAHeapArray() throws Exception {
+        long id = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        int blobBytes = 6_000_000; // above NativeStreamReader.DIRECT_LIMIT_BYTES (4 MiB)
+        try (NativeStreamReader reader =
+                new NativeStreamReader(NativeStream.open(options("customer", "all_types")), 1024, 64 << 20)) {
+            VitessCluster.execute(
+                    "customer",
+                    "insert into all_types (id, c_longblob) values (" + id + ", repeat('abc', " + blobBytes / 3 + "))");
+            Seen seen = pollUntil(
+                    reader,
+                    new Seen(),
+                    hasRow("all_types", ChangeKind.INSERT, "id", id),
+                    TestTimeouts.NATIVE_STREAM_ROW);
+            byte[] blob = (byte[]) seen.rows.stream()
+                    .filter(r -> Long.valueOf(id).equals(r.values().get("id")))
+                    .findFirst()
+                    .orElseThrow()
+                    .values()
+                    .get("c_longblob");
+            assertThat(blob).hasSize(blobBytes);
+            for (int i = 0; i < blobBytes; i++) {
+                if (blob[i] != "abc".charAt(i % 3)) {
+                    throw new AssertionError("byte " + i + " of the blob is " + blob[i]);
+                }
+            }
+            assertThat(reader.heapBatches()).as("batches read into heap arrays").isPositive();
+            assertThat(reader.bufferCapacity())
+                    .as("the direct buffer did not grow for the blob")
+                    .isLessThanOrEqualTo(NativeStreamReader.DIRECT_LIMIT_BYTES);
+        } finally {
+            VitessCluster.execute("customer", "delete from all_types where id = " + id);
+        }
+    }
+
     /** Native threads of the core's runtimes (named vitess-cdc-worker; Linux shows 15 chars). */
     private static long coreThreads() throws IOException {
         Path tasks = Paths.get("/proc/self/task");
