@@ -557,7 +557,9 @@ fn measure_pipeline(
     let mut changes = 0u64;
     let meter = Meter::start();
     for i in 0..count {
-        let r = VStreamResponse::decode(responses[i % responses.len()].clone()).expect("decodes");
+        let r =
+            vitess_cdc_core::client::codec::decode_response(responses[i % responses.len()].clone())
+                .expect("decodes");
         for e in r.events {
             machine.handle(e, &mut out).expect("valid grammar");
         }

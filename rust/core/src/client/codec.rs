@@ -55,7 +55,7 @@ impl Decoder for SizedDecoder {
         // The buffer holds exactly this message (gRPC frames each one with its length).
         let encoded_len = bytes::Buf::remaining(buf);
         let message = bytes::Buf::copy_to_bytes(buf, encoded_len);
-        let response = VStreamResponse::decode(message)
+        let response = decode_response(message)
             .map_err(|e| Status::internal(format!("cannot decode a VStream response: {e}")))?;
         Ok(Some(ReceivedResponse {
             response,
@@ -65,5 +65,84 @@ impl Decoder for SizedDecoder {
 
     fn buffer_settings(&self) -> BufferSettings {
         BufferSettings::default()
+    }
+}
+
+/// Decodes a VStream response into a list of events sized for it up front.
+///
+/// prost pushes a repeated message field's items one by one. A copy batch carries one `VEvent`
+/// (≈ 350 bytes) per row, a thousand or more per response, and the growing `Vec` moved every
+/// event it held at each doubling: twice the events' size in `memmove` per response, about a
+/// tenth of the native stream thread in a copy's profile. Counting the events first is a walk
+/// over field keys and lengths only.
+pub fn decode_response(message: bytes::Bytes) -> Result<VStreamResponse, prost::DecodeError> {
+    let mut response = VStreamResponse {
+        events: Vec::with_capacity(events_in(&message)),
+    };
+    response.merge(message)?;
+    Ok(response)
+}
+
+/// The `events` fields (number 1, length-delimited) at the top level of an encoded
+/// `VStreamResponse`; the count so far at anything malformed, which the decoding then reports.
+fn events_in(mut message: &[u8]) -> usize {
+    use prost::encoding::{decode_key, skip_field, DecodeContext, WireType};
+    let mut events = 0;
+    while !message.is_empty() {
+        let Ok((tag, wire_type)) = decode_key(&mut message) else {
+            break;
+        };
+        if skip_field(wire_type, tag, &mut message, DecodeContext::default()).is_err() {
+            break;
+        }
+        if tag == 1 && wire_type == WireType::LengthDelimited {
+            events += 1;
+        }
+    }
+    events
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::binlogdata::{VEvent, VEventType};
+
+    fn response(events: usize) -> VStreamResponse {
+        VStreamResponse {
+            events: (0..events)
+                .map(|i| VEvent {
+                    r#type: VEventType::Row as i32,
+                    timestamp: i as i64,
+                    ..Default::default()
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn decodes_what_prost_decodes_with_the_events_counted_first() {
+        for n in [0, 1, 2, 1000] {
+            let encoded = bytes::Bytes::from(response(n).encode_to_vec());
+            assert_eq!(events_in(&encoded), n);
+            let decoded = decode_response(encoded.clone()).unwrap();
+            assert_eq!(decoded, VStreamResponse::decode(encoded).unwrap());
+            assert_eq!(decoded.events.capacity(), n, "sized once, not grown");
+        }
+    }
+
+    #[test]
+    fn a_malformed_response_is_an_error_not_a_miscount() {
+        let mut encoded = response(3).encode_to_vec();
+        encoded.truncate(encoded.len() - 1);
+        assert_eq!(events_in(&encoded), 2, "the cut event is not counted");
+        assert!(decode_response(bytes::Bytes::from(encoded)).is_err());
+        // Unknown fields are skipped, as prost skips them.
+        let mut with_unknown = vec![0x10, 0x05]; // field 2, varint 5
+        with_unknown.extend(response(2).encode_to_vec());
+        assert_eq!(events_in(&with_unknown), 2);
+        assert_eq!(
+            decode_response(bytes::Bytes::from(with_unknown)).unwrap(),
+            response(2)
+        );
     }
 }

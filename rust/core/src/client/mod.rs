@@ -15,7 +15,7 @@
 //! - `codec`: the VStream response decoder that keeps each message's encoded size.
 
 mod classify;
-mod codec;
+pub mod codec;
 pub(crate) mod connect;
 mod metadata;
 use classify::{refusal_error, tls_status_error};
