@@ -274,20 +274,26 @@ impl RowDecoder {
 
     /// Decodes a full row image. `present` (the after image's `data_columns`) marks columns that
     /// were sent; unset bits become [`Value::Absent`].
+    ///
+    /// One walk over the row: each length is read as its cell is decoded. Anything amiss (a
+    /// malformed length, a cell count other than the columns', a value that does not decode in
+    /// a row that is malformed further on) is reported as the checked walk of [`row_cells`]
+    /// reports it, before any value's error, as when the row was checked first.
     pub fn decode(&self, row: &Row, present: Option<&Bitmap>) -> Result<Vec<Value>> {
-        let cells = row_cells(row).map_err(|e| self.context_error(None, e))?;
-        if cells.len() != self.schema.columns.len() {
-            return Err(Error::fatal(format!(
-                "table {}.{} (shard {}): row has {} values but the FIELD event announced {} columns",
-                self.schema.keyspace,
-                self.schema.table,
-                self.schema.shard,
-                cells.len(),
-                self.schema.columns.len()
-            )));
-        }
-        let mut values = Vec::with_capacity(cells.len());
-        for (i, cell) in cells.enumerate() {
+        let columns = self.schema.columns.len();
+        let mut lengths = row.cell_lengths();
+        let mut rest: &[u8] = &row.values;
+        let mut values = Vec::with_capacity(columns);
+        for i in 0..columns {
+            let cell = match lengths.next() {
+                Some(Ok(-1)) => None,
+                Some(Ok(len)) if len >= 0 && len as u64 <= rest.len() as u64 => {
+                    let (cell, tail) = rest.split_at(len as usize);
+                    rest = tail;
+                    Some(cell)
+                }
+                _ => return Err(self.row_error(row)),
+            };
             if let Some(bitmap) = present {
                 if !bitmap_bit(bitmap, i) {
                     values.push(Value::Absent);
@@ -298,11 +304,45 @@ impl RowDecoder {
                 None => Value::Null,
                 Some(bytes) => self
                     .decode_cell(i, bytes, ValueBytes::Shared(&row.values))
-                    .map_err(|e| self.context_error(Some(i), e))?,
+                    .map_err(|e| {
+                        self.row_problem(row)
+                            .unwrap_or_else(|| self.context_error(Some(i), e))
+                    })?,
             };
             values.push(value);
         }
+        if lengths.next().is_some() || !rest.is_empty() {
+            return Err(self.row_error(row));
+        }
         Ok(values)
+    }
+
+    /// What is wrong with a row the single walk of [`decode`](Self::decode) stumbled on.
+    #[cold]
+    fn row_error(&self, row: &Row) -> Error {
+        self.row_problem(row).unwrap_or_else(|| {
+            Error::fatal(format!(
+                "internal error: a row of {}.{} read inconsistently",
+                self.schema.keyspace, self.schema.table
+            ))
+        })
+    }
+
+    /// The row's malformation or cell-count mismatch, if it has one.
+    #[cold]
+    fn row_problem(&self, row: &Row) -> Option<Error> {
+        match row_cells(row) {
+            Err(e) => Some(self.context_error(None, e)),
+            Ok(cells) if cells.len() != self.schema.columns.len() => Some(Error::fatal(format!(
+                "table {}.{} (shard {}): row has {} values but the FIELD event announced {} columns",
+                self.schema.keyspace,
+                self.schema.table,
+                self.schema.shard,
+                cells.len(),
+                self.schema.columns.len()
+            ))),
+            Ok(_) => None,
+        }
     }
 
     fn decode_cell(&self, i: usize, bytes: &[u8], source: ValueBytes<'_>) -> Result<Value> {

@@ -516,6 +516,59 @@ fn malformed_rows_are_errors() {
     assert!(err.message.contains("column a"), "{}", err.message);
 }
 
+/// `RowDecoder::decode` reads each length as it decodes the cell; a row that is wrong as a whole
+/// is still reported as such, not by the first value that fails on the way.
+#[test]
+fn a_row_wrong_as_a_whole_is_reported_before_its_values() {
+    let d = RowDecoder::new(
+        table(vec![
+            field("a", Type::Int32, "int", 63, 0),
+            field("b", Type::Int32, "int", 63, 0),
+        ]),
+        true,
+    );
+    assert_eq!(
+        d.decode(&row(&[Some(b"1"), None]), None).unwrap(),
+        vec![Value::Int(1), Value::Null]
+    );
+    // Too few cells, too many cells (the extra one after a bad value), and no cells at all.
+    for cells in [
+        vec![Some(&b"1"[..])],
+        vec![Some(&b"x"[..]), Some(b"2"), Some(b"3")],
+        vec![],
+    ] {
+        let err = d.decode(&row(&cells), None).unwrap_err();
+        assert!(
+            err.message
+                .contains(&format!("row has {} values", cells.len()))
+                && err.message.contains("2 columns"),
+            "{}",
+            err.message
+        );
+    }
+    // A bad value in a row whose lengths overrun its bytes further on: the overrun is named.
+    let mut overrun = row(&[Some(b"x"), Some(b"2")]);
+    overrun.values.truncate(1);
+    let err = d.decode(&overrun, None).unwrap_err();
+    assert!(err.message.contains("malformed row"), "{}", err.message);
+    // Bytes left over after the last cell.
+    let mut trailing = row(&[Some(b"1"), Some(b"2")]);
+    trailing.values = bytes::Bytes::from_static(b"123");
+    let err = d.decode(&trailing, None).unwrap_err();
+    assert!(
+        err.message.contains("lengths cover 2 bytes"),
+        "{}",
+        err.message
+    );
+    // A length that is not a varint.
+    let bad = Row {
+        lengths: bytes::Bytes::from_static(&[0x80]),
+        values: Default::default(),
+    };
+    let err = d.decode(&bad, None).unwrap_err();
+    assert!(err.message.contains("not a varint"), "{}", err.message);
+}
+
 /// The split-based DATE/DATETIME parser the fixed-position one replaced, kept as the oracle.
 fn split_reference(t: &str) -> Option<Value> {
     fn date(t: &str) -> Option<(u16, u8, u8)> {
