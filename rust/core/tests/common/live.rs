@@ -50,12 +50,29 @@ pub fn sql(keyspace: &str, statements: &[String]) {
     });
 }
 
-/// A fresh id range for this test run, [base, base + 1_000_000): time and process based, so
-/// runs (and tests of one run) do not meet.
+/// Ids between two calls' bases: a test adds up to 900 000 to its base and reads a range of up
+/// to 1 000 000 from there.
+const ID_RANGE_SPACING: i64 = 10_000_000;
+
+/// A fresh id base for a test: time and process based, so runs do not meet, and at least
+/// [`ID_RANGE_SPACING`] above the base any earlier call of this process got. Tests of one binary
+/// run in parallel and may ask within the same millisecond; with the clock alone they shared a
+/// base, and one test's range held the other's rows (and its cleanup deleted them).
 pub fn id_base() -> i64 {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    static LAST: AtomicI64 = AtomicI64::new(i64::MIN);
     let millis = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_millis() as i64;
-    (millis % 1_000_000_000_000) * 1_000_000 + (std::process::id() as i64 % 1000) * 1000
+    let from_clock =
+        (millis % 1_000_000_000_000) * 1_000_000 + (std::process::id() as i64 % 1000) * 1000;
+    let mut last = LAST.load(Ordering::Relaxed);
+    loop {
+        let base = from_clock.max(last.saturating_add(ID_RANGE_SPACING));
+        match LAST.compare_exchange_weak(last, base, Ordering::Relaxed, Ordering::Relaxed) {
+            Ok(_) => return base,
+            Err(now) => last = now,
+        }
+    }
 }
