@@ -46,6 +46,7 @@ class NativeLibraryITCase {
             "nativeOpenStreams",
             "nativePlanStart",
             "nativePoll",
+            "nativePollHeap",
             "nativePositionCopyTables",
             "nativePositionFacts",
             "nativePositionFromJson",
