@@ -5,17 +5,21 @@
 //! decoded. The bytes metric needs that size, and prost's `encoded_len` afterwards walked every
 //! event, row and length of the response again (3 % of the stream thread in a copy's profile).
 
+use super::row_runs::RowEventShape;
+use crate::proto::binlogdata::{RowChange, VEvent, VEventType};
 use crate::proto::vtgate::{VStreamRequest, VStreamResponse};
 use prost::Message;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
 use tonic::Status;
 use tonic_prost::ProstEncoder;
 
-/// A VStream response and the bytes it took on the wire (its protobuf encoding).
+/// A VStream response, the bytes it took on the wire (its protobuf encoding) and how many
+/// events it had there (a run of row events may arrive joined into one, [`decode_response`]).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct ReceivedResponse {
     pub response: VStreamResponse,
     pub encoded_len: usize,
+    pub events_on_wire: usize,
 }
 
 /// [`tonic_prost::ProstCodec`] for the VStream call, decoding into [`ReceivedResponse`]s.
@@ -55,11 +59,12 @@ impl Decoder for SizedDecoder {
         // The buffer holds exactly this message (gRPC frames each one with its length).
         let encoded_len = bytes::Buf::remaining(buf);
         let message = bytes::Buf::copy_to_bytes(buf, encoded_len);
-        let response = decode_response(message)
+        let (response, events_on_wire) = decode_counted(message)
             .map_err(|e| Status::internal(format!("cannot decode a VStream response: {e}")))?;
         Ok(Some(ReceivedResponse {
             response,
             encoded_len,
+            events_on_wire,
         }))
     }
 
@@ -68,7 +73,8 @@ impl Decoder for SizedDecoder {
     }
 }
 
-/// Decodes a VStream response into a list of events sized for it up front.
+/// Decodes a VStream response into a list of events sized for it up front, each run of ROW
+/// events that differ only in their row changes joined into its first ([`row_runs`]).
 ///
 /// prost pushes a repeated message field's items one by one. A copy batch carries one `VEvent`
 /// (≈ 350 bytes) per row, a thousand or more per response, and the growing `Vec` moved every
@@ -76,8 +82,70 @@ impl Decoder for SizedDecoder {
 /// tenth of the native stream thread in a copy's profile. Counting the events first is a walk
 /// over field keys and lengths only.
 pub fn decode_response(message: bytes::Bytes) -> Result<VStreamResponse, prost::DecodeError> {
+    decode_counted(message).map(|(response, _)| response)
+}
+
+/// [`decode_response`], and how many events the response had on the wire.
+fn decode_counted(message: bytes::Bytes) -> Result<(VStreamResponse, usize), prost::DecodeError> {
+    use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
+    let on_wire = events_in(&message);
+    let mut events: Vec<VEvent> = Vec::with_capacity(on_wire);
+    // The shape of the last event while it is a ROW event, and of the one being read.
+    let (mut last_row, mut next) = (RowEventShape::default(), RowEventShape::default());
+    let mut last_is_row = false;
+    let mut rest: &[u8] = &message;
+    while !rest.is_empty() {
+        let (tag, wire_type) = decode_key(&mut rest)?;
+        if tag != 1 {
+            skip_field(wire_type, tag, &mut rest, DecodeContext::default())?;
+            continue;
+        }
+        let len = match wire_type {
+            WireType::LengthDelimited => usize::try_from(decode_varint(&mut rest)?).ok(),
+            _ => None,
+        };
+        let Some(len) = len.filter(|&len| len <= rest.len()) else {
+            // Malformed: prost's decoding says how.
+            return Ok((decode_by_prost(message, on_wire)?, on_wire));
+        };
+        let start = message.len() - rest.len();
+        let event = start..start + len;
+        rest = &rest[len..];
+        if last_is_row
+            && next.read(&message, event.clone())
+            && next.same_but_changes(&last_row, &message)
+        {
+            // Sized once for the rest of the response, as the event list is.
+            let later_events = on_wire.saturating_sub(events.len());
+            let Some(row_event) = events.last_mut().and_then(|e| e.row_event.as_mut()) else {
+                unreachable!("a ROW event's shape is kept only with its row event");
+            };
+            row_event
+                .row_changes
+                .reserve(later_events.max(next.changes.len()));
+            for change in &next.changes {
+                row_event
+                    .row_changes
+                    .push(RowChange::decode(message.slice(change.clone()))?);
+            }
+            continue;
+        }
+        let decoded = VEvent::decode(message.slice(event.clone()))?;
+        last_is_row = decoded.r#type == VEventType::Row as i32
+            && decoded.row_event.is_some()
+            && last_row.read(&message, event);
+        events.push(decoded);
+    }
+    Ok((VStreamResponse { events }, on_wire))
+}
+
+/// The whole response by prost, as one message (what a malformed one is decoded by, for its error).
+fn decode_by_prost(
+    message: bytes::Bytes,
+    on_wire: usize,
+) -> Result<VStreamResponse, prost::DecodeError> {
     let mut response = VStreamResponse {
-        events: Vec::with_capacity(events_in(&message)),
+        events: Vec::with_capacity(on_wire),
     };
     response.merge(message)?;
     Ok(response)
@@ -105,7 +173,7 @@ fn events_in(mut message: &[u8]) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::proto::binlogdata::{VEvent, VEventType};
+    use vitess_cdc_testkit::events::{row, rows};
 
     fn response(events: usize) -> VStreamResponse {
         VStreamResponse {
@@ -144,5 +212,169 @@ mod tests {
             decode_response(bytes::Bytes::from(with_unknown)).unwrap(),
             response(2)
         );
+    }
+
+    /// What [`decode_response`] must give: prost's decoding of the whole response, with every
+    /// ROW event that differs from the ROW event before it only in its row changes appended to it.
+    fn joined_by_prost(encoded: &[u8]) -> Vec<VEvent> {
+        let without_changes = |e: &VEvent| {
+            let mut e = e.clone();
+            if let Some(r) = e.row_event.as_mut() {
+                r.row_changes.clear();
+            }
+            e
+        };
+        let mut joined: Vec<VEvent> = Vec::new();
+        for event in VStreamResponse::decode(encoded).unwrap().events {
+            if let Some(last) = joined.last_mut() {
+                let rows = |e: &VEvent| e.r#type == VEventType::Row as i32 && e.row_event.is_some();
+                if rows(last) && rows(&event) && without_changes(last) == without_changes(&event) {
+                    let changes = event.row_event.unwrap().row_changes;
+                    last.row_event.as_mut().unwrap().row_changes.extend(changes);
+                    continue;
+                }
+            }
+            joined.push(event);
+        }
+        joined
+    }
+
+    fn copy_row(table: &str, id: i64) -> VEvent {
+        let mut event = rows(table, 0, vec![(None, Some(row(id, "copied")))]);
+        event.keyspace = "ks".into();
+        event.shard = "-80".into();
+        event
+    }
+
+    #[test]
+    fn a_copy_batchs_row_events_arrive_as_one_with_every_row_in_order() {
+        let mut events = vec![VEvent {
+            r#type: VEventType::Begin as i32,
+            ..Default::default()
+        }];
+        events.extend((1..=500).map(|id| copy_row("a", id)));
+        events.extend((1..=3).map(|id| copy_row("b", id)));
+        events.push(VEvent {
+            r#type: VEventType::Commit as i32,
+            ..Default::default()
+        });
+        let encoded = bytes::Bytes::from(VStreamResponse { events }.encode_to_vec());
+        let (decoded, on_wire) = decode_counted(encoded.clone()).unwrap();
+        assert_eq!(on_wire, 505, "the metrics count what came on the wire");
+        assert_eq!(decoded.events, joined_by_prost(&encoded));
+        let changes: Vec<usize> = decoded
+            .events
+            .iter()
+            .map(|e| e.row_event.as_ref().map_or(0, |r| r.row_changes.len()))
+            .collect();
+        assert_eq!(
+            changes,
+            [0, 500, 3, 0],
+            "one ROW event per table of the batch"
+        );
+    }
+
+    #[test]
+    fn row_events_differing_in_anything_but_their_changes_stay_apart() {
+        let base = copy_row("a", 1);
+        let mut later = base.clone();
+        later.timestamp = 1700000000;
+        let mut other_shard = base.clone();
+        other_shard.row_event.as_mut().unwrap().shard = "80-".into();
+        let mut timed = base.clone();
+        timed.current_time = 5;
+        let mut internal = base.clone();
+        internal.row_event.as_mut().unwrap().is_internal_table = true;
+        let mut no_row_event = base.clone();
+        no_row_event.row_event = None;
+        let mut not_a_row = base.clone();
+        not_a_row.r#type = VEventType::Other as i32;
+        let variants = [
+            later,
+            other_shard,
+            timed,
+            internal,
+            no_row_event,
+            not_a_row,
+            base.clone(),
+        ];
+        for variant in variants {
+            let events = vec![base.clone(), variant.clone(), base.clone()];
+            let encoded = VStreamResponse { events }.encode_to_vec();
+            let decoded = decode_response(bytes::Bytes::from(encoded.clone())).unwrap();
+            assert_eq!(decoded.events, joined_by_prost(&encoded), "{variant:?}");
+        }
+        // A field this build does not know joins only the events that carry it alike.
+        let with_unknown = |value: u8| {
+            let mut bytes = base.encode_to_vec();
+            bytes.extend([0xf8, 0x06, value]); // field 111, varint
+            bytes
+        };
+        let mut encoded = Vec::new();
+        for event in [
+            with_unknown(1),
+            with_unknown(1),
+            with_unknown(2),
+            base.encode_to_vec(),
+        ] {
+            prost::encoding::bytes::encode(1, &event, &mut encoded);
+        }
+        let decoded = decode_response(bytes::Bytes::from(encoded)).unwrap();
+        let changes: Vec<usize> = decoded
+            .events
+            .iter()
+            .map(|e| e.row_event.as_ref().unwrap().row_changes.len())
+            .collect();
+        assert_eq!(changes, [2, 1, 1]);
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn any_response_decodes_as_prost_with_row_runs_joined(
+            shapes in proptest::collection::vec(
+                (0u8..5, 0u8..2, 0u8..2, 0u8..2, proptest::collection::vec((0u8..3, 0i64..100), 0..3)),
+                0..40,
+            ),
+            cut in proptest::option::of(0usize..4000),
+        ) {
+            let events: Vec<VEvent> = shapes
+                .into_iter()
+                .map(|(kind, table, timestamp, shard, changes)| {
+                    let changes = changes
+                        .into_iter()
+                        .map(|(images, id)| match images {
+                            0 => (None, Some(row(id, "a"))),
+                            1 => (Some(row(id, "b")), None),
+                            _ => (Some(row(id, "c")), Some(row(id + 1, "d"))),
+                        })
+                        .collect();
+                    let mut event = rows(["a", "b"][table as usize], i64::from(timestamp), changes);
+                    event.shard = ["-80", "80-"][shard as usize].into();
+                    match kind {
+                        0 => event.r#type = VEventType::Begin as i32,
+                        1 => event.row_event = None,
+                        _ => {}
+                    }
+                    event
+                })
+                .collect();
+            let mut encoded = VStreamResponse { events }.encode_to_vec();
+            match cut {
+                // A cut response fails as prost's decoding fails.
+                Some(cut) if cut < encoded.len() => {
+                    encoded.truncate(cut);
+                    let ours = decode_response(bytes::Bytes::from(encoded.clone()));
+                    proptest::prop_assert_eq!(ours.is_err(), VStreamResponse::decode(&encoded[..]).is_err());
+                    if ours.is_ok() {
+                        proptest::prop_assert_eq!(ours.unwrap().events, joined_by_prost(&encoded));
+                    }
+                }
+                _ => {
+                    let (decoded, on_wire) = decode_counted(bytes::Bytes::from(encoded.clone())).unwrap();
+                    proptest::prop_assert_eq!(on_wire, VStreamResponse::decode(&encoded[..]).unwrap().events.len());
+                    proptest::prop_assert_eq!(decoded.events, joined_by_prost(&encoded));
+                }
+            }
+        }
     }
 }

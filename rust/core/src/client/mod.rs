@@ -18,6 +18,7 @@ mod classify;
 pub mod codec;
 pub(crate) mod connect;
 mod metadata;
+mod row_runs;
 use classify::{refusal_error, tls_status_error};
 pub use classify::{status_error, TlsMode};
 pub use codec::ReceivedResponse;

@@ -1068,3 +1068,92 @@ fn a_changed_primary_key_stops_the_stream_unless_accepted() {
         2
     );
 }
+
+/// The events of `phases` as the machine emits them: each phase one VStream response, decoded
+/// as the stream decodes it (runs of ROW events joined, `client::codec`) when `joined`, else
+/// one ROW event at a time; the stream reconnects between phases.
+fn run_phases(mut m: Machine, phases: &[Vec<VEvent>], joined: bool) -> Vec<String> {
+    use prost::Message;
+    let mut out = Vec::new();
+    for (i, phase) in phases.iter().enumerate() {
+        if i > 0 {
+            m.on_reconnect();
+        }
+        let events = if joined {
+            let encoded = crate::proto::vtgate::VStreamResponse {
+                events: phase.clone(),
+            }
+            .encode_to_vec();
+            let decoded = crate::client::codec::decode_response(encoded.into())
+                .unwrap()
+                .events;
+            assert!(decoded.len() < phase.len(), "every phase has a run to join");
+            decoded
+        } else {
+            phase.clone()
+        };
+        out.extend(run(&mut m, events));
+    }
+    out.iter().map(|e| format!("{e:?}")).collect()
+}
+
+#[test]
+fn row_events_joined_on_decoding_give_what_one_at_a_time_gives() {
+    let txn = |ids: std::ops::Range<i64>, end: Option<&str>| {
+        let mut v = vec![ev(VEventType::Begin)];
+        v.extend(ids.map(|i| insert_at("t", i, 7)));
+        if let Some(gtid) = end {
+            v.extend([vgtid(gtid), ev(VEventType::Commit)]);
+        }
+        v
+    };
+    let copy = |ids: std::ops::Range<i64>, last: i64| {
+        let mut v = vec![ev(VEventType::Begin), field("b")];
+        v.extend(ids.map(|i| insert_at("b", i, 0)));
+        v.extend([
+            vgtid_with("MySQL56/u:1-11", vec![lastpk("b", last)]),
+            ev(VEventType::Commit),
+        ]);
+        v
+    };
+    // Where each machine starts, its transaction budget, and the responses it reads.
+    let scenarios: Vec<(ShardPosition, usize, Vec<Vec<VEvent>>)> = vec![
+        // Chunked at every change, cut inside a transaction and replayed from its BEGIN.
+        (
+            start("pos0", &[]),
+            1,
+            vec![
+                [vec![field("t")], txn(0..3, None)].concat(),
+                [txn(0..5, Some("pos1")), txn(10..12, Some("pos2"))].concat(),
+            ],
+        ),
+        // A resumed copy: its rows, then changes inside and beyond the copied range.
+        (
+            resumed_in_b(),
+            1 << 20,
+            vec![[
+                vec![field("a")],
+                copy(6..9, 8),
+                vec![
+                    ev(VEventType::Begin),
+                    insert_at("b", 3, 1000),
+                    insert_at("b", 9, 1000),
+                    update("b", 4, 12),
+                    update("b", 2, 3),
+                    rows("b", 1000, vec![(Some(row(6, "x")), None)]),
+                    insert_at("a", 100, 1000),
+                    vgtid_with("MySQL56/u:1-12", vec![lastpk("b", 8)]),
+                    ev(VEventType::Commit),
+                ],
+                copy(9..20, 19),
+            ]
+            .concat()],
+        ),
+    ];
+    for (start, budget, phases) in &scenarios {
+        let one_at_a_time = run_phases(machine(start.clone(), *budget), phases, false);
+        assert!(one_at_a_time.iter().any(|e| e.starts_with("Change")));
+        let joined = run_phases(machine(start.clone(), *budget), phases, true);
+        assert_eq!(joined, one_at_a_time);
+    }
+}

@@ -117,9 +117,9 @@ impl EventStream {
         let ReceivedResponse {
             response,
             encoded_len,
+            events_on_wire,
         } = response;
-        self.metrics
-            .record_response(response.events.len(), encoded_len);
+        self.metrics.record_response(events_on_wire, encoded_len);
         // VTGate sends heartbeats while it cannot reach a shard's tablet (after a reparent or a
         // reshard), between the failed attempts: only a response with something else in it is
         // progress that ends a run of failures and resets the backoff.
