@@ -20,7 +20,7 @@
 //! would have needed. The caller keeps such an event for the next batch.
 //!
 //! Large text and binary values are not copied into the encoder's buffer ([`buffer`]): the batch
-//! refers to them until [`BatchEncoder::finish_into`] copies it into the consumer's buffer.
+//! refers to them until [`BatchEncoder::finish_to`] copies it into the consumer's buffer.
 
 use crate::event::{ChangeEvent, Event, TableSchema};
 use crate::handoff::debezium_json;
@@ -244,17 +244,11 @@ impl BatchEncoder {
         self.buf.contiguous()
     }
 
-    /// Writes the header and copies the finished batch into the start of `out`, large values
-    /// straight from where they were decoded; answers its length, or `None` (nothing written)
-    /// when `out` is shorter than [`len`](Self::len). The batch is gone afterwards: the next
-    /// one starts with [`begin`](Self::begin).
-    pub fn finish_into(&mut self, out: &mut [u8]) -> Option<usize> {
-        self.write_header();
-        self.buf.write_into(out)
-    }
-
-    /// [`finish_into`](Self::finish_into) for any [`BatchOut`]: a Java heap array is written
-    /// through JNI calls, which can fail.
+    /// Writes the header and copies the finished batch into the start of `out` (a slice, or a
+    /// Java heap array written through JNI calls, which can fail), large values straight from
+    /// where they were decoded; answers its length, or `None` (nothing written) when `out` is
+    /// shorter than [`len`](Self::len). The batch is gone afterwards: the next one starts with
+    /// [`begin`](Self::begin).
     pub fn finish_to<O: BatchOut + ?Sized>(&mut self, out: &mut O) -> crate::Result<Option<usize>> {
         self.write_header();
         self.buf.write_to(out)

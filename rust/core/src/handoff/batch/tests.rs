@@ -684,7 +684,7 @@ fn long_values_are_copied_once_into_the_consumers_buffer_at_their_place() {
     }
     assert_eq!(enc.len(), contiguous.len(), "the spliced value counts");
     let mut out = vec![0u8; contiguous.len() + 1];
-    assert_eq!(enc.finish_into(&mut out), Some(contiguous.len()));
+    assert_eq!(enc.finish_to(&mut out[..]).unwrap(), Some(contiguous.len()));
     assert_eq!(&out[..contiguous.len()], &contiguous[..]);
 
     // Too small a buffer: refused, nothing written.
@@ -692,7 +692,7 @@ fn long_values_are_copied_once_into_the_consumers_buffer_at_their_place() {
     enc.begin(usize::MAX);
     enc.encode(&events[1]).unwrap();
     let mut short = vec![7u8; enc.len() - 1];
-    assert_eq!(enc.finish_into(&mut short), None);
+    assert_eq!(enc.finish_to(&mut short[..]).unwrap(), None);
     assert!(short.iter().all(|&b| b == 7));
 }
 

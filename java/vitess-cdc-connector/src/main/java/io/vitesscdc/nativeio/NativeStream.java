@@ -10,6 +10,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.IntSupplier;
 
 /**
  * One VStream of the native core: open, poll batches, close.
@@ -214,15 +215,7 @@ public final class NativeStream implements AutoCloseable {
         if (!buffer.isDirect() || buffer.isReadOnly()) {
             throw new IllegalArgumentException("NativeStream.poll needs a writable direct ByteBuffer");
         }
-        if (timeoutMillis < 0) {
-            throw new IllegalArgumentException("timeoutMillis must be >= 0, was " + timeoutMillis);
-        }
-        ensureOpen();
-        try {
-            return nativePoll(handle, buffer, timeoutMillis);
-        } finally {
-            drainLogs();
-        }
+        return pollWith(timeoutMillis, () -> nativePoll(handle, buffer, timeoutMillis));
     }
 
     /**
@@ -239,12 +232,17 @@ public final class NativeStream implements AutoCloseable {
         if (array == null) {
             throw new IllegalArgumentException("NativeStream.pollHeap needs an array");
         }
+        return pollWith(timeoutMillis, () -> nativePollHeap(handle, array, timeoutMillis));
+    }
+
+    /** What both polls share: the timeout's check, and the native logs forwarded after the call. */
+    private int pollWith(long timeoutMillis, IntSupplier nativePoll) {
         if (timeoutMillis < 0) {
             throw new IllegalArgumentException("timeoutMillis must be >= 0, was " + timeoutMillis);
         }
         ensureOpen();
         try {
-            return nativePollHeap(handle, array, timeoutMillis);
+            return nativePoll.getAsInt();
         } finally {
             drainLogs();
         }
