@@ -12,7 +12,8 @@
 //! - `metadata`: what the SQL of `information_schema` and `@@version_comment` tells about a
 //!   keyspace (shards, tables, primary keys and their order, columns, row estimates, version);
 //! - `classify`: failures turned into errors that name cause and fix;
-//! - `codec`: the VStream response decoder that keeps each message's encoded size.
+//! - `codec`: the VStream response decoder that keeps each message's encoded size;
+//! - `row_runs`: which ROW events of a response the decoder joins (the same but for their rows).
 
 mod classify;
 pub mod codec;
