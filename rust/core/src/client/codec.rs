@@ -5,7 +5,7 @@
 //! decoded. The bytes metric needs that size, and prost's `encoded_len` afterwards walked every
 //! event, row and length of the response again (3 % of the stream thread in a copy's profile).
 
-use super::row_runs::RowEventShape;
+use super::row_runs::{starts_as_row, RowEventShape};
 use crate::proto::binlogdata::{RowChange, VEvent, VEventType};
 use crate::proto::vtgate::{VStreamRequest, VStreamResponse};
 use prost::Message;
@@ -90,9 +90,15 @@ fn decode_counted(message: bytes::Bytes) -> Result<(VStreamResponse, usize), pro
     use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
     let on_wire = events_in(&message);
     let mut events: Vec<VEvent> = Vec::with_capacity(on_wire);
-    // The shape of the last event while it is a ROW event, and of the one being read.
-    let (mut last_row, mut next) = (RowEventShape::default(), RowEventShape::default());
-    let mut last_is_row = false;
+    // The last event while it is a ROW event, and its shape once read (only when a ROW event
+    // follows it: a binlog transaction's ROW event is followed by its VGTID); the shape of the
+    // event being read.
+    let mut last_row: Option<std::ops::Range<usize>> = None;
+    let (mut last_shape, mut last_shape_read) = (RowEventShape::default(), false);
+    let mut next = RowEventShape::default();
+    // The row changes of the events that join the last one, decoded when the run ends: then
+    // its list of changes grows once, to the run's size.
+    let mut joining: Vec<std::ops::Range<usize>> = Vec::new();
     let mut rest: &[u8] = &message;
     while !rest.is_empty() {
         let (tag, wire_type) = decode_key(&mut rest)?;
@@ -111,32 +117,54 @@ fn decode_counted(message: bytes::Bytes) -> Result<(VStreamResponse, usize), pro
         let start = message.len() - rest.len();
         let event = start..start + len;
         rest = &rest[len..];
-        if last_is_row
-            && next.read(&message, event.clone())
-            && next.same_but_changes(&last_row, &message)
+        if let Some(last) = last_row
+            .clone()
+            .filter(|_| starts_as_row(&message[event.clone()]))
         {
-            // Sized once for the rest of the response, as the event list is.
-            let later_events = on_wire.saturating_sub(events.len());
-            let Some(row_event) = events.last_mut().and_then(|e| e.row_event.as_mut()) else {
-                unreachable!("a ROW event's shape is kept only with its row event");
-            };
-            row_event
-                .row_changes
-                .reserve(later_events.max(next.changes.len()));
-            for change in &next.changes {
-                row_event
-                    .row_changes
-                    .push(RowChange::decode(message.slice(change.clone()))?);
+            if !last_shape_read {
+                last_shape_read = true;
+                if !last_shape.read(&message, last) {
+                    last_row = None;
+                }
             }
-            continue;
+            if last_row.is_some()
+                && next.read(&message, event.clone())
+                && next.same_but_changes(&last_shape, &message)
+            {
+                joining.append(&mut next.changes);
+                continue;
+            }
         }
+        join_run(&mut events, &mut joining, &message)?;
         let decoded = VEvent::decode(message.slice(event.clone()))?;
-        last_is_row = decoded.r#type == VEventType::Row as i32
-            && decoded.row_event.is_some()
-            && last_row.read(&message, event);
+        let is_row = decoded.r#type == VEventType::Row as i32 && decoded.row_event.is_some();
+        last_row = is_row.then_some(event);
+        last_shape_read = false;
         events.push(decoded);
     }
+    join_run(&mut events, &mut joining, &message)?;
     Ok((VStreamResponse { events }, on_wire))
+}
+
+/// Appends the row changes at `joining` (encoded in `message`) to the last event's row event.
+fn join_run(
+    events: &mut [VEvent],
+    joining: &mut Vec<std::ops::Range<usize>>,
+    message: &bytes::Bytes,
+) -> Result<(), prost::DecodeError> {
+    if joining.is_empty() {
+        return Ok(());
+    }
+    let Some(row_event) = events.last_mut().and_then(|e| e.row_event.as_mut()) else {
+        unreachable!("changes join only a ROW event with its row event");
+    };
+    row_event.row_changes.reserve_exact(joining.len());
+    for change in joining.drain(..) {
+        row_event
+            .row_changes
+            .push(RowChange::decode(message.slice(change))?);
+    }
+    Ok(())
 }
 
 /// The whole response by prost, as one message (what a malformed one is decoded by, for its error).
@@ -272,6 +300,15 @@ mod tests {
             [0, 500, 3, 0],
             "one ROW event per table of the batch"
         );
+        for event in &decoded.events[1..3] {
+            let changes = &event.row_event.as_ref().unwrap().row_changes;
+            // Sized once to its run (the allocator's smallest capacity is 4), never doubled.
+            assert!(
+                changes.capacity() <= changes.len().max(4),
+                "{}",
+                changes.capacity()
+            );
+        }
     }
 
     #[test]

@@ -20,6 +20,8 @@
 use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
 use std::ops::Range;
 
+/// `VEvent.type` as it is encoded for a ROW event (field 1: key 0x08, varint 12).
+const TYPE_ROW_FIELD: [u8; 2] = [0x08, 12];
 /// `VEvent.row_event`.
 const ROW_EVENT_TAG: u32 = 5;
 /// `RowEvent.row_changes`.
@@ -35,6 +37,12 @@ pub(super) struct RowEventShape {
     header: Vec<Option<Range<usize>>>,
     /// The value of every `row_changes` field: an encoded `RowChange`.
     pub(super) changes: Vec<Range<usize>>,
+}
+
+/// Whether the encoded event starts as a ROW event does: Go writes the type, field 1, first.
+/// Anything else is not read further (an event that is not a ROW event joins nothing).
+pub(super) fn starts_as_row(event: &[u8]) -> bool {
+    event.starts_with(&TYPE_ROW_FIELD)
 }
 
 impl RowEventShape {
@@ -126,4 +134,31 @@ fn fields(
         }
     }
     true
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::proto::binlogdata::{VEvent, VEventType};
+    use prost::Message;
+
+    #[test]
+    fn a_row_events_type_field_is_encoded_as_the_shape_expects() {
+        let event = VEvent {
+            r#type: VEventType::Row as i32,
+            ..Default::default()
+        };
+        assert_eq!(event.encode_to_vec(), TYPE_ROW_FIELD);
+        let other = VEvent {
+            r#type: VEventType::Vgtid as i32,
+            row_event: Some(Default::default()),
+            ..Default::default()
+        }
+        .encode_to_vec();
+        assert!(!starts_as_row(&other));
+        let mut row = other.clone();
+        row[..2].copy_from_slice(&TYPE_ROW_FIELD);
+        assert!(starts_as_row(&row));
+        assert!(RowEventShape::default().read(&row, 0..row.len()));
+    }
 }
