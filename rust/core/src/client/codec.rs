@@ -5,9 +5,10 @@
 //! decoded. The bytes metric needs that size, and prost's `encoded_len` afterwards walked every
 //! event, row and length of the response again (3 % of the stream thread in a copy's profile).
 
-use super::row_runs::{starts_as_row, RowEventShape};
+use super::row_runs::{fields, starts_as_row, RowEventShape};
 use crate::proto::binlogdata::{RowChange, VEvent, VEventType};
 use crate::proto::vtgate::{VStreamRequest, VStreamResponse};
+use prost::encoding::WireType;
 use prost::Message;
 use tonic::codec::{BufferSettings, Codec, DecodeBuf, Decoder};
 use tonic::Status;
@@ -21,6 +22,9 @@ pub struct ReceivedResponse {
     pub encoded_len: usize,
     pub events_on_wire: usize,
 }
+
+/// `VStreamResponse.events`.
+const EVENTS_TAG: u32 = 1;
 
 /// [`tonic_prost::ProstCodec`] for the VStream call, decoding into [`ReceivedResponse`]s.
 #[derive(Debug, Default, Clone, Copy)]
@@ -87,7 +91,7 @@ pub fn decode_response(message: bytes::Bytes) -> Result<VStreamResponse, prost::
 
 /// [`decode_response`], and how many events the response had on the wire.
 fn decode_counted(message: bytes::Bytes) -> Result<(VStreamResponse, usize), prost::DecodeError> {
-    use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext, WireType};
+    use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext};
     let on_wire = events_in(&message);
     let mut events: Vec<VEvent> = Vec::with_capacity(on_wire);
     // The last event while it is a ROW event, and its shape once read (only when a ROW event
@@ -102,7 +106,7 @@ fn decode_counted(message: bytes::Bytes) -> Result<(VStreamResponse, usize), pro
     let mut rest: &[u8] = &message;
     while !rest.is_empty() {
         let (tag, wire_type) = decode_key(&mut rest)?;
-        if tag != 1 {
+        if tag != EVENTS_TAG {
             skip_field(wire_type, tag, &mut rest, DecodeContext::default())?;
             continue;
         }
@@ -181,20 +185,12 @@ fn decode_by_prost(
 
 /// The `events` fields (number 1, length-delimited) at the top level of an encoded
 /// `VStreamResponse`; the count so far at anything malformed, which the decoding then reports.
-fn events_in(mut message: &[u8]) -> usize {
-    use prost::encoding::{decode_key, skip_field, DecodeContext, WireType};
+fn events_in(message: &[u8]) -> usize {
     let mut events = 0;
-    while !message.is_empty() {
-        let Ok((tag, wire_type)) = decode_key(&mut message) else {
-            break;
-        };
-        if skip_field(wire_type, tag, &mut message, DecodeContext::default()).is_err() {
-            break;
-        }
-        if tag == 1 && wire_type == WireType::LengthDelimited {
-            events += 1;
-        }
-    }
+    fields(message, 0..message.len(), |tag, wire_type, _, _| {
+        events += usize::from(tag == EVENTS_TAG && wire_type == WireType::LengthDelimited);
+        true
+    });
     events
 }
 

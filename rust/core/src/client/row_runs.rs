@@ -98,8 +98,8 @@ impl RowEventShape {
 /// Walks the fields encoded at `range` of `message`, calling `field(tag, wire type, the field's
 /// whole range, its value's range)` for each (the value of a length-delimited field is its
 /// bytes, of any other the whole field); false when `field` returned false or a field is
-/// malformed.
-fn fields(
+/// malformed. The one walk over encoded fields: the codec's over a response's events too.
+pub(super) fn fields(
     message: &[u8],
     range: Range<usize>,
     mut field: impl FnMut(u32, WireType, Range<usize>, Range<usize>) -> bool,
