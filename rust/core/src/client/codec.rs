@@ -91,7 +91,6 @@ pub fn decode_response(message: bytes::Bytes) -> Result<VStreamResponse, prost::
 
 /// [`decode_response`], and how many events the response had on the wire.
 fn decode_counted(message: bytes::Bytes) -> Result<(VStreamResponse, usize), prost::DecodeError> {
-    use prost::encoding::{decode_key, decode_varint, skip_field, DecodeContext};
     let on_wire = events_in(&message);
     let mut events: Vec<VEvent> = Vec::with_capacity(on_wire);
     // The last event while it is a ROW event, and its shape once read (only when a ROW event
@@ -103,24 +102,14 @@ fn decode_counted(message: bytes::Bytes) -> Result<(VStreamResponse, usize), pro
     // The row changes of the events that join the last one, decoded when the run ends: then
     // its list of changes grows once, to the run's size.
     let mut joining: Vec<std::ops::Range<usize>> = Vec::new();
-    let mut rest: &[u8] = &message;
-    while !rest.is_empty() {
-        let (tag, wire_type) = decode_key(&mut rest)?;
+    let mut failed = None;
+    let whole = fields(&message, 0..message.len(), |tag, wire_type, _, event| {
         if tag != EVENTS_TAG {
-            skip_field(wire_type, tag, &mut rest, DecodeContext::default())?;
-            continue;
+            return true;
         }
-        let len = match wire_type {
-            WireType::LengthDelimited => usize::try_from(decode_varint(&mut rest)?).ok(),
-            _ => None,
-        };
-        let Some(len) = len.filter(|&len| len <= rest.len()) else {
-            // Malformed: prost's decoding says how.
-            return Ok((decode_by_prost(message, on_wire)?, on_wire));
-        };
-        let start = message.len() - rest.len();
-        let event = start..start + len;
-        rest = &rest[len..];
+        if wire_type != WireType::LengthDelimited {
+            return false;
+        }
         if let Some(last) = last_row
             .clone()
             .filter(|_| starts_as_row(&message[event.clone()]))
@@ -136,15 +125,32 @@ fn decode_counted(message: bytes::Bytes) -> Result<(VStreamResponse, usize), pro
                 && next.same_but_changes(&last_shape, &message)
             {
                 joining.append(&mut next.changes);
-                continue;
+                return true;
             }
         }
-        join_run(&mut events, &mut joining, &message)?;
-        let decoded = VEvent::decode(message.slice(event.clone()))?;
-        let is_row = decoded.r#type == VEventType::Row as i32 && decoded.row_event.is_some();
-        last_row = is_row.then_some(event);
-        last_shape_read = false;
-        events.push(decoded);
+        let decoded = join_run(&mut events, &mut joining, &message)
+            .and_then(|()| VEvent::decode(message.slice(event.clone())));
+        match decoded {
+            Ok(decoded) => {
+                let is_row =
+                    decoded.r#type == VEventType::Row as i32 && decoded.row_event.is_some();
+                last_row = is_row.then_some(event);
+                last_shape_read = false;
+                events.push(decoded);
+                true
+            }
+            Err(e) => {
+                failed = Some(e);
+                false
+            }
+        }
+    });
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if !whole {
+        // Malformed: prost's decoding says how.
+        return Ok((decode_by_prost(message, on_wire)?, on_wire));
     }
     join_run(&mut events, &mut joining, &message)?;
     Ok((VStreamResponse { events }, on_wire))
