@@ -30,7 +30,8 @@
 # -Xmx1g; e.g. add -XX:StartFlightRecording=...), BENCH_USE_RUNNING=1 (use the cluster that
 # tests/vitess/env.sh describes instead of starting one), BENCH_TARGET=cluster (use the running
 # multi-process cluster of tests/vitess/cluster/env.sh: scripts/bench-scale.sh), BENCH_SKIP_BUILD=1,
-# KEEP_CLUSTER=1.
+# KEEP_CLUSTER=1, BENCH_JIT_LOG=<dir> (each JVM run writes its HotSpot compilation log there, as
+# <consumer>-<scenario>-<n>.xml; scripts/jit_window_report.py tells what the JIT did inside the run).
 #
 # A/B: BENCH_AB="before=/path/a.so after=jar" (labels of your choice) runs every JVM consumer
 # once per variant, alternating within each round, as consumer@label (sql@before, sql@after, ...).
@@ -145,6 +146,12 @@ run_one() {
   # The JVM halts once its figures are out, so Flink never deletes what it unpacked (the
   # planner's jar, the MiniCluster's directories, ≈ 70 MB a run): it goes in WORK, which goes.
   local jvm_opts=("${JVM_OPTS[@]}" "-Djava.io.tmpdir=$WORK/jvm-tmp") classpath=$CLASSPATH_JVM
+  if [ -n "${BENCH_JIT_LOG:-}" ]; then
+    mkdir -p "$BENCH_JIT_LOG"
+    jit_runs=$((${jit_runs:-0} + 1))
+    jvm_opts+=(-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation
+      "-XX:LogFile=$BENCH_JIT_LOG/${1//@/-}-$scenario-$jit_runs.xml")
+  fi
   if [ "$1" != "$consumer" ]; then
     label=${1#*@}
     if [ -n "${NATIVE_LIB[$label]}" ]; then

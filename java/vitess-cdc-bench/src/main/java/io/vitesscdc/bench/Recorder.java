@@ -27,6 +27,9 @@ final class Recorder {
     private double ageAtFirst;
     private double cpuAtFirst;
     private double machineCpuAtFirst;
+    /** Each thread name's CPU seconds at the first record: the window's share is told per thread. */
+    private Map<String, Double> threadsAtFirst = Map.of();
+
     private long lastNanos;
     private long events;
     private long[] latenciesMicros = new long[1024];
@@ -65,6 +68,7 @@ final class Recorder {
             ageAtFirst = ProcessStats.processAgeSeconds();
             cpuAtFirst = ProcessStats.cpuSeconds();
             machineCpuAtFirst = ProcessStats.machineBusyCpuSeconds();
+            threadsAtFirst = ProcessStats.threadCpuSeconds();
         }
         events += n;
         lastNanos = now;
@@ -120,6 +124,10 @@ final class Recorder {
         String threadJson = threads.entrySet().stream()
                 .map(e -> quote(e.getKey()) + ":" + number(e.getValue()))
                 .collect(Collectors.joining(",", "{", "}"));
+        // From the first record to the last (the JIT's and the GC's share of the window included).
+        String windowThreadJson = threads.entrySet().stream()
+                .map(e -> quote(e.getKey()) + ":" + number(e.getValue() - threadsAtFirst.getOrDefault(e.getKey(), 0.0)))
+                .collect(Collectors.joining(",", "{", "}"));
         return "{" + "\"consumer\":" + quote(consumer) + ",\"scenario\":" + quote(scenario) + ",\"table\":"
                 + quote(table) + ",\"events\":" + events + ",\"process_to_first_s\":" + number(ageAtFirst)
                 + ",\"open_to_first_s\":" + number((firstNanos - openedNanos) / 1e9)
@@ -138,7 +146,8 @@ final class Recorder {
                 + ",\"latency_p50_ms\":" + number(latencyPercentileMs(0.50))
                 + ",\"latency_p99_ms\":" + number(latencyPercentileMs(0.99))
                 + ",\"tenths_s\":" + tenthsJson()
-                + ",\"threads_cpu_s\":" + threadJson + "}";
+                + ",\"threads_cpu_s\":" + threadJson
+                + ",\"threads_cpu_s_first_to_last\":" + windowThreadJson + "}";
     }
 
     /**
