@@ -163,32 +163,42 @@ final class BatchConverter<T> {
         for (BatchEntry entry : batch) {
             if (entry instanceof VitessRecord) {
                 onRecord((VitessRecord) entry, out);
-            } else if (entry instanceof BatchEntry.PositionMark) {
-                onMark((BatchEntry.PositionMark) entry, out);
-            } else if (entry instanceof BatchEntry.Heartbeat) {
-                long ts = ((BatchEntry.Heartbeat) entry).timestampMillis();
-                for (ShardCursor<T> c : cursors.values()) {
-                    if (!c.finished) {
-                        out.add(c.splitId, new SplitElement.Heartbeat<>(ts));
-                    }
-                }
-            } else if (entry instanceof BatchEntry.ShardCopyCompleted) {
-                onShardCopyCompleted((BatchEntry.ShardCopyCompleted) entry, out);
-            } else if (entry instanceof BatchEntry.Journal) {
-                onJournal((BatchEntry.Journal) entry, out);
-            } else if (entry instanceof BatchEntry.EndOfStream) {
-                for (ShardCursor<T> c : cursors.values()) {
-                    finishCursor(c);
-                }
-            } else if (entry instanceof BatchEntry.Ddl) {
-                BatchEntry.Ddl ddl = (BatchEntry.Ddl) entry;
-                LOG.info("DDL on {}/{}: {}", ddl.keyspace(), ddl.shard(), ddl.statement());
+            } else {
+                onOtherEntry(entry, out);
             }
-            // Table descriptors are registered by the decoder; copy-completed of the whole stream
-            // and entry kinds newer than this connector carry nothing a split needs.
         }
         reportFinished(out);
         return out;
+    }
+
+    /**
+     * Every entry but a record. Out of the loop over a batch's entries, which every record runs:
+     * the JIT compiles that loop small.
+     */
+    private void onOtherEntry(BatchEntry entry, VitessRecords<T> out) {
+        if (entry instanceof BatchEntry.PositionMark) {
+            onMark((BatchEntry.PositionMark) entry, out);
+        } else if (entry instanceof BatchEntry.Heartbeat) {
+            long ts = ((BatchEntry.Heartbeat) entry).timestampMillis();
+            for (ShardCursor<T> c : cursors.values()) {
+                if (!c.finished) {
+                    out.add(c.splitId, new SplitElement.Heartbeat<>(ts));
+                }
+            }
+        } else if (entry instanceof BatchEntry.ShardCopyCompleted) {
+            onShardCopyCompleted((BatchEntry.ShardCopyCompleted) entry, out);
+        } else if (entry instanceof BatchEntry.Journal) {
+            onJournal((BatchEntry.Journal) entry, out);
+        } else if (entry instanceof BatchEntry.EndOfStream) {
+            for (ShardCursor<T> c : cursors.values()) {
+                finishCursor(c);
+            }
+        } else if (entry instanceof BatchEntry.Ddl) {
+            BatchEntry.Ddl ddl = (BatchEntry.Ddl) entry;
+            LOG.info("DDL on {}/{}: {}", ddl.keyspace(), ddl.shard(), ddl.statement());
+        }
+        // Table descriptors are registered by the decoder; copy-completed of the whole stream
+        // and entry kinds newer than this connector carry nothing a split needs.
     }
 
     private void countFetched(ShardCursor<T> c, VitessRecord record) {
@@ -244,28 +254,7 @@ final class BatchConverter<T> {
                 deserializer.deserialize(record, collector, collector);
             }
         } catch (Exception e) {
-            metrics.recordInError();
-            if (!skips(e)) {
-                throw failure(record, c, e);
-            }
-            // Skipped: the record goes on as one that converted to nothing, so the split's position
-            // moves past it. An update is left out whole, both images: half of one would break
-            // the changelog (a -U alone deletes the row downstream, a +U alone doubles it).
-            collector
-                    .values
-                    .subList(completesUpdate ? 0 : collectedBefore, collector.values.size())
-                    .clear();
-            c.updateSkipped = !record.isSnapshot() && record.kind() == ChangeKind.UPDATE_BEFORE;
-            LOG.warn(
-                    "Skipped a record that cannot be read ('scan.bad-record.handling' = 'skip'): {} {}/{} table {}, "
-                            + "key {}, position {}: {}",
-                    record.kind().shortString(),
-                    record.table().keyspace(),
-                    record.table().shard(),
-                    record.table().table(),
-                    key(record),
-                    positionOf(c),
-                    e.toString());
+            unreadable(record, c, e, completesUpdate ? 0 : collectedBefore);
         }
         countFetched(c, record);
         if (completesUpdate) {
@@ -295,6 +284,34 @@ final class BatchConverter<T> {
             c.recordsSinceMark++;
             out.add(c.splitId, change);
         }
+    }
+
+    /**
+     * A record the deserializer threw on: the job stops on it, or ('skip') it goes on as one that
+     * converted to nothing, so the split's position moves past it. Out of {@link #onRecord}, which
+     * every record runs: the JIT compiles the path records take, not this one.
+     *
+     * @param keptValues how many of the collector's values to keep: an update is left out whole,
+     *     both images (half of one would break the changelog: a -U alone deletes the row
+     *     downstream, a +U alone doubles it)
+     */
+    private void unreadable(VitessRecord record, ShardCursor<T> c, Exception e, int keptValues) {
+        metrics.recordInError();
+        if (!skips(e)) {
+            throw failure(record, c, e);
+        }
+        collector.values.subList(keptValues, collector.values.size()).clear();
+        c.updateSkipped = !record.isSnapshot() && record.kind() == ChangeKind.UPDATE_BEFORE;
+        LOG.warn(
+                "Skipped a record that cannot be read ('scan.bad-record.handling' = 'skip'): {} {}/{} table {}, "
+                        + "key {}, position {}: {}",
+                record.kind().shortString(),
+                record.table().keyspace(),
+                record.table().shard(),
+                record.table().table(),
+                key(record),
+                positionOf(c),
+                e.toString());
     }
 
     /**

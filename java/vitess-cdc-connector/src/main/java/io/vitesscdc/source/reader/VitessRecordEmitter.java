@@ -57,25 +57,47 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
 
     @Override
     public void emitRecord(SplitElement<T> element, SourceOutput<T> output, VitessSplitState state) {
-        long records = changeRecords(element);
+        // The elements records come in first, each in a method of its own: the JIT compiles what
+        // every record runs small, and the rest apart.
+        if (element instanceof SplitElement.Changes) {
+            countRecords(emitChanges(((SplitElement.Changes<T>) element).changes, output, state));
+        } else if (element instanceof SplitElement.Change) {
+            SplitElement.Change<T> change = (SplitElement.Change<T>) element;
+            countRecords(change.records);
+            emitChange(change, output, state);
+        } else if (element instanceof SplitElement.CopyBatch) {
+            SplitElement.CopyBatch<T> batch = (SplitElement.CopyBatch<T>) element;
+            countRecords(emitChanges(batch.changes, output, state));
+            state.markReached(batch.position, batch.copyCompleted);
+        } else {
+            countRecords(0);
+            emitOther(element, output, state);
+        }
+    }
+
+    /** Corrects {@code numRecordsIn}, which counted the element as one record, to its {@code records}. */
+    private void countRecords(long records) {
         if (records != 1) {
             numRecordsIn.inc(records - 1);
         }
-        if (element instanceof SplitElement.Change) {
-            emitChange((SplitElement.Change<T>) element, output, state);
-        } else if (element instanceof SplitElement.Changes) {
-            for (SplitElement.Change<T> change : ((SplitElement.Changes<T>) element).changes) {
-                emitChange(change, output, state);
-            }
-        } else if (element instanceof SplitElement.Mark) {
+    }
+
+    /** Emits the changes in order; returns how many change records they are. */
+    private static <T> long emitChanges(
+            List<SplitElement.Change<T>> changes, SourceOutput<T> output, VitessSplitState state) {
+        long records = 0;
+        for (SplitElement.Change<T> change : changes) {
+            records += change.records;
+            emitChange(change, output, state);
+        }
+        return records;
+    }
+
+    /** An element that is no change record: a mark, a heartbeat, a copy completion, a journal. */
+    private void emitOther(SplitElement<T> element, SourceOutput<T> output, VitessSplitState state) {
+        if (element instanceof SplitElement.Mark) {
             SplitElement.Mark<T> mark = (SplitElement.Mark<T>) element;
             state.markReached(mark.position, mark.copyCompleted);
-        } else if (element instanceof SplitElement.CopyBatch) {
-            SplitElement.CopyBatch<T> batch = (SplitElement.CopyBatch<T>) element;
-            for (SplitElement.Change<T> change : batch.changes) {
-                emitChange(change, output, state);
-            }
-            state.markReached(batch.position, batch.copyCompleted);
         } else if (element instanceof SplitElement.Heartbeat) {
             onHeartbeat(((SplitElement.Heartbeat<T>) element).timestampMillis, output, state);
         } else if (element instanceof SplitElement.CopyCompleted) {
@@ -83,24 +105,6 @@ public final class VitessRecordEmitter<T> implements RecordEmitter<SplitElement<
         } else if (element instanceof SplitElement.JournalReached) {
             state.journalReached(((SplitElement.JournalReached<T>) element).journal);
         }
-    }
-
-    /** How many change records an element is. */
-    private static long changeRecords(SplitElement<?> element) {
-        if (element instanceof SplitElement.Change) {
-            return ((SplitElement.Change<?>) element).records;
-        }
-        List<? extends SplitElement.Change<?>> changes = element instanceof SplitElement.CopyBatch
-                ? ((SplitElement.CopyBatch<?>) element).changes
-                : element instanceof SplitElement.Changes ? ((SplitElement.Changes<?>) element).changes : null;
-        if (changes != null) {
-            long n = 0;
-            for (SplitElement.Change<?> change : changes) {
-                n += change.records;
-            }
-            return n;
-        }
-        return 0;
     }
 
     private static <T> void emitChange(SplitElement.Change<T> change, SourceOutput<T> output, VitessSplitState state) {
