@@ -61,7 +61,8 @@ def medians(runs):
     # and from the first record to the last (what the run's own window cost, the JIT's share of
     # it included; runs recorded before that figure existed have none).
     for field, key in (("threads_cpu_s", "threads_cpu_s_per_m"),
-                       ("threads_cpu_s_first_to_last", "threads_cpu_s_per_m_first_to_last")):
+                       ("threads_cpu_s_first_to_last", "threads_cpu_s_per_m_first_to_last"),
+                       ("threads_allocated_mb_first_to_last", "threads_allocated_mb_per_m_first_to_last")):
         threads = {}
         for r in runs:
             for name, cpu in r.get(field, {}).items():
@@ -132,9 +133,14 @@ THREADS = [("native stream", "vitess-cdc-work"), ("fetcher", "Source Data Fet"),
 
 
 def threads_table(summary, scenarios, consumers, key="threads_cpu_s_per_m", ab_only=True):
-    """CPU µs per event by thread (medians): of the A/B consumers (consumer@label), or every JVM one."""
-    lines = ["| scenario | consumer | events/s | " + " | ".join(n for n, _ in THREADS) + " |",
-             "|---|---|---:|" + "---:|" * len(THREADS)]
+    """CPU µs per event by thread (medians): of the A/B consumers (consumer@label), or every JVM one.
+
+    The first → last table also gives the heap bytes per event the data path's two Java threads
+    (the fetcher, the task) allocated: exact counts, so an A/B of allocation needs no rounds."""
+    window = key.endswith("first_to_last")
+    alloc_head = " | heap B/event: fetcher | task" if window else ""
+    lines = ["| scenario | consumer | events/s | " + " | ".join(n for n, _ in THREADS) + alloc_head + " |",
+             "|---|---|---:|" + "---:|" * (len(THREADS) + (2 if window else 0))]
     for s in scenarios:
         for c in consumers:
             m = summary.get(s, {}).get(c)
@@ -142,6 +148,11 @@ def threads_table(summary, scenarios, consumers, key="threads_cpu_s_per_m", ab_o
                 continue
             per = m[key]
             cells = [fmt(sum(v for k, v in per.items() if k.startswith(prefix)), 2) for _, prefix in THREADS]
+            if window:
+                # MB per million events is bytes per event.
+                alloc = m.get("threads_allocated_mb_per_m_first_to_last") or {}
+                cells += [fmt(sum(v for k, v in alloc.items() if k.startswith(prefix)), 0)
+                          for prefix in ("Source Data Fet", "Source: ")]
             lines.append(f"| {s} | {c} | {fmt(m['events_per_s'])} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -131,6 +131,31 @@ final class ProcessStats {
         return byName;
     }
 
+    /**
+     * Bytes each live Java thread allocated on the heap so far (HotSpot's per-thread counter,
+     * exact and cheap), summed by thread name without digits, as {@link #threadCpuSeconds} names
+     * them. A thread that ended meanwhile is missing, so compare the threads that live across.
+     */
+    static Map<String, Long> threadAllocatedBytes() {
+        Map<String, Long> byName = new TreeMap<>();
+        if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean)) {
+            return byName;
+        }
+        com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
+        for (Thread thread : Thread.getAllStackTraces().keySet()) {
+            long bytes = threads.getThreadAllocatedBytes(thread.getId());
+            if (bytes > 0) {
+                // As /proc shows it (the first 15 characters), then as the CPU figures key it.
+                String name = thread.getName();
+                name = name.substring(0, Math.min(name.length(), 15))
+                        .replaceAll("[0-9]", "")
+                        .trim();
+                byName.merge(name, bytes, Long::sum);
+            }
+        }
+        return byName;
+    }
+
     /** Adds one {@code /proc/<pid>/task/<tid>/stat} line's utime + stime under its name. */
     static void parseThreadStat(String stat, Map<String, Double> byName) {
         int open = stat.indexOf('(');

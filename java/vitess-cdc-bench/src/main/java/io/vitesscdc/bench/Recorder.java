@@ -29,6 +29,8 @@ final class Recorder {
     private double machineCpuAtFirst;
     /** Each thread name's CPU seconds at the first record: the window's share is told per thread. */
     private Map<String, Double> threadsAtFirst = Map.of();
+    /** Each thread name's heap allocation at the first record. */
+    private Map<String, Long> allocatedAtFirst = Map.of();
 
     private long lastNanos;
     private long events;
@@ -69,6 +71,7 @@ final class Recorder {
             cpuAtFirst = ProcessStats.cpuSeconds();
             machineCpuAtFirst = ProcessStats.machineBusyCpuSeconds();
             threadsAtFirst = ProcessStats.threadCpuSeconds();
+            allocatedAtFirst = ProcessStats.threadAllocatedBytes();
         }
         events += n;
         lastNanos = now;
@@ -147,7 +150,16 @@ final class Recorder {
                 + ",\"latency_p99_ms\":" + number(latencyPercentileMs(0.99))
                 + ",\"tenths_s\":" + tenthsJson()
                 + ",\"threads_cpu_s\":" + threadJson
-                + ",\"threads_cpu_s_first_to_last\":" + windowThreadJson + "}";
+                + ",\"threads_cpu_s_first_to_last\":" + windowThreadJson
+                + ",\"threads_allocated_mb_first_to_last\":" + allocatedJson() + "}";
+    }
+
+    /** Heap MB each thread name allocated from the first record to now (threads alive at both). */
+    private String allocatedJson() {
+        return ProcessStats.threadAllocatedBytes().entrySet().stream()
+                .filter(e -> allocatedAtFirst.containsKey(e.getKey()))
+                .map(e -> quote(e.getKey()) + ":" + number((e.getValue() - allocatedAtFirst.get(e.getKey())) / 1e6))
+                .collect(Collectors.joining(",", "{", "}"));
     }
 
     /**
