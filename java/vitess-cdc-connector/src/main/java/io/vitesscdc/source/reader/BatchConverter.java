@@ -50,7 +50,7 @@ final class BatchConverter<T> {
 
     private static final Logger LOG = LoggerFactory.getLogger(BatchConverter.class);
 
-    /** Copy batches larger than this are handed out record by record (bounded memory). */
+    /** Copy batches larger than this are handed out before their mark (bounded memory). */
     static final int DEFAULT_MAX_GROUPED_RECORDS = 100_000;
 
     private final VitessDeserializationSchema<T> deserializer;
@@ -234,16 +234,30 @@ final class BatchConverter<T> {
             c.skip--;
             return;
         }
+        boolean snapshot = record.isSnapshot();
+        ChangeKind kind = record.kind();
+        long commitMillis = record.commitTimestampMillis();
         // An update's after image converts straight into its waiting before image's list: the
         // pair becomes one element without copying either.
-        boolean completesUpdate =
-                !record.isSnapshot() && record.kind() == ChangeKind.UPDATE_AFTER && c.pendingUpdateBefore != null;
-        collector.values = completesUpdate ? c.pendingUpdateBefore.values : new ArrayList<>(1);
+        boolean completesUpdate = !snapshot && kind == ChangeKind.UPDATE_AFTER && c.pendingUpdateBefore != null;
+        // A plain record converts straight into the change before it, when that change is one of
+        // the same commit and nothing waits between them: a run of one transaction's inserts (or
+        // of a copy batch's rows) is one change, not a change, a list and an array per record.
+        boolean plain = snapshot || kind == ChangeKind.INSERT || kind == ChangeKind.DELETE;
+        Change<T> joined = null;
+        if (plain && c.pendingUpdateBefore == null) {
+            joined = snapshot
+                    ? joinPendingCopy(c, commitMillis)
+                    // Copy rows still waiting for their mark go out before a streamed record.
+                    : c.pendingCopyBatch.isEmpty() ? out.joinRecord(c.splitId, false, commitMillis) : null;
+        }
+        collector.values =
+                completesUpdate ? c.pendingUpdateBefore.values : joined != null ? joined.values : new ArrayList<>(1);
         collector.cursor = c;
-        collector.snapshot = record.isSnapshot();
+        collector.snapshot = snapshot;
         // The record's index since the cursor's mark: those handed out, and those still waiting.
         collector.ordinal = c.recordsSinceMark
-                + c.pendingCopyBatch.size()
+                + c.pendingCopyRecords
                 + (c.pendingUpdateBefore == null ? 0 : c.pendingUpdateBefore.records);
         int collectedBefore = collector.values.size();
         try {
@@ -258,32 +272,53 @@ final class BatchConverter<T> {
         }
         countFetched(c, record);
         if (completesUpdate) {
-            Change<T> update = c.pendingUpdateBefore.completedAt(record.commitTimestampMillis());
+            Change<T> update = c.pendingUpdateBefore.completedAt(commitMillis);
             c.pendingUpdateBefore = null;
             c.recordsSinceMark += update.records;
             out.add(c.splitId, update);
             return;
         }
-        Change<T> change = new Change<>(collector.values, record.commitTimestampMillis(), record.isSnapshot());
-        if (record.isSnapshot()) {
-            flushUpdateBefore(c, out);
-            c.pendingCopyBatch.add(change);
-            if (c.pendingCopyBatch.size() >= maxGroupedRecords) {
-                LOG.warn(
-                        "Copy batch of {} has more than {} records: handing them out one by one; a checkpoint "
-                                + "inside this batch resumes at-least-once",
-                        c.splitId,
-                        maxGroupedRecords);
-                flushPending(c, out);
+        if (snapshot) {
+            if (joined == null) {
+                flushUpdateBefore(c, out);
+                c.pendingCopyBatch.add(new Change<>(collector.values, 1, commitMillis, true, true));
             }
-        } else if (record.kind() == ChangeKind.UPDATE_BEFORE) {
+            if (++c.pendingCopyRecords >= maxGroupedRecords) {
+                copyBatchTooLarge(c, out);
+            }
+        } else if (joined != null) {
+            c.recordsSinceMark++;
+        } else if (kind == ChangeKind.UPDATE_BEFORE) {
             flushPending(c, out);
-            c.pendingUpdateBefore = change;
+            c.pendingUpdateBefore = new Change<>(collector.values, commitMillis, false);
         } else {
             flushPending(c, out);
             c.recordsSinceMark++;
-            out.add(c.splitId, change);
+            out.add(c.splitId, new Change<>(collector.values, 1, commitMillis, false, plain));
         }
+    }
+
+    /** The last waiting copy change, grown by one record, if the copied row joins it; else null. */
+    private static <T> Change<T> joinPendingCopy(ShardCursor<T> c, long commitMillis) {
+        List<Change<T>> pending = c.pendingCopyBatch;
+        if (pending.isEmpty()) {
+            return null;
+        }
+        Change<T> last = pending.get(pending.size() - 1);
+        if (!last.joins(true, commitMillis)) {
+            return null;
+        }
+        last.records++;
+        return last;
+    }
+
+    private void copyBatchTooLarge(ShardCursor<T> c, VitessRecords<T> out) {
+        LOG.warn(
+                "Copy batch of {} has more than {} records: handing them out before its mark; a checkpoint "
+                        + "inside this batch resumes at-least-once",
+                c.splitId,
+                maxGroupedRecords);
+        flushPending(c, out);
     }
 
     /**
@@ -384,10 +419,11 @@ final class BatchConverter<T> {
     private void flushPending(ShardCursor<T> c, VitessRecords<T> out) {
         flushUpdateBefore(c, out);
         for (SplitElement.Change<T> pending : c.pendingCopyBatch) {
-            c.recordsSinceMark++;
+            c.recordsSinceMark += pending.records;
             out.add(c.splitId, pending);
         }
         c.pendingCopyBatch.clear();
+        c.pendingCopyRecords = 0;
     }
 
     /**
@@ -423,6 +459,7 @@ final class BatchConverter<T> {
                     new SplitElement.CopyBatch<>(
                             new ArrayList<>(c.pendingCopyBatch), mark.position(), mark.copyCompleted()));
             c.pendingCopyBatch.clear();
+            c.pendingCopyRecords = 0;
         }
         c.position = mark.position();
         c.recordsSinceMark = 0;

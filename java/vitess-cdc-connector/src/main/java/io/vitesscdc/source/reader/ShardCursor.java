@@ -36,6 +36,8 @@ final class ShardCursor<T> {
     long skip;
     /** Copy-phase records waiting for the mark that closes their copy batch. */
     final List<SplitElement.Change<T>> pendingCopyBatch = new ArrayList<>();
+    /** The records of {@link #pendingCopyBatch} (a change there may hold a run of them). */
+    int pendingCopyRecords;
     /**
      * A streamed update-before change waiting for its update-after record: the two are handed out
      * as one element, so no checkpoint stores a position between them (a deserializer may hold
@@ -68,6 +70,7 @@ final class ShardCursor<T> {
     void rewindToMark() {
         skip = recordsSinceMark;
         pendingCopyBatch.clear();
+        pendingCopyRecords = 0;
         pendingUpdateBefore = null;
         updateSkipped = false;
     }

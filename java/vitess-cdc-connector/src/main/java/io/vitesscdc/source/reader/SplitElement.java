@@ -23,25 +23,46 @@ import java.util.List;
 public interface SplitElement<T> {
 
     /**
-     * One change record, or an update's before and after records together (so a checkpoint never
-     * falls between them): the values they converted to (any number), how many native records
-     * they are, their commit time and phase.
+     * One change record, an update's before and after records together (so a checkpoint never
+     * falls between them), or a run of plain records (inserts, deletes, copied rows) of one
+     * commit joined as they were converted: the values they converted to (any number, in order),
+     * how many native records they are, their commit time and phase.
      */
     final class Change<T> implements SplitElement<T> {
+        /** Most records one change joins: a checkpoint falls between elements, not inside one. */
+        static final int MAX_JOINED_RECORDS = VitessRecords.MAX_RECORDS_PER_ELEMENT;
+
         final List<T> values;
-        final int records;
+        /** Grows only on the fetcher thread, while the change is joined, before it is handed out. */
+        int records;
+
         final long commitTimestampMillis;
         final boolean snapshot;
+        /** A plain record's change, which the next plain record of the same commit may join. */
+        final boolean joinable;
 
         Change(List<T> values, long commitTimestampMillis, boolean snapshot) {
-            this(values, 1, commitTimestampMillis, snapshot);
+            this(values, 1, commitTimestampMillis, snapshot, false);
         }
 
         Change(List<T> values, int records, long commitTimestampMillis, boolean snapshot) {
+            this(values, records, commitTimestampMillis, snapshot, false);
+        }
+
+        Change(List<T> values, int records, long commitTimestampMillis, boolean snapshot, boolean joinable) {
             this.values = values;
             this.records = records;
             this.commitTimestampMillis = commitTimestampMillis;
             this.snapshot = snapshot;
+            this.joinable = joinable;
+        }
+
+        /** Whether a plain record of this phase and commit time can be joined to this change. */
+        boolean joins(boolean snapshot, long commitTimestampMillis) {
+            return joinable
+                    && records < MAX_JOINED_RECORDS
+                    && this.snapshot == snapshot
+                    && this.commitTimestampMillis == commitTimestampMillis;
         }
 
         /**
@@ -49,7 +70,7 @@ public interface SplitElement<T> {
          * collected into {@link #values} after the before image's: one element of both records.
          */
         Change<T> completedAt(long afterCommitTimestampMillis) {
-            return new Change<>(values, records + 1, afterCommitTimestampMillis, snapshot);
+            return new Change<>(values, records + 1, afterCommitTimestampMillis, snapshot, false);
         }
 
         @Override
@@ -88,10 +109,18 @@ public interface SplitElement<T> {
      */
     final class Changes<T> implements SplitElement<T> {
         final List<Change<T>> changes = new java.util.ArrayList<>();
+        /** The records of {@link #changes}. */
+        int records;
 
         Changes(Change<T> first, Change<T> second) {
             changes.add(first);
             changes.add(second);
+            records = first.records + second.records;
+        }
+
+        void add(Change<T> change) {
+            changes.add(change);
+            records += change.records;
         }
 
         @Override

@@ -137,7 +137,7 @@ class BatchConverterTest {
     private static final String UUID = "3e11fa47-71ca-11e1-9e33-c80aa9429562";
 
     @Test
-    void consecutiveChangesOfASplitAreOneElementAndAMarkEndsTheRun() throws Exception {
+    void aCommitsInsertsAreOneChangeAndAMarkOrAnotherCommitEndsIt() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
         NativeBatches b = new NativeBatches()
@@ -145,32 +145,66 @@ class BatchConverterTest {
                 .record(1, INSERT, false, 1000, 1)
                 .record(1, INSERT, false, 1000, 2)
                 .record(1, INSERT, false, 1000, 3)
+                .record(1, INSERT, false, 1001, 4)
                 .mark("-80", "g1")
-                .record(1, INSERT, false, 1001, 4);
+                .record(1, INSERT, false, 1001, 5);
         List<SplitElement<String>> elements = firstSplitElements(c.convert(b.build()));
         assertThat(elements).hasSize(3);
-        assertThat(((SplitElement.Changes<String>) elements.get(0)).changes)
+        List<SplitElement.Change<String>> run = ((SplitElement.Changes<String>) elements.get(0)).changes;
+        assertThat(run)
                 .extracting(change -> change.values)
-                .containsExactly(List.of("+I:1"), List.of("+I:2"), List.of("+I:3"));
+                .containsExactly(List.of("+I:1", "+I:2", "+I:3"), List.of("+I:4"));
+        assertThat(run).extracting(change -> change.records).containsExactly(3, 1);
+        assertThat(run).extracting(change -> change.commitTimestampMillis).containsExactly(1000L, 1001L);
         assertThat(elements.get(1)).isInstanceOf(SplitElement.Mark.class);
-        assertThat(((SplitElement.Change<String>) elements.get(2)).values).containsExactly("+I:4");
+        assertThat(((SplitElement.Change<String>) elements.get(2)).values).containsExactly("+I:5");
+    }
+
+    @Test
+    void anUpdateOrACopyRowWaitingForItsMarkIsNeverJoinedPast() throws Exception {
+        BatchConverter<String> c = converter(false, 100);
+        c.addSplit(split("-80", "g0", 0));
+        NativeBatches b = new NativeBatches()
+                .table(1, "-80")
+                .record(1, INSERT, false, 1000, 1)
+                .record(1, UPDATE_BEFORE, false, 1000, 1)
+                .record(1, UPDATE_AFTER, false, 1000, 1)
+                .record(1, INSERT, false, 1000, 2)
+                .record(1, INSERT, true, 0, 7)
+                .record(1, INSERT, true, 0, 8)
+                .record(1, INSERT, false, 1000, 3)
+                .record(1, INSERT, false, 1000, 4);
+        List<String> changes = new ArrayList<>();
+        for (SplitElement<String> e : firstSplitElements(c.convert(b.build()))) {
+            for (SplitElement.Change<String> change : e instanceof SplitElement.Changes
+                    ? ((SplitElement.Changes<String>) e).changes
+                    : List.of((SplitElement.Change<String>) e)) {
+                changes.add(change.records + " " + change.values);
+            }
+        }
+        assertThat(changes)
+                .containsExactly("1 [+I:1]", "2 [-U:1, +U:1]", "1 [+I:2]", "2 [+I:7, +I:8]", "2 [+I:3, +I:4]");
     }
 
     @Test
     void aRunOfChangesIsCutSoACheckpointCanFallInsideALargeTransaction() throws Exception {
         BatchConverter<String> c = converter(false, 100);
         c.addSplit(split("-80", "g0", 0));
-        int n = 2 * VitessRecords.MAX_CHANGES_PER_ELEMENT + 2;
+        int n = 2 * VitessRecords.MAX_RECORDS_PER_ELEMENT + 2;
         NativeBatches b = new NativeBatches().table(1, "-80");
         for (int id = 1; id <= n; id++) {
             b.record(1, INSERT, false, 1000, id);
         }
-        List<Integer> sizes = new ArrayList<>();
+        List<Integer> records = new ArrayList<>();
+        List<String> values = new ArrayList<>();
         for (SplitElement<String> e : firstSplitElements(c.convert(b.build()))) {
-            sizes.add(e instanceof SplitElement.Changes ? ((SplitElement.Changes<String>) e).changes.size() : 1);
+            SplitElement.Change<String> change = (SplitElement.Change<String>) e;
+            records.add(change.records);
+            values.addAll(change.values);
         }
-        assertThat(sizes)
-                .containsExactly(VitessRecords.MAX_CHANGES_PER_ELEMENT, VitessRecords.MAX_CHANGES_PER_ELEMENT, 2);
+        assertThat(records)
+                .containsExactly(VitessRecords.MAX_RECORDS_PER_ELEMENT, VitessRecords.MAX_RECORDS_PER_ELEMENT, 2);
+        assertThat(values).hasSize(n).startsWith("+I:1", "+I:2").endsWith("+I:" + n);
     }
 
     @Test
@@ -295,9 +329,13 @@ class BatchConverterTest {
                 .record(1, INSERT, false, 1000, 2)
                 .record(1, INSERT, false, 1000, 3)
                 .build());
-        // The bad record is an element that converted to nothing: the emitter counts it in the
-        // split state like any record, so a checkpoint after it resumes past it.
-        assertThat(drain(out)).containsExactly("ks/-80 change[ok:1]", "ks/-80 change[]", "ks/-80 change[ok:3]");
+        // The bad record is one that converted to nothing: its commit's change still counts it,
+        // so the emitter counts it in the split state and a checkpoint after it resumes past it.
+        List<SplitElement<String>> elements = firstSplitElements(out);
+        assertThat(elements).hasSize(1);
+        SplitElement.Change<String> change = (SplitElement.Change<String>) elements.get(0);
+        assertThat(change.values).containsExactly("ok:1", "ok:3");
+        assertThat(change.records).isEqualTo(3);
         assertThat(listener.getCounter(MetricNames.NUM_RECORDS_IN_ERRORS)
                         .orElseThrow()
                         .getCount())
@@ -543,7 +581,7 @@ class BatchConverterTest {
     }
 
     @Test
-    void oversizedCopyBatchesAreHandedOutOneByOne() throws Exception {
+    void oversizedCopyBatchesAreHandedOutBeforeTheirMark() throws Exception {
         BatchConverter<String> c = converter(false, 2);
         c.addSplit(split("-80", "", 0));
         NativeBatches b = new NativeBatches()
@@ -553,7 +591,7 @@ class BatchConverterTest {
                 .record(1, INSERT, true, 0, 3)
                 .mark("-80", "g1");
         assertThat(drain(c.convert(b.build())))
-                .containsExactly("ks/-80 change[+I:1]", "ks/-80 change[+I:2]", "ks/-80 copy[+I:3] mark g1");
+                .containsExactly("ks/-80 change[+I:1, +I:2]", "ks/-80 copy[+I:3] mark g1");
     }
 
     @Test
