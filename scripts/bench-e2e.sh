@@ -146,7 +146,7 @@ run_one() {
   # The JVM halts once its figures are out, so Flink never deletes what it unpacked (the
   # planner's jar, the MiniCluster's directories, ≈ 70 MB a run): it goes in WORK, which goes.
   local jvm_opts=("${JVM_OPTS[@]}" "-Djava.io.tmpdir=$WORK/jvm-tmp") classpath=$CLASSPATH_JVM
-  if [ -n "${BENCH_JIT_LOG:-}" ]; then
+  if [ -n "${BENCH_JIT_LOG:-}" ] && [ "$consumer" != floor ]; then
     mkdir -p "$BENCH_JIT_LOG"
     jit_runs=$((${jit_runs:-0} + 1))
     jvm_opts+=(-XX:+UnlockDiagnosticVMOptions -XX:+LogCompilation

@@ -8,6 +8,7 @@ package io.vitesscdc.bench;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
+import java.lang.management.ThreadInfo;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -141,16 +142,19 @@ final class ProcessStats {
         if (!(ManagementFactory.getThreadMXBean() instanceof com.sun.management.ThreadMXBean)) {
             return byName;
         }
+        // Bulk reads without stack traces: no stop of every thread to walk its stack mid-run.
         com.sun.management.ThreadMXBean threads = (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
-        for (Thread thread : Thread.getAllStackTraces().keySet()) {
-            long bytes = threads.getThreadAllocatedBytes(thread.getId());
-            if (bytes > 0) {
+        long[] ids = threads.getAllThreadIds();
+        ThreadInfo[] infos = threads.getThreadInfo(ids);
+        long[] allocated = threads.getThreadAllocatedBytes(ids);
+        for (int i = 0; i < ids.length; i++) {
+            if (infos[i] != null && allocated[i] > 0) {
                 // As /proc shows it (the first 15 characters), then as the CPU figures key it.
-                String name = thread.getName();
+                String name = infos[i].getThreadName();
                 name = name.substring(0, Math.min(name.length(), 15))
                         .replaceAll("[0-9]", "")
                         .trim();
-                byName.merge(name, bytes, Long::sum);
+                byName.merge(name, allocated[i], Long::sum);
             }
         }
         return byName;

@@ -29,9 +29,6 @@ public interface SplitElement<T> {
      * how many native records they are, their commit time and phase.
      */
     final class Change<T> implements SplitElement<T> {
-        /** Most records one change joins: a checkpoint falls between elements, not inside one. */
-        static final int MAX_JOINED_RECORDS = VitessRecords.MAX_RECORDS_PER_ELEMENT;
-
         final List<T> values;
         /** Grows only on the fetcher thread, while the change is joined, before it is handed out. */
         int records;
@@ -45,10 +42,6 @@ public interface SplitElement<T> {
             this(values, 1, commitTimestampMillis, snapshot, false);
         }
 
-        Change(List<T> values, int records, long commitTimestampMillis, boolean snapshot) {
-            this(values, records, commitTimestampMillis, snapshot, false);
-        }
-
         Change(List<T> values, int records, long commitTimestampMillis, boolean snapshot, boolean joinable) {
             this.values = values;
             this.records = records;
@@ -57,10 +50,14 @@ public interface SplitElement<T> {
             this.joinable = joinable;
         }
 
-        /** Whether a plain record of this phase and commit time can be joined to this change. */
+        /**
+         * Whether a plain record of this phase and commit time can be joined to this change: at
+         * most an element's records ({@link VitessRecords#MAX_RECORDS_PER_ELEMENT}), as a
+         * checkpoint falls between elements, not inside one.
+         */
         boolean joins(boolean snapshot, long commitTimestampMillis) {
             return joinable
-                    && records < MAX_JOINED_RECORDS
+                    && records < VitessRecords.MAX_RECORDS_PER_ELEMENT
                     && this.snapshot == snapshot
                     && this.commitTimestampMillis == commitTimestampMillis;
         }

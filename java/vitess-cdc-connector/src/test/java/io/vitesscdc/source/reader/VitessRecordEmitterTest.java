@@ -65,7 +65,7 @@ class VitessRecordEmitterTest {
         assertThat(state.toSplit().recordsSinceMark())
                 .as("records, not values, are counted")
                 .isEqualTo(2);
-        emitter.emitRecord(new SplitElement.Change<>(List.of("-u", "+u"), 2, 1000, false), out, state);
+        emitter.emitRecord(new SplitElement.Change<>(List.of("-u", "+u"), 2, 1000, false, false), out, state);
         assertThat(state.toSplit().recordsSinceMark())
                 .as("an update's two records as one element")
                 .isEqualTo(4);
@@ -97,8 +97,8 @@ class VitessRecordEmitterTest {
                 new VitessSplit("ks", "-80", RenderedPositions.of("ks", "-80", "{\"gtid\":\"g0\"}"), 3));
         SplitElement.Changes<String> run = new SplitElement.Changes<>(
                 new SplitElement.Change<>(List.of("a"), 1000, false),
-                new SplitElement.Change<>(List.of("-u", "+u"), 2, 2000, false));
-        run.changes.add(new SplitElement.Change<>(List.of(), 3000, false));
+                new SplitElement.Change<>(List.of("-u", "+u"), 2, 2000, false, false));
+        run.add(new SplitElement.Change<>(List.of(), 3000, false));
         CapturingOutput out = new CapturingOutput();
         numRecordsIn.inc(); // SourceReaderBase's one per element
         emitter.emitRecord(run, out, state);
@@ -132,7 +132,7 @@ class VitessRecordEmitterTest {
                 new SplitElement.Mark<>(RenderedPositions.of("ks", "-80", "{\"gtid\":\"g2\"}"), true),
                 new SplitElement.Heartbeat<>(5000),
                 new SplitElement.Change<>(List.of("a"), 6000, false),
-                new SplitElement.Change<>(List.of("-u", "+u"), 2, 6000, false),
+                new SplitElement.Change<>(List.of("-u", "+u"), 2, 6000, false, false),
                 new SplitElement.Change<>(List.of(), 6000, false),
                 new SplitElement.Mark<>(RenderedPositions.of("ks", "-80", "{\"gtid\":\"g3\"}"), false));
         for (SplitElement<String> element : elements) {
