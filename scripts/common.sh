@@ -37,13 +37,40 @@ print_test_failures() {
     [ -f "$report" ] || continue
     if grep -qE '<<< (FAILURE|ERROR)!' "$report"; then
       echo "==> failed: ${report#"$REPO"/}"
-      grep -vE '^\s+at (org\.junit|java\.base|org\.apache\.maven|jdk\.internal|org\.assertj)' "$report" | head -40
+      # awk, not head: head closing the pipe early would make grep's SIGPIPE this script's status.
+      grep -vE '^\s+at (org\.junit|java\.base|org\.apache\.maven|jdk\.internal|org\.assertj)' "$report" \
+        | awk 'NR <= 40' || true
     fi
   done
   for report in "$REPO"/java/*/target/{surefire,failsafe}-reports/*.dump* "$REPO"/java/*/hs_err_pid*.log; do
     [ -f "$report" ] || continue
     echo "==> JVM report: ${report#"$REPO"/}"
-    head -20 "$report"
+    awk 'NR <= 20' "$report" || true
+  done
+  print_failure_causes
+}
+
+# The last lines of a red run: each failed test with its messages and their causes, no stack
+# frames (a long trace above may be cut where the run's output is shown short; these are not).
+print_failure_causes() {
+  local report failed=0
+  for report in "$REPO"/java/*/target/{surefire,failsafe}-reports/*.txt; do
+    [ -f "$report" ] || continue
+    grep -qE '<<< (FAILURE|ERROR)!' "$report" || continue
+    echo "==> causes: $(basename "$report" .txt)"
+    grep -vE '^\s+(at |\.\.\. [0-9]+ more)' "$report" \
+      | grep -vE '^(-{5,}|Tests run:|Test set:)' \
+      | awk 'length($0) > 400 { $0 = substr($0, 1, 400) "…" } !seen[$0]++ && n++ < 30' || true
+    failed=1
+  done
+  # Why the tests' Flink jobs failed last (test.log: many tests fail jobs on purpose), each cause
+  # with its time, to set beside the failed tests' messages above.
+  [ "${failed:-0}" = 1 ] || return 0
+  for report in "$REPO"/java/*/target/test.log; do
+    [ -f "$report" ] || continue
+    echo "==> the last job failures in ${report#"$REPO"/}"
+    awk '/switched from [A-Z]+ to FAILED with failure cause/ { t = $1; getline; print t " " substr($0, 1, 300) }' \
+      "$report" | awk '!seen[substr($0, 14)]++' | tail -n 8 || true
   done
 }
 

@@ -15,6 +15,10 @@
 #   reshard.sh cancel   KEYSPACE TO        before switch: Reshard cancel, then the new shards'
 #                                          tablets stop and the new shards leave the topology
 #                                          (a copy that did not finish; refused once TO serves)
+#   reshard.sh restore  KEYSPACE LAYOUT    whatever an interrupted run left, back to LAYOUT: a
+#                                          workflow not switched is cancelled, a switched one
+#                                          completed, shards prepared for none retired, then a
+#                                          reshard to LAYOUT if other shards serve
 # FROM and TO are comma-separated shard lists, e.g.
 #   reshard.sh all customer -80,80- -40,40-80,80-c0,c0-
 #   reshard.sh all customer -40,40-80,80-c0,c0- -80,80-
@@ -29,7 +33,7 @@ source "$HERE/lib.sh"
 source "$HERE/tablets.sh"
 T0=$SECONDS
 
-usage() { sed -n '5,22p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '5,26p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 step=$1 keyspace=$2
 workflow="${keyspace}_reshard"
@@ -169,6 +173,49 @@ retire_shards() {
   say "$which shards $shards: tablets ${*:-none} stopped, shards gone; serving: $(serving_shards)"
 }
 
+# The keyspace's shards in the topology: "SHARD true" for those whose primary serves, "SHARD
+# false" for the others (new shards before SwitchTraffic, old ones after it), in key order.
+topology_shards() {
+  vt_cluster_ctl FindAllShardsInKeyspace "$keyspace" \
+    | jq -r '.shards | to_entries[] | "\(.key) \(.value.shard.is_primary_serving == true)"' \
+    | LC_ALL=C sort
+}
+
+do_restore() {
+  local layout=$1 shards serving idle targets
+  shards=$(topology_shards) || die "cannot read $keyspace's shards from the topology"
+  serving=$(awk '$2 == "true" {print $1}' <<< "$shards" | paste -sd, -)
+  idle=$(awk '$2 != "true" {print $1}' <<< "$shards" | paste -sd, -)
+  if vt_cluster_ctl Workflow --keyspace "$keyspace" list 2> /dev/null | grep -q "\"$workflow\""; then
+    targets=$(workflow_show | jq -r '[.workflows[].target.shards[]] | unique | join(",")')
+    if [ -n "$idle" ] && [ "$idle" = "$targets" ]; then
+      say "restore: $workflow was not switched: cancelling it"
+      do_cancel "$idle"
+    elif [ -n "$idle" ]; then
+      say "restore: $workflow was switched ($serving serve): completing it"
+      do_complete "$idle"
+    else
+      die "restore: $workflow exists but every shard serves ($serving): see Workflow show"
+    fi
+  elif [ -n "$idle" ]; then
+    say "restore: shards $idle serve no traffic and no workflow uses them: retiring them"
+    retire_shards unused "$idle" $(for s in ${idle//,/ }; do tablets_of_shard "$s"; done)
+  fi
+  serving=$(topology_shards | awk '$2 == "true" {print $1}' | paste -sd, -)
+  if [ "$(sorted_list "$serving")" = "$(sorted_list "$layout")" ]; then
+    say "restore: $keyspace serves $layout"
+    return 0
+  fi
+  say "restore: $keyspace serves $serving: resharding it to $layout"
+  do_prepare "$layout"
+  do_create "$serving" "$layout"
+  do_switch
+  do_complete "$serving"
+  say "restore: $keyspace serves $layout in $((SECONDS - T0))s"
+}
+
+sorted_list() { tr , '\n' <<< "$1" | LC_ALL=C sort | paste -sd, -; }
+
 serving_shards() { vt_cluster_mysql -N -e 'SHOW VITESS_SHARDS' | grep "^$keyspace/" | xargs; }
 
 case "$step" in
@@ -177,6 +224,7 @@ case "$step" in
   switch) [ $# = 2 ] || usage; do_switch ;;
   complete) [ $# = 3 ] || usage; do_complete "$3" ;;
   cancel) [ $# = 3 ] || usage; do_cancel "$3" ;;
+  restore) [ $# = 3 ] || usage; do_restore "$3" ;;
   all)
     [ $# = 4 ] || usage
     do_prepare "$4"

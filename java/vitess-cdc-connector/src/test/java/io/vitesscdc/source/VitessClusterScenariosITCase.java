@@ -138,7 +138,9 @@ class VitessClusterScenariosITCase {
     private AutoCloseable nativeInfo;
 
     @BeforeEach
-    void forwardNativeInfo() {
+    void setUp() throws Exception {
+        // The scenarios begin at two shards: an earlier run that failed mid-reshard left others.
+        MultiProcessCluster.restoreTwoCustomerShards();
         nativeInfo = LogWatch.nativeCoreInfo();
     }
 

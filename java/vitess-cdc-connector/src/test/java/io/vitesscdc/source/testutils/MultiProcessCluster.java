@@ -90,6 +90,16 @@ public final class MultiProcessCluster {
         }
     }
 
+    /**
+     * The customer keyspace back to its two shards, -80 and 80-, whatever an earlier run that
+     * failed mid-way left (a workflow not switched, one not completed, four shards): {@code
+     * reshard.sh restore}, a few topology reads on a cluster that needs nothing. A test that
+     * reshards starts with it, so that one failed run does not fail the next ones.
+     */
+    public static void restoreTwoCustomerShards() throws Exception {
+        script(TestTimeouts.RESHARD_SCRIPT, "reshard.sh", "restore", "customer", "-80,80-");
+    }
+
     /** tests/vitess/cluster of this checkout: found from the working directory upwards. */
     private static File clusterDir() {
         for (File d = new File("").getAbsoluteFile(); d != null; d = d.getParentFile()) {
