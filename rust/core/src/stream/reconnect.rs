@@ -183,7 +183,9 @@ impl EventStream {
                 )));
             }
             let delay = backoff(&self.options, self.failures);
-            tracing::warn!(attempt = self.failures, ?delay, error = %cause.message, "VStream interrupted; reconnecting");
+            // What the last attempt met, not what began the run of failures: a VTGate that went
+            // away answers differently while it is down, starting and serving again.
+            tracing::warn!(attempt = self.failures, ?delay, error = %latest.message, "VStream interrupted; reconnecting");
             tokio::time::sleep(delay).await;
             self.metrics.record_reconnect();
             match self.start_rpc().await {

@@ -141,26 +141,62 @@ class VitessClusterScenariosITCase {
     void setUp() throws Exception {
         // The scenarios begin at two shards: an earlier run that failed mid-reshard left others.
         MultiProcessCluster.restoreTwoCustomerShards();
+        // ... or left the throttler holding our app back.
+        throttler("--unthrottle-app", "vitess-cdc");
+        throttler("--disable");
         nativeInfo = LogWatch.nativeCoreInfo();
     }
 
     @AfterEach
     void cleanUp() throws Exception {
-        nativeInfo.close();
-        try {
-            rows.close();
-            appends.close();
-            sql.execute("customer", "DELETE FROM " + SIGNAL_TABLE + " WHERE id LIKE '" + signalId() + "%'");
-            throttler("--unthrottle-app", "vitess-cdc");
-            throttler("--disable");
-        } finally {
-            for (String log : logs()) {
-                ChangelogRecorder.drop(log);
+        // Every step runs whatever the ones before it threw: a writer that failed must not leave
+        // the throttler holding the next tests' captures for an hour.
+        Cleanup cleanup = new Cleanup();
+        cleanup.run(() -> {
+            if (nativeInfo != null) {
+                nativeInfo.close();
             }
-            ShardOwners.OWNERS.remove(runId);
-            ShardOwners.RECORDS.remove(runId);
-            ShardOwners.SNAPSHOT.remove(runId);
-            ShardOwners.SNAPSHOT_BY_EPOCH.remove(runId);
+        });
+        cleanup.run(rows::close);
+        cleanup.run(appends::close);
+        cleanup.run(
+                () -> sql.execute("customer", "DELETE FROM " + SIGNAL_TABLE + " WHERE id LIKE '" + signalId() + "%'"));
+        cleanup.run(() -> throttler("--unthrottle-app", "vitess-cdc"));
+        cleanup.run(() -> throttler("--disable"));
+        for (String log : logs()) {
+            ChangelogRecorder.drop(log);
+        }
+        ShardOwners.OWNERS.remove(runId);
+        ShardOwners.RECORDS.remove(runId);
+        ShardOwners.SNAPSHOT.remove(runId);
+        ShardOwners.SNAPSHOT_BY_EPOCH.remove(runId);
+        cleanup.rethrow();
+    }
+
+    /** Runs each step of a clean-up, keeps the first failure (the others suppressed in it). */
+    private static final class Cleanup {
+        interface Step {
+            void run() throws Exception;
+        }
+
+        private Exception failure;
+
+        void run(Step step) {
+            try {
+                step.run();
+            } catch (Exception e) {
+                if (failure == null) {
+                    failure = e;
+                } else {
+                    failure.addSuppressed(e);
+                }
+            }
+        }
+
+        void rethrow() throws Exception {
+            if (failure != null) {
+                throw failure;
+            }
         }
     }
 
