@@ -7,10 +7,13 @@
 #   gates, real tablets) and a standalone MySQL (tests/mysql: the JDBC sink recipe's target),
 #   Rust integration tests against both, the Maven build (Rust cdylib inside the jar) with Java
 #   unit and integration tests against them, a 3-minute chaos soak (a fresh seed, printed), the
-#   multi-process cluster stopped again, the end-to-end CLI scenarios, the demo, a short smoke of the fuzz targets (nightly +
+#   multi-process cluster stopped again, the end-to-end CLI scenarios, the demo, and by turns the
+#   Rust unit tests for linux-aarch64 under qemu or a short smoke of the fuzz targets (nightly +
 #   cargo-fuzz, installed once if missing). The other Flink lines (1.20, 2.3) by turns: one runs
 #   every ITCase (while the multi-process cluster is up), the other its unit tests and main
 #   ITCases (at the end); the turn is printed.
+# Env: BOTH_TURNS=1 runs both turns of the slow checks (the aarch64 Rust unit tests under qemu,
+#   the fuzz smoke) that a run otherwise takes by turns.
 # Env: KEEP_CLUSTER=1 leaves the clusters (and the MySQL) this script started running afterwards.
 set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/common.sh"
@@ -66,7 +69,21 @@ step "an older Vitess line ($older): the core's live tests and the main ITCases 
   bash scripts/vitess-lines.sh "$older"
 step "the demo (the README's first command), 10 s of writes: exits non-zero unless IN SYNC" \
   env DEMO_SECONDS=10 DEMO_CARGO_PROFILE=dev bash scripts/demo.sh
-step "the core's and the bridge's Rust unit tests built for linux-aarch64, run under qemu-user" \
-  cargo test --target aarch64-unknown-linux-gnu -p vitess-cdc-core -p vitess-cdc-jni --all-features --lib
-step "fuzz smoke (every rust/fuzz target for a few seconds over its committed corpus)" bash scripts/fuzz.sh smoke
+# Two slow checks of what seldom changes, by turns (the commit count picks; the bridge's aarch64
+# library runs in a JVM under qemu every run, above): the Rust unit tests under qemu-user
+# (~150 s) or the fuzz smoke (~85 s). Both in one run: BOTH_TURNS=1 scripts/test.sh.
+aarch64_unit_tests=(cargo test --target aarch64-unknown-linux-gnu -p vitess-cdc-core -p vitess-cdc-jni --all-features --lib)
+slow_turn=$(( $(git rev-list --count HEAD 2> /dev/null || echo 0) % 2 ))
+[ "${BOTH_TURNS:-0}" != 1 ] || slow_turn=both
+case $slow_turn in
+  0) echo "==> slow check this run: the fuzz smoke (by turns with the aarch64 Rust unit tests: ${aarch64_unit_tests[*]}; both: BOTH_TURNS=1)" ;;
+  1) echo "==> slow check this run: the aarch64 Rust unit tests (by turns with the fuzz smoke: scripts/fuzz.sh smoke; both: BOTH_TURNS=1)" ;;
+esac
+if [ "$slow_turn" != 0 ]; then
+  step "the core's and the bridge's Rust unit tests built for linux-aarch64, run under qemu-user" \
+    "${aarch64_unit_tests[@]}"
+fi
+if [ "$slow_turn" != 1 ]; then
+  step "fuzz smoke (every rust/fuzz target for a few seconds over its committed corpus)" bash scripts/fuzz.sh smoke
+fi
 step "Flink ${main_lines[*]}: unit tests and the main ITCases" bash scripts/flink-lines.sh "${main_lines[@]}"
