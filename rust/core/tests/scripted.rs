@@ -431,6 +431,52 @@ fn heartbeats_between_failures_do_not_reset_the_retry_budget() {
     );
 }
 
+/// An RPC that stayed up longer than the longest backoff was a working stream, heartbeats only
+/// or not (a quiet keyspace): the outage it ended is over, and the next one (another VTGate
+/// restart, minutes later) gets the whole retry budget, not what the last one left of it.
+#[test]
+fn an_rpc_that_stayed_up_past_the_longest_backoff_ends_the_run_of_failures() {
+    // Up for 150 ms, then VTGate goes away: the first with a heartbeat (what opening waits
+    // for), the others with nothing at all (heartbeats off, as the CLI's default).
+    let up_then_restarted = |heartbeat_first: bool| {
+        let session = if heartbeat_first {
+            Session::new().send(vec![heartbeat()])
+        } else {
+            Session::new()
+        };
+        session
+            .pause(Duration::from_millis(150))
+            .fail(tonic::Code::Unavailable, "vtgate restarting")
+    };
+    let mut sessions: Vec<Session> = (0..4).map(|i| up_then_restarted(i == 0)).collect();
+    sessions.push(
+        Session::new()
+            .send(vec![
+                begin(),
+                field("t"),
+                insert("t", 1),
+                vgtid("p1"),
+                commit(),
+            ])
+            .hold(),
+    );
+    let h = fake(sessions);
+    let mut o = options(&h, resume_at("p0"));
+    o.retry_max_attempts = 2;
+    o.retry_initial_backoff = Duration::from_millis(10);
+    o.retry_max_backoff = Duration::from_millis(50);
+    let stream = BlockingStream::open(o).expect("open: the first response is a heartbeat");
+    // Four restarts, each after 150 ms up: with the attempts added up, the third would give up.
+    let events = collect(&stream, |e| !ids(e).is_empty());
+    assert_eq!(ids(&events), vec![1]);
+    assert_eq!(
+        h.fake.requests().len(),
+        5,
+        "the first RPC and four reconnects"
+    );
+    assert_eq!(stream.metrics().reconnects, 4);
+}
+
 /// A session that starts at `p0` and then commits one row of `row_bytes` per transaction, ids
 /// 1 to `rows`, each transaction ending at `p<id>`.
 fn one_big_row_per_transaction(rows_count: i64, row_bytes: usize) -> Session {

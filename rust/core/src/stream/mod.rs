@@ -65,6 +65,9 @@ pub struct EventStream {
     /// Whether the current RPC delivered a response yet: a failure before the first one is
     /// still part of opening (e.g. a TLS port spoken to in plaintext) and gets its hint.
     answered_in_rpc: bool,
+    /// When the current RPC started: one that stayed up past the longest backoff ended the
+    /// outage before it, whatever it delivered (reconnect.rs, `outlasted_the_backoff`).
+    rpc_started: Option<std::time::Instant>,
     /// Events read while resolving `current` start positions in `open`, handed out first.
     pending: Vec<Event>,
 }
@@ -137,6 +140,7 @@ impl EventStream {
             ended: false,
             journals_at_rpc_start: 0,
             answered_in_rpc: false,
+            rpc_started: None,
             pending: Vec::new(),
         };
         match stream.start_rpc().await {
@@ -180,6 +184,7 @@ impl EventStream {
         let wait = self.options.idle_timeout.max(self.options.connect_timeout);
         self.answered_in_rpc = false;
         self.grpc = Some(self.client.vstream(request, wait).await?);
+        self.rpc_started = Some(std::time::Instant::now());
         Ok(())
     }
 }

@@ -11,6 +11,7 @@ use crate::error::{Error, ErrorCode, ErrorKind, Result};
 use crate::event::Event;
 use crate::options::{StartMode, StreamOptions};
 use crate::proto::binlogdata::VEventType;
+use crate::proto::vtgate::VStreamResponse;
 use rand::Rng;
 use std::time::Duration;
 
@@ -120,13 +121,7 @@ impl EventStream {
             events_on_wire,
         } = response;
         self.metrics.record_response(events_on_wire, encoded_len);
-        // VTGate sends heartbeats while it cannot reach a shard's tablet (after a reparent or a
-        // reshard), between the failed attempts: only a response with something else in it is
-        // progress that ends a run of failures and resets the backoff.
-        let progressed = response
-            .events
-            .iter()
-            .any(|ev| ev.r#type != VEventType::Heartbeat as i32);
+        let progressed = self.ends_the_failures(&response);
         let mut out = Vec::new();
         for ev in response.events {
             if let Err(e) = self.machine.handle(ev, &mut out) {
@@ -141,6 +136,27 @@ impl EventStream {
             self.last_error = None;
         }
         Ok(out)
+    }
+
+    /// Whether a response ends a run of failures (the backoff starts again from the shortest
+    /// wait, the attempts from zero): one with something else than heartbeats in it. VTGate
+    /// sends heartbeats while it cannot reach a shard's tablet (after a reparent or a reshard),
+    /// between the failed attempts. Checked only while failures run: most responses skip it.
+    fn ends_the_failures(&self, response: &VStreamResponse) -> bool {
+        self.failures > 0
+            && response
+                .events
+                .iter()
+                .any(|ev| ev.r#type != VEventType::Heartbeat as i32)
+    }
+
+    /// Whether the RPC that just ended had stayed up longer than the longest backoff: a working
+    /// stream (on a quiet keyspace: heartbeats only, or nothing), so its end begins a new outage
+    /// with the whole retry budget. Otherwise every VTGate restart would add its attempts to the
+    /// last one's, and a few restarts minutes apart would spend the budget of one outage.
+    fn outlasted_the_backoff(&self) -> bool {
+        self.rpc_started
+            .is_some_and(|t| t.elapsed() > self.options.retry_max_backoff)
     }
 
     pub(super) fn journal_in_this_rpc(&self) -> bool {
@@ -160,7 +176,12 @@ impl EventStream {
     }
 
     pub(super) async fn reconnect(&mut self, cause: Error) -> Result<()> {
+        if self.outlasted_the_backoff() {
+            self.failures = 0;
+            self.last_error = None;
+        }
         self.grpc = None;
+        self.rpc_started = None;
         self.machine.on_reconnect();
         loop {
             self.failures += 1;
