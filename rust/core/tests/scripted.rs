@@ -36,6 +36,26 @@ fn resume_at(gtid: &str) -> StartMode {
     }])
 }
 
+/// A session that commits row 1 of `t` at `p1`, then stays open.
+fn row_one_committed_then_held() -> Session {
+    Session::new()
+        .send(vec![
+            begin(),
+            field("t"),
+            insert("t", 1),
+            vgtid("p1"),
+            commit(),
+        ])
+        .hold()
+}
+
+/// `attempts` reconnects with backoffs of 10 to 50 ms: a retry budget a test spends in moments.
+fn quick_retries(o: &mut StreamOptions, attempts: u32) {
+    o.retry_max_attempts = attempts;
+    o.retry_initial_backoff = Duration::from_millis(10);
+    o.retry_max_backoff = Duration::from_millis(50);
+}
+
 /// Polls until `n` events matching `want` were seen (or an error / 10 s).
 fn collect(stream: &BlockingStream, mut until: impl FnMut(&[Event]) -> bool) -> Vec<Event> {
     let started = Instant::now();
@@ -410,9 +430,7 @@ fn heartbeats_between_failures_do_not_reset_the_retry_budget() {
             .collect(),
     );
     let mut o = options(&h, resume_at("p0"));
-    o.retry_max_attempts = 2;
-    o.retry_initial_backoff = Duration::from_millis(10);
-    o.retry_max_backoff = Duration::from_millis(50);
+    quick_retries(&mut o, 2);
     let stream = BlockingStream::open(o).expect("open: the first response is a heartbeat");
     let started = Instant::now();
     let err = loop {
@@ -449,22 +467,10 @@ fn an_rpc_that_stayed_up_past_the_longest_backoff_ends_the_run_of_failures() {
             .fail(tonic::Code::Unavailable, "vtgate restarting")
     };
     let mut sessions: Vec<Session> = (0..4).map(|i| up_then_restarted(i == 0)).collect();
-    sessions.push(
-        Session::new()
-            .send(vec![
-                begin(),
-                field("t"),
-                insert("t", 1),
-                vgtid("p1"),
-                commit(),
-            ])
-            .hold(),
-    );
+    sessions.push(row_one_committed_then_held());
     let h = fake(sessions);
     let mut o = options(&h, resume_at("p0"));
-    o.retry_max_attempts = 2;
-    o.retry_initial_backoff = Duration::from_millis(10);
-    o.retry_max_backoff = Duration::from_millis(50);
+    quick_retries(&mut o, 2);
     let stream = BlockingStream::open(o).expect("open: the first response is a heartbeat");
     // Four restarts, each after 150 ms up: with the attempts added up, the third would give up.
     let events = collect(&stream, |e| !ids(e).is_empty());
@@ -662,15 +668,7 @@ fn interrupted_discovery_queries_are_retried_and_a_real_refusal_is_not() {
     // side; two of them are killed on the tablet once. The stream opens all the same.
     let h = Harness::start(
         Keyspace::new(KS, &[SHARD], &[("t", true)]).refusing(2, Code::Canceled, INTERRUPTED),
-        vec![Session::new()
-            .send(vec![
-                begin(),
-                field("t"),
-                insert("t", 1),
-                vgtid("p1"),
-                commit(),
-            ])
-            .hold()],
+        vec![row_one_committed_then_held()],
     );
     let stream = BlockingStream::open(options(&h, StartMode::Latest))
         .expect("an interrupted discovery query is run again");
@@ -717,15 +715,7 @@ fn a_burst_of_v22_canceled_keyspace_fetches_is_outlasted() {
             Code::Unknown,
             "keyspace names fetch error: context canceled",
         ),
-        vec![Session::new()
-            .send(vec![
-                begin(),
-                field("t"),
-                insert("t", 1),
-                vgtid("p1"),
-                commit(),
-            ])
-            .hold()],
+        vec![row_one_committed_then_held()],
     );
     let stream = BlockingStream::open(options(&h, StartMode::Latest))
         .expect("the refusals pass before the reads give up");

@@ -29,6 +29,7 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
 import org.apache.flink.test.junit5.MiniClusterExtension;
 import org.apache.flink.types.RowKind;
+import org.apache.flink.util.IOUtils;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -139,65 +140,41 @@ class VitessClusterScenariosITCase {
 
     @BeforeEach
     void setUp() throws Exception {
-        // The scenarios begin at two shards: an earlier run that failed mid-reshard left others.
+        // The scenarios begin at two shards, with the throttler off: an earlier run that failed
+        // mid-way may have left a reshard half done, or the throttler holding our app back.
         MultiProcessCluster.restoreTwoCustomerShards();
-        // ... or left the throttler holding our app back.
-        throttler("--unthrottle-app", "vitess-cdc");
-        throttler("--disable");
+        releaseThrottler();
         nativeInfo = LogWatch.nativeCoreInfo();
     }
 
     @AfterEach
     void cleanUp() throws Exception {
-        // Every step runs whatever the ones before it threw: a writer that failed must not leave
-        // the throttler holding the next tests' captures for an hour.
-        Cleanup cleanup = new Cleanup();
-        cleanup.run(() -> {
-            if (nativeInfo != null) {
-                nativeInfo.close();
+        try {
+            // Every step runs whatever the ones before it threw (the first failure is thrown, the
+            // others suppressed in it): a writer that failed must not leave the throttler holding
+            // the next tests' captures for an hour.
+            IOUtils.closeAll(
+                    nativeInfo,
+                    rows,
+                    appends,
+                    () -> sql.execute(
+                            "customer", "DELETE FROM " + SIGNAL_TABLE + " WHERE id LIKE '" + signalId() + "%'"),
+                    VitessClusterScenariosITCase::releaseThrottler);
+        } finally {
+            for (String log : logs()) {
+                ChangelogRecorder.drop(log);
             }
-        });
-        cleanup.run(rows::close);
-        cleanup.run(appends::close);
-        cleanup.run(
-                () -> sql.execute("customer", "DELETE FROM " + SIGNAL_TABLE + " WHERE id LIKE '" + signalId() + "%'"));
-        cleanup.run(() -> throttler("--unthrottle-app", "vitess-cdc"));
-        cleanup.run(() -> throttler("--disable"));
-        for (String log : logs()) {
-            ChangelogRecorder.drop(log);
+            ShardOwners.OWNERS.remove(runId);
+            ShardOwners.RECORDS.remove(runId);
+            ShardOwners.SNAPSHOT.remove(runId);
+            ShardOwners.SNAPSHOT_BY_EPOCH.remove(runId);
         }
-        ShardOwners.OWNERS.remove(runId);
-        ShardOwners.RECORDS.remove(runId);
-        ShardOwners.SNAPSHOT.remove(runId);
-        ShardOwners.SNAPSHOT_BY_EPOCH.remove(runId);
-        cleanup.rethrow();
     }
 
-    /** Runs each step of a clean-up, keeps the first failure (the others suppressed in it). */
-    private static final class Cleanup {
-        interface Step {
-            void run() throws Exception;
-        }
-
-        private Exception failure;
-
-        void run(Step step) {
-            try {
-                step.run();
-            } catch (Exception e) {
-                if (failure == null) {
-                    failure = e;
-                } else {
-                    failure.addSuppressed(e);
-                }
-            }
-        }
-
-        void rethrow() throws Exception {
-            if (failure != null) {
-                throw failure;
-            }
-        }
+    /** No app throttled, the throttler off: as the cluster starts. */
+    private static void releaseThrottler() throws Exception {
+        throttler("--unthrottle-app", "vitess-cdc");
+        throttler("--disable");
     }
 
     @Test
