@@ -483,6 +483,42 @@ fn an_rpc_that_stayed_up_past_the_longest_backoff_ends_the_run_of_failures() {
     assert_eq!(stream.metrics().reconnects, 4);
 }
 
+/// A VTGate that answered on this connection and then broke calls off before answering is
+/// restarting, not a TLS port: the retries' error says what happened, without the hint to turn
+/// TLS on that a close before any answer gets (tls.rs,
+/// `plaintext_client_against_a_tls_server_fails_clearly`).
+#[test]
+fn calls_broken_off_after_plaintext_answers_get_no_tls_hint() {
+    let broken_off = || Session::new().fail(tonic::Code::Cancelled, "operation was canceled");
+    let mut sessions = vec![Session::new()
+        .send(vec![heartbeat()])
+        .fail(tonic::Code::Unavailable, "vtgate restarting")];
+    sessions.extend((0..4).map(|_| broken_off()));
+    let h = fake(sessions);
+    let mut o = options(&h, resume_at("p0"));
+    quick_retries(&mut o, 2);
+    let stream = BlockingStream::open(o).expect("open: the first response is a heartbeat");
+    let started = Instant::now();
+    let err = loop {
+        match stream.poll(Duration::from_millis(100)) {
+            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
+            Ok(_) => panic!("still retrying after 10 s"),
+            Err(e) => break e,
+        }
+    };
+    assert!(err.message.contains("gave up after 2"), "{}", err.message);
+    assert!(
+        err.full_message().to_lowercase().contains("cancel"),
+        "the last attempt's cause: {}",
+        err.full_message()
+    );
+    assert!(
+        !err.full_message().contains("turn TLS on"),
+        "a plaintext port that answered is not a TLS port: {}",
+        err.full_message()
+    );
+}
+
 /// A session that starts at `p0` and then commits one row of `row_bytes` per transaction, ids
 /// 1 to `rows`, each transaction ending at `p<id>`.
 fn one_big_row_per_transaction(rows_count: i64, row_bytes: usize) -> Session {

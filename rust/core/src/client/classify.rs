@@ -172,6 +172,7 @@ pub(super) fn tls_status_error(
     tls: TlsMode,
     status: &tonic::Status,
     discovery: bool,
+    never_answered: bool,
 ) -> Option<Error> {
     if tls == TlsMode::Off {
         // A plaintext HTTP/2 client talking to a TLS port sees its preface answered with TLS
@@ -182,7 +183,8 @@ pub(super) fn tls_status_error(
         let garbled = lower.contains("h2 protocol error")
             || lower.contains("http2 error")
             || lower.contains("frame with invalid size");
-        let closed = broke_off(status, &lower);
+        // A close is a restart, not a TLS port, once the same port answered in plaintext.
+        let closed = never_answered && broke_off(status, &lower);
         if discovery && (garbled || closed) {
             let message = format!(
                 "VTGate at {address} broke off the connection before answering ({}: {}) — check that the address \

@@ -139,6 +139,7 @@ impl VtgateClient {
             address: options.address.clone(),
             rpc_timeout: options.connect_timeout,
             tls: TlsMode::of(options),
+            answered: Default::default(),
         })
     }
 }

@@ -35,6 +35,8 @@ use crate::proto::query::{BoundQuery, QueryResult};
 use crate::proto::topodata;
 use crate::proto::vtgate::{ExecuteRequest, Session, VStreamRequest};
 use crate::proto::vtgateservice::vitess_client::VitessClient;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Duration;
 use tonic::service::interceptor::InterceptedService;
 use tonic::transport::Channel;
@@ -64,6 +66,10 @@ pub struct VtgateClient {
     address: String,
     rpc_timeout: Duration,
     tls: TlsMode,
+    /// Whether VTGate ever answered a call on this connection (shared by the clones). A
+    /// plaintext connection broken off before an answer hints at a TLS port only while none
+    /// came: once one did, the port speaks plaintext, and a broken-off call is a restart.
+    answered: Arc<AtomicBool>,
 }
 
 impl VtgateClient {
@@ -76,8 +82,14 @@ impl VtgateClient {
     /// rest goes through [`status_error`]. `discovery` = a call made while opening the stream,
     /// where a plaintext connection broken off before any answer hints at a TLS port.
     pub fn rpc_error(&self, status: &tonic::Status, discovery: bool) -> Error {
-        tls_status_error(&self.address, self.tls, status, discovery)
+        let never_answered = !self.answered.load(Ordering::Relaxed);
+        tls_status_error(&self.address, self.tls, status, discovery, never_answered)
             .unwrap_or_else(|| status_error(&self.address, status))
+    }
+
+    /// VTGate answered a call: the connection's port speaks this client's protocol.
+    fn answered(&self) {
+        self.answered.store(true, Ordering::Relaxed);
     }
 
     /// Starts a VStream. Returns once VTGate answered with response headers (or an error).
@@ -105,7 +117,10 @@ impl VtgateClient {
                 .await
         };
         match tokio::time::timeout(wait, call).await {
-            Ok(Ok(response)) => Ok(response.into_inner()),
+            Ok(Ok(response)) => {
+                self.answered();
+                Ok(response.into_inner())
+            }
             // Starting the VStream is still part of opening: a plaintext connection broken off
             // before any answer gets the TLS hint here too (retryable unless certainly TLS).
             Ok(Err(status)) => Err(self.rpc_error(&status, true)),
@@ -159,7 +174,10 @@ impl VtgateClient {
             }),
         };
         let response = match tokio::time::timeout(self.rpc_timeout, client.execute(request)).await {
-            Ok(Ok(r)) => r.into_inner(),
+            Ok(Ok(r)) => {
+                self.answered();
+                r.into_inner()
+            }
             Ok(Err(status)) => return Err(self.rpc_error(&status, true)),
             Err(_) => {
                 return Err(Error::retryable(format!(
