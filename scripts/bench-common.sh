@@ -8,7 +8,7 @@
 # VITESS_CDC_RUN is given), BENCH_USE_RUNNING=1 (use the cluster that tests/vitess/env.sh
 # describes instead of starting one), BENCH_PROFILE (cargo profile, default release),
 # BENCH_TARGET=cluster (the running multi-process cluster of tests/vitess/cluster/env.sh instead),
-# BENCH_SKIP_BUILD=1, KEEP_CLUSTER=1.
+# BENCH_SKIP_BUILD=1, KEEP_CLUSTER=1, BENCH_PIN=SERVER_CPUS:CONSUMER_CPUS (bench_pin_server).
 export VT_BASE_PORT=${VT_BASE_PORT:-17990}
 bench_run_dir_given=${VITESS_CDC_RUN:-}
 # shellcheck source=../tests/vitess/env.sh
@@ -63,7 +63,46 @@ bench_cluster_up() {
 bench_shards() {
   vt_mysql -N -e "SHOW VITESS_SHARDS" 2> /dev/null | sed -n 's:^customer/::p'
 }
+# BENCH_PIN=SERVER_CPUS:CONSUMER_CPUS (taskset CPU lists, e.g. 0:1): Vitess on cores of its own,
+# as in production, and each consumer on the others, so a consumer's CPU is never taken from the
+# server: what a consumer keeps up with is then what the server can send (docs/benchmarks.md,
+# "The server on a core of its own"). bench_pin_server pins every process of the benchmark's
+# cluster (their command lines name its run directory) and their threads; bench_unpin_server
+# gives them every CPU back; ON_CONSUMER_CPUS / ON_SERVER_CPUS prefix a command.
+ON_CONSUMER_CPUS=()
+ON_SERVER_CPUS=()
+if [ -n "${BENCH_PIN:-}" ]; then
+  [[ "$BENCH_PIN" =~ ^[0-9,-]+:[0-9,-]+$ ]] \
+    || { echo "BENCH_PIN: '$BENCH_PIN' is not SERVER_CPUS:CONSUMER_CPUS, e.g. 0:1" >&2; exit 1; }
+  command -v taskset > /dev/null || { echo "BENCH_PIN needs taskset (Debian: util-linux)" >&2; exit 1; }
+  ON_SERVER_CPUS=(taskset -c "${BENCH_PIN%%:*}")
+  ON_CONSUMER_CPUS=(taskset -c "${BENCH_PIN#*:}")
+fi
+bench_cluster_pids() {
+  local run=$VITESS_CDC_RUN
+  [ "${BENCH_TARGET:-vttestserver}" = cluster ] && run=$VT_CLUSTER_RUN
+  pgrep -f -- "$run/" || true
+}
+bench_pin_cpus() {
+  local cpus=$1 p n=0
+  for p in $(bench_cluster_pids); do
+    taskset -a -p -c "$cpus" "$p" > /dev/null 2>&1 && n=$((n + 1))
+  done
+  echo "$n"
+}
+bench_pin_server() {
+  [ -n "${BENCH_PIN:-}" ] || return 0
+  local n
+  n=$(bench_pin_cpus "${BENCH_PIN%%:*}")
+  [ "$n" -gt 0 ] || { echo "BENCH_PIN: found no process of the cluster to pin" >&2; exit 1; }
+  echo "bench: $n processes of the cluster on CPUs ${BENCH_PIN%%:*}, consumers on CPUs ${BENCH_PIN#*:}" >&2
+}
+bench_unpin_server() {
+  [ -n "${BENCH_PIN:-}" ] || return 0
+  bench_pin_cpus "0-$(($(nproc --all) - 1))" > /dev/null
+}
 bench_cleanup() {
+  bench_unpin_server
   if [ "$bench_cluster_started" = 1 ] && [ "${KEEP_CLUSTER:-0}" != 1 ]; then
     bash "$REPO/tests/vitess/down.sh" > /dev/null || true
   fi

@@ -30,7 +30,8 @@
 # -Xmx1g; e.g. add -XX:StartFlightRecording=...), BENCH_USE_RUNNING=1 (use the cluster that
 # tests/vitess/env.sh describes instead of starting one), BENCH_TARGET=cluster (use the running
 # multi-process cluster of tests/vitess/cluster/env.sh: scripts/bench-scale.sh), BENCH_SKIP_BUILD=1,
-# KEEP_CLUSTER=1, BENCH_JIT_LOG=<dir> (each JVM run writes its HotSpot compilation log there, as
+# KEEP_CLUSTER=1, BENCH_PIN=0:1 (the cluster on CPU 0, each consumer on CPU 1: the server on a core
+# of its own, as in production), BENCH_JIT_LOG=<dir> (each JVM run writes its HotSpot compilation log there, as
 # <consumer>-<scenario>-<n>.xml; scripts/jit_window_report.py tells what the JIT did inside the run).
 #
 # A/B: BENCH_AB="before=/path/a.so after=jar" (labels of your choice) runs every JVM consumer
@@ -108,6 +109,7 @@ cleanup() {
 }
 trap cleanup EXIT
 bench_cluster_up
+bench_pin_server
 
 bench() { "$BENCH_BIN" --address "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" --keyspace "$KEYSPACE" "$@"; }
 has_scenario() { [[ " ${SCENARIOS[*]} " == *" $1 "* ]]; }
@@ -176,11 +178,11 @@ run_one() {
   local load_before
   load_before=$(cut -d' ' -f1-3 /proc/loadavg)
   if [ "$consumer" = floor ]; then
-    line=$(timeout "$PER_RUN_TIMEOUT" "$BENCH_BIN" --e2e floor --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" \
+    line=$("${ON_CONSUMER_CPUS[@]}" timeout "$PER_RUN_TIMEOUT" "$BENCH_BIN" --e2e floor --address "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" \
       --table "$table" --e2e-rows "$events" --e2e-start "$start" --e2e-scenario "$scenario" \
       --e2e-warmup "$WARMUP" --e2e-window "$window" | tail -1)
   else
-    line=$(java "${jvm_opts[@]}" -cp "$classpath" io.vitesscdc.bench.BenchMain --consumer "$consumer" \
+    line=$("${ON_CONSUMER_CPUS[@]}" java "${jvm_opts[@]}" -cp "$classpath" io.vitesscdc.bench.BenchMain --consumer "$consumer" \
       --scenario "$scenario" --vtgate "$VTGATE_GRPC_ADDR" --keyspace "$KEYSPACE" --table "$table" \
       --shape "$shape" --events "$events" --start "$start" --warmup "$WARMUP" --window "$window" \
       --timeout "$PER_RUN_TIMEOUT" 2> "$WORK/$1-$scenario.err" | tail -1) || {
@@ -197,7 +199,7 @@ for scenario in "${SCENARIOS[@]}"; do
   if [ "$scenario" = latency ]; then
     # The binary itself in the background (not the `bench` function, whose subshell would die
     # on the kill below and leave the writer writing until the cluster stops).
-    "$BENCH_BIN" --address "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" --keyspace "$KEYSPACE" \
+    "${ON_SERVER_CPUS[@]}" "$BENCH_BIN" --address "$VTGATE_GRPC_ADDR" --mysql-port "$VTGATE_MYSQL_PORT" --keyspace "$KEYSPACE" \
       --e2e write --table bench_latency --e2e-shape narrow --e2e-rate "$RATE" --writer-batch 10 \
       --e2e-seconds 100000 &
     writer_pid=$!
@@ -217,7 +219,7 @@ mkdir -p "$(dirname "$OUT")"
 python3 "$REPO/scripts/bench_e2e_report.py" "$RESULTS" "$OUT" \
   --meta "runs=$RUNS" "copy_rows=$COPY_ROWS" "wide_rows=$WIDE_ROWS" "catchup_rows=$CATCHUP_ROWS" "oltp_rows=$OLTP_ROWS" \
   "latency_rate=$RATE" "latency_window_s=$WINDOW" "tables=$TABLES" "tables_rows=$TABLES_ROWS" \
-  "target=${BENCH_TARGET:-vttestserver}" "shards=$(bench_shards | xargs)" "cargo_profile=$PROFILE" "jvm_opts=${JVM_OPTS[*]}" \
+  "target=${BENCH_TARGET:-vttestserver}" "pin=${BENCH_PIN:-}" "shards=$(bench_shards | xargs)" "cargo_profile=$PROFILE" "jvm_opts=${JVM_OPTS[*]}" \
   "vitess=$VITESS_VERSION" "java=$(java -version 2>&1 | head -1)" "rustc=$(rustc --version)" \
   "debezium=$(sed -n 's:.*<debezium.version>\(.*\)</debezium.version>.*:\1:p' "$BENCH_MODULE/pom.xml")" \
   "flink=$(sed -n 's:.*<flink.version>\(.*\)</flink.version>.*:\1:p' "$REPO/pom.xml" | head -1)" \
