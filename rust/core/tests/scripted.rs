@@ -9,7 +9,7 @@ use common::scripted::Harness;
 use common::Materialized;
 use std::time::{Duration, Instant};
 use vitess_cdc_core::blocking::BlockingStream;
-use vitess_cdc_core::{ErrorKind, Event, StartMode, StreamOptions, Value};
+use vitess_cdc_core::{Error, ErrorKind, Event, StartMode, StreamOptions, Value};
 use vitess_cdc_testkit::events::*;
 use vitess_cdc_testkit::{Keyspace, Session};
 
@@ -54,6 +54,18 @@ fn quick_retries(o: &mut StreamOptions, attempts: u32) {
     o.retry_max_attempts = attempts;
     o.retry_initial_backoff = Duration::from_millis(10);
     o.retry_max_backoff = Duration::from_millis(50);
+}
+
+/// Polls until the stream fails and returns its error; panics with `none` after 10 s without one.
+fn first_error(stream: &BlockingStream, none: &str) -> Error {
+    let started = Instant::now();
+    loop {
+        match stream.poll(Duration::from_millis(100)) {
+            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
+            Ok(_) => panic!("{none}"),
+            Err(e) => return e,
+        }
+    }
 }
 
 /// Polls until `n` events matching `want` were seen (or an error / 10 s).
@@ -347,14 +359,7 @@ fn malformed_event_is_a_clear_sticky_error() {
         .send(vec![begin(), field("t"), bad_row, vgtid("p1"), commit()])
         .hold()]);
     let stream = BlockingStream::open(options(&h, resume_at("p0"))).unwrap();
-    let started = Instant::now();
-    let err = loop {
-        match stream.poll(Duration::from_millis(100)) {
-            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
-            Ok(_) => panic!("no error"),
-            Err(e) => break e,
-        }
-    };
+    let err = first_error(&stream, "no error");
     assert_eq!(err.kind, ErrorKind::Fatal);
     assert!(
         err.message.contains("ks.t") && err.message.contains("malformed row"),
@@ -379,14 +384,7 @@ fn oversized_message_names_the_limit_to_raise() {
     let mut o = options(&h, resume_at("p0"));
     o.max_message_bytes = 4 * 1024 * 1024;
     let stream = BlockingStream::open(o).unwrap();
-    let started = Instant::now();
-    let err = loop {
-        match stream.poll(Duration::from_millis(100)) {
-            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
-            Ok(_) => panic!("no error"),
-            Err(e) => break e,
-        }
-    };
+    let err = first_error(&stream, "no error");
     assert_eq!(err.kind, ErrorKind::Config);
     assert!(err.message.contains("max_message_bytes"), "{}", err.message);
 }
@@ -404,14 +402,7 @@ fn retries_are_bounded() {
             return;
         }
     };
-    let started = Instant::now();
-    let err = loop {
-        match stream.poll(Duration::from_millis(100)) {
-            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
-            Ok(_) => panic!("no error"),
-            Err(e) => break e,
-        }
-    };
+    let err = first_error(&stream, "no error");
     assert_eq!(err.kind, ErrorKind::Retryable);
     assert!(err.message.contains("gave up after 2"), "{}", err.message);
 }
@@ -432,14 +423,10 @@ fn heartbeats_between_failures_do_not_reset_the_retry_budget() {
     let mut o = options(&h, resume_at("p0"));
     quick_retries(&mut o, 2);
     let stream = BlockingStream::open(o).expect("open: the first response is a heartbeat");
-    let started = Instant::now();
-    let err = loop {
-        match stream.poll(Duration::from_millis(100)) {
-            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
-            Ok(_) => panic!("heartbeats reset the retry budget: still retrying after 10 s"),
-            Err(e) => break e,
-        }
-    };
+    let err = first_error(
+        &stream,
+        "heartbeats reset the retry budget: still retrying after 10 s",
+    );
     assert_eq!(err.kind, ErrorKind::Retryable);
     assert!(err.message.contains("gave up after 2"), "{}", err.message);
     assert_eq!(
@@ -498,14 +485,7 @@ fn calls_broken_off_after_plaintext_answers_get_no_tls_hint() {
     let mut o = options(&h, resume_at("p0"));
     quick_retries(&mut o, 2);
     let stream = BlockingStream::open(o).expect("open: the first response is a heartbeat");
-    let started = Instant::now();
-    let err = loop {
-        match stream.poll(Duration::from_millis(100)) {
-            Ok(_) if started.elapsed() < Duration::from_secs(10) => continue,
-            Ok(_) => panic!("still retrying after 10 s"),
-            Err(e) => break e,
-        }
-    };
+    let err = first_error(&stream, "still retrying after 10 s");
     assert!(err.message.contains("gave up after 2"), "{}", err.message);
     assert!(
         err.full_message().to_lowercase().contains("cancel"),
