@@ -164,6 +164,26 @@ class VitessTableChangelogModeITCase extends VitessITBase {
                 .contains("changelogMode=[I,UB,UA,D]");
     }
 
+    /**
+     * A retract table written to a sink that takes no {@code -U} gets Flink's DropUpdateBefore
+     * filter chained in, one more copy of every row with object reuse off; a sink that takes them
+     * does not (docs/sql-connector.md, "Object reuse").
+     */
+    @Test
+    void aSinkThatTakesNoUpdateBeforeGetsDropUpdateBeforeBehindARetractTable() throws Exception {
+        String t = createTable("cm_dub", "COLLATE utf8mb4_bin");
+        TableEnvironment tEnv = tableEnv(2);
+        createSource(tEnv, "src", t, "");
+        tEnv.executeSql("CREATE TABLE hole (k STRING, v INT, note STRING) WITH ('connector' = 'blackhole')");
+        assertThat(tEnv.explainSql("INSERT INTO hole SELECT " + COLUMNS + " FROM src", ExplainDetail.CHANGELOG_MODE))
+                .contains("changelogMode=[I,UB,UA,D]")
+                .contains("DropUpdateBefore");
+        createRetractSink(tEnv);
+        assertThat(tEnv.explainSql(
+                        "INSERT INTO log SELECT " + COLUMNS + ", shard FROM src", ExplainDetail.CHANGELOG_MODE))
+                .doesNotContain("DropUpdateBefore");
+    }
+
     private void awaitEqual(Map<String, Map<String, String>> expected, Duration timeout) throws Exception {
         awaitEqual(
                 expected,
